@@ -1,0 +1,35 @@
+// The subcommands of attention-cli. Each lives in its own cli_<name>.cpp and is listed once in
+// cli_main.cpp's table; a new one (e.g. `export`) adds a file and a line there.
+//
+// A subcommand returns everything it prints on stdout as one block, so an error part-way leaves
+// stdout empty: errors are thrown as CliError (or attn::AttentionError) and become a message on
+// stderr with exit status 2.
+#pragma once
+
+#include <QByteArray>
+#include <QCommandLineParser>
+#include <QString>
+
+struct CliError {
+    QString message;
+};
+
+[[noreturn]] inline void cliFail(const QString& message) { throw CliError{message}; }
+
+struct CliCommand {
+    const char* name;
+    const char* summary;  // one line for the top-level --help
+    void (*addOptions)(QCommandLineParser& parser);
+    QByteArray (*run)(const QCommandLineParser& parser);  // stdout text; throws on bad input
+};
+
+// Shared option readers: the option's value, or the default when it is not given.
+qint64 integerOption(const QCommandLineParser& parser, const QString& name, qint64 fallback,
+                     qint64 min, qint64 max);
+double probabilityOption(const QCommandLineParser& parser, const QString& name, double fallback);
+
+// The subcommands.
+void addComputeOptions(QCommandLineParser& parser);
+QByteArray runCompute(const QCommandLineParser& parser);
+void addDecodeOptions(QCommandLineParser& parser);
+QByteArray runDecode(const QCommandLineParser& parser);

@@ -1,0 +1,83 @@
+// attention-cli decode: KV-cached decoding, one token at a time, beside one full causal pass.
+#include "cli_command.h"
+#include "json_text.h"
+#include "model/runner.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace {
+
+constexpr qint64 kMaxDecodeLength = 4096;
+
+}  // namespace
+
+void addDecodeOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "Feed N random tokens (torch.rand(N, d_model) seeded with --seed) one at a time through a\n"
+        "KV cache: each step projects only the new token, appends its key and value to the cache\n"
+        "and attends over all cached tokens. Prints each step's output row, attention weights and\n"
+        "cache size (tokens, bytes = 2 × heads × tokens × head_dim × 4), the outputs of one causal\n"
+        "pass over all tokens, and the largest difference between the two (float rounding only)."));
+    parser.addOptions({
+        {QStringLiteral("module"), QStringLiteral("multi-head-attention or gpt2-attention."), QStringLiteral("NAME")},
+        {QStringLiteral("length"), QStringLiteral("Number of tokens to decode (1..4096)."), QStringLiteral("N")},
+        {QStringLiteral("d-model"), QStringLiteral("Embedding and output width (default 4)."), QStringLiteral("N")},
+        {QStringLiteral("num-heads"), QStringLiteral("Heads; must divide --d-model (default 2)."), QStringLiteral("N")},
+        {QStringLiteral("seed"), QStringLiteral("Seed for the tokens and the parameters (default 123)."), QStringLiteral("N")},
+    });
+}
+
+QByteArray runDecode(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("module"))) {
+        cliFail(QStringLiteral("give --module multi-head-attention or --module gpt2-attention"));
+    }
+    if (!parser.isSet(QStringLiteral("length"))) {
+        cliFail(QStringLiteral("give --length N, the number of tokens to decode (1..%1)").arg(kMaxDecodeLength));
+    }
+    attn::DecodeConfig config;
+    config.module = parser.value(QStringLiteral("module")).toStdString();
+    const qint64 length = integerOption(parser, QStringLiteral("length"), 0, 1, kMaxDecodeLength);
+    const qint64 d_model = integerOption(parser, QStringLiteral("d-model"), 4, 1, attn::kMaxWidth);
+    config.num_heads = integerOption(parser, QStringLiteral("num-heads"), 2, 1, attn::kMaxWidth);
+    config.seed = static_cast<std::uint64_t>(
+        integerOption(parser, QStringLiteral("seed"), 123, 0, qint64{1} << 53));
+
+    const attn::Sequence inputs = attn::random_sequence(length, d_model, config.seed);
+    const attn::DecodeRun run = attn::run_decode(config, inputs);
+
+    QJsonArray steps;
+    for (std::size_t t = 0; t < run.steps.size(); ++t) {
+        const attn::DecodeStep& step = run.steps[t];
+        QJsonArray weights;
+        for (const attn::RowVector& w : step.attn_weights) {
+            weights.append(jsonRow(w));
+        }
+        QJsonObject s;
+        s.insert(QStringLiteral("token"), static_cast<double>(t + 1));
+        s.insert(QStringLiteral("output"), jsonRow(step.output));
+        s.insert(QStringLiteral("attn_weights"), weights);
+        s.insert(QStringLiteral("cache_tokens"), static_cast<double>(step.cache_tokens));
+        s.insert(QStringLiteral("cache_bytes"), static_cast<double>(step.cache_bytes));
+        steps.append(s);
+    }
+    QJsonArray tokens;
+    for (const std::string& t : inputs.tokens) {
+        tokens.append(QString::fromStdString(t));
+    }
+
+    OrderedMembers json;
+    json.emplace_back(QStringLiteral("module"), QString::fromStdString(config.module));
+    json.emplace_back(QStringLiteral("seed"), static_cast<double>(config.seed));
+    json.emplace_back(QStringLiteral("length"), static_cast<double>(length));
+    json.emplace_back(QStringLiteral("d_model"), static_cast<double>(d_model));
+    json.emplace_back(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));
+    json.emplace_back(QStringLiteral("head_dim"), static_cast<double>(d_model / config.num_heads));
+    json.emplace_back(QStringLiteral("tokens"), tokens);
+    json.emplace_back(QStringLiteral("inputs"), jsonMatrix(inputs.embeddings));
+    json.emplace_back(QStringLiteral("steps"), steps);
+    json.emplace_back(QStringLiteral("full_pass"), jsonMatrix(run.full_pass));
+    json.emplace_back(QStringLiteral("max_abs_diff"), jsonNumber(run.max_abs_diff));
+    json.emplace_back(QStringLiteral("weights"), jsonWeights(run.weights));
+    return writeJsonObject(json);
+}

@@ -1,0 +1,177 @@
+// attention-cli: the headless entry point. `attention-cli <subcommand> [options]`; the
+// subcommands are in cli_<name>.cpp (see cli_command.h).
+#include "cli_args.h"
+#include "cli_command.h"
+#include "model/tensor.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <cstdio>
+#include <new>
+
+namespace {
+
+// Every subcommand, in the order --help lists them.
+const CliCommand kCommands[] = {
+    {"compute", "Run an attention module on the six-token example or a JSON example file",
+     addComputeOptions, runCompute},
+    {"decode", "Decode token by token with a KV cache and compare with one full causal pass",
+     addDecodeOptions, runDecode},
+};
+
+const char kOutputNote[] =
+    "Output is JSON on stdout. Every number reads back as the same 32-bit float; NaN and "
+    "infinity,\nwhich JSON cannot hold, are printed as null. On an error the message goes to "
+    "stderr, stdout\nstays empty, and the exit status is 2.\n";
+
+void writeOut(FILE* stream, const QByteArray& bytes) {
+    std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+void writeError(const QString& message) {
+    writeOut(stderr, QByteArrayLiteral("attention-cli: ") + message.toUtf8() + '\n');
+}
+
+// A subcommand's own help, with a usage line naming the subcommand.
+QString commandHelp(const CliCommand& command) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QString::fromUtf8(command.summary));
+    parser.addHelpOption();
+    command.addOptions(parser);
+    QString help = parser.helpText();
+    const qsizetype firstNewline = help.indexOf(QLatin1Char('\n'));
+    help.replace(0, firstNewline,
+                 QStringLiteral("Usage: attention-cli %1 [options]").arg(QLatin1String(command.name)));
+    return help;
+}
+
+QString topLevelHelp() {
+    QString help = QStringLiteral(
+        "attention-cli %1: transformer attention from the command line, computed by the same "
+        "engine as\nthe Attention Visualizer.\n\n"
+        "Usage: attention-cli <subcommand> [options]\n"
+        "       attention-cli <subcommand> --help\n"
+        "       attention-cli --version\n\nSubcommands:\n")
+                       .arg(QCoreApplication::applicationVersion());
+    for (const CliCommand& command : kCommands) {
+        help += QStringLiteral("  %1  %2\n").arg(QString::fromLatin1(command.name).leftJustified(8),
+                                                 QString::fromUtf8(command.summary));
+    }
+    help += QLatin1Char('\n') + QString::fromLatin1(kOutputNote);
+    for (const CliCommand& command : kCommands) {
+        help += QStringLiteral("\n") + commandHelp(command);
+    }
+    return help;
+}
+
+const CliCommand* findCommand(const QString& name) {
+    for (const CliCommand& command : kCommands) {
+        if (name == QLatin1String(command.name)) {
+            return &command;
+        }
+    }
+    return nullptr;
+}
+
+QString commandNames() {
+    QStringList names;
+    for (const CliCommand& command : kCommands) {
+        names << QLatin1String(command.name);
+    }
+    return names.join(QStringLiteral(", "));
+}
+
+int runCommand(const CliCommand& command, QStringList args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QString::fromUtf8(command.summary));
+    parser.addHelpOption();
+    command.addOptions(parser);
+    args.removeAt(1);  // the subcommand's name; the parser expects the program name first
+    if (!parser.parse(args)) {
+        writeError(QStringLiteral("%1: %2 (see attention-cli %1 --help)")
+                       .arg(QLatin1String(command.name), parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        writeOut(stdout, commandHelp(command).toUtf8());
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        writeError(QStringLiteral("%1: unexpected argument \"%2\": every value belongs to an "
+                                  "option such as --module NAME (see attention-cli %1 --help)")
+                       .arg(QLatin1String(command.name), parser.positionalArguments().first()));
+        return 2;
+    }
+    try {
+        const QByteArray out = command.run(parser);
+        writeOut(stdout, out);
+        return std::ferror(stdout) != 0 ? 1 : 0;
+    } catch (const CliError& e) {
+        writeError(QStringLiteral("%1: %2").arg(QLatin1String(command.name), e.message));
+    } catch (const attn::AttentionError& e) {
+        writeError(QStringLiteral("%1: %2").arg(QLatin1String(command.name), QString::fromStdString(e.what())));
+    } catch (const std::bad_alloc&) {
+        writeError(QStringLiteral("%1: out of memory: use fewer tokens, a smaller width or fewer heads")
+                       .arg(QLatin1String(command.name)));
+    }
+    return 2;
+}
+
+}  // namespace
+
+qint64 integerOption(const QCommandLineParser& parser, const QString& name, qint64 fallback,
+                     qint64 min, qint64 max) {
+    if (!parser.isSet(name)) {
+        return fallback;
+    }
+    QString error;
+    const std::optional<qint64> value =
+        parseIntegerOption(QStringLiteral("--") + name, parser.value(name), min, max, &error);
+    if (!value) {
+        cliFail(error);
+    }
+    return *value;
+}
+
+double probabilityOption(const QCommandLineParser& parser, const QString& name, double fallback) {
+    if (!parser.isSet(name)) {
+        return fallback;
+    }
+    QString error;
+    const std::optional<double> value =
+        parseProbabilityOption(QStringLiteral("--") + name, parser.value(name), &error);
+    if (!value) {
+        cliFail(error);
+    }
+    return *value;
+}
+
+int main(int argc, char* argv[]) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("attention-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
+
+    const QStringList args = QCoreApplication::arguments();
+    if (args.size() < 2) {
+        writeError(QStringLiteral("give a subcommand: %1 (see attention-cli --help)").arg(commandNames()));
+        return 2;
+    }
+    const QString& first = args.at(1);
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
+        writeOut(stdout, topLevelHelp().toUtf8());
+        return 0;
+    }
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        writeOut(stdout, QStringLiteral("attention-cli %1\n").arg(QCoreApplication::applicationVersion()).toUtf8());
+        return 0;
+    }
+    const CliCommand* command = findCommand(first);
+    if (command == nullptr) {
+        writeError(QStringLiteral("unknown subcommand \"%1\": use one of %2 (see attention-cli --help)")
+                       .arg(first, commandNames()));
+        return 2;
+    }
+    return runCommand(*command, args);
+}

@@ -1,0 +1,361 @@
+#include "main_window.h"
+
+#include "gui_setup.h"
+#include "views/step_page.h"
+#include "views/step_texts.h"
+
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLibraryInfo>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTextEdit>
+#include <QTranslator>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace {
+
+const QString kLastStepKey = QStringLiteral("walkthrough/lastStep");
+const QString kShowNumbersKey = QStringLiteral("view/showNumbers");
+const QString kLanguageKey = QStringLiteral("view/language");
+
+// Keys belong to a widget that takes typed text; everything else lets navigation through.
+bool isTextField(const QWidget* w) {
+    if (!w) return false;
+    if (const auto* line = qobject_cast<const QLineEdit*>(w)) return !line->isReadOnly();
+    if (qobject_cast<const QAbstractSpinBox*>(w)) return true;
+    if (const auto* text = qobject_cast<const QTextEdit*>(w)) return !text->isReadOnly();
+    if (const auto* plain = qobject_cast<const QPlainTextEdit*>(w)) return !plain->isReadOnly();
+    if (const auto* combo = qobject_cast<const QComboBox*>(w)) return combo->isEditable();
+    return false;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
+    : QMainWindow(parent), steps_(std::move(steps)), pages_(steps_.size(), nullptr) {
+    splitter_ = new QSplitter(Qt::Horizontal, this);
+    splitter_->setChildrenCollapsible(false);
+
+    auto* left = new QWidget(splitter_);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(8, 8, 0, 8);
+    stepsHeading_ = new QLabel(left);
+    QFont heading = stepsHeading_->font();
+    heading.setBold(true);
+    stepsHeading_->setFont(heading);
+    stepList_ = new QListWidget(left);
+    stepList_->setWordWrap(true);
+    stepList_->setUniformItemSizes(false);
+    stepList_->setSpacing(1);
+    stepList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    stepsHeading_->setBuddy(stepList_);
+    for (std::size_t i = 0; i < steps_.size(); ++i) stepList_->addItem(QString());
+    leftLayout->addWidget(stepsHeading_);
+    leftLayout->addWidget(stepList_, 1);
+    connect(stepList_, &QListWidget::currentRowChanged, this,
+            [this](int row) { goToStep(row + 1); });
+
+    auto* right = new QWidget(splitter_);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->setSpacing(0);
+    stack_ = new QStackedWidget(right);
+    rightLayout->addWidget(stack_, 1);
+    auto* nav = new QHBoxLayout;
+    nav->setContentsMargins(12, 6, 12, 8);
+    previous_ = new QPushButton(right);
+    next_ = new QPushButton(right);
+    position_ = new QLabel(right);
+    position_->setAlignment(Qt::AlignCenter);
+    nav->addWidget(previous_);
+    nav->addStretch(1);
+    nav->addWidget(position_);
+    nav->addStretch(1);
+    nav->addWidget(next_);
+    rightLayout->addLayout(nav);
+    connect(previous_, &QPushButton::clicked, this, &MainWindow::previousStep);
+    connect(next_, &QPushButton::clicked, this, &MainWindow::nextStep);
+
+    splitter_->addWidget(left);
+    splitter_->addWidget(right);
+    splitter_->setStretchFactor(0, 0);
+    splitter_->setStretchFactor(1, 1);
+    splitter_->setSizes({270, 1130});
+    setCentralWidget(splitter_);
+
+    buildMenus();
+
+    // A laptop and a projector both fit 1400 × 900 or less; never larger than the screen.
+    QSize size(1400, 900);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+    resize(size);
+
+    const QSettings settings;
+    showNumbers_ = settings.value(kShowNumbersKey, false).toBool();
+    showNumbersAction_->setChecked(showNumbers_);
+    retranslate();
+    goToStep(std::clamp(settings.value(kLastStepKey, 1).toInt(), 1, std::max(stepCount(), 1)));
+
+    // Application-wide, so the keys work whichever child has focus (the list, a heatmap, a
+    // button) and clickers that send PageUp/PageDown drive the walkthrough.
+    qApp->installEventFilter(this);
+}
+
+MainWindow::~MainWindow() {
+    qApp->removeEventFilter(this);
+    if (translator_) QCoreApplication::removeTranslator(translator_.get());
+    if (qtTranslator_) QCoreApplication::removeTranslator(qtTranslator_.get());
+}
+
+void MainWindow::buildMenus() {
+    fileMenu_ = menuBar()->addMenu(QString());
+    quitAction_ = fileMenu_->addAction(QString(), this, &QWidget::close);
+    quitAction_->setShortcut(QKeySequence::Quit);
+    quitAction_->setMenuRole(QAction::QuitRole);
+
+    viewMenu_ = menuBar()->addMenu(QString());
+    showNumbersAction_ = viewMenu_->addAction(QString());
+    showNumbersAction_->setCheckable(true);
+    showNumbersAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    connect(showNumbersAction_, &QAction::toggled, this, &MainWindow::setShowNumbers);
+    viewMenu_->addSeparator();
+    languageMenu_ = viewMenu_->addMenu(QString());
+    languageGroup_ = new QActionGroup(this);
+    // Each language named in itself, so a reader of either finds it.
+    englishAction_ = languageMenu_->addAction(QStringLiteral("English"));
+    chineseAction_ = languageMenu_->addAction(QStringLiteral("简体中文"));
+    for (QAction* a : {englishAction_, chineseAction_}) {
+        a->setCheckable(true);
+        languageGroup_->addAction(a);
+    }
+    englishAction_->setChecked(true);
+    connect(englishAction_, &QAction::triggered, this, [this] {
+        setLanguage(QStringLiteral("en"));
+        QSettings().setValue(kLanguageKey, language_);
+    });
+    connect(chineseAction_, &QAction::triggered, this, [this] {
+        if (!setLanguage(QStringLiteral("zh_CN")))
+            QMessageBox::warning(this, tr("Language"),
+                                 tr("The Chinese translation is missing from this build."));
+        QSettings().setValue(kLanguageKey, language_);
+    });
+
+    helpMenu_ = menuBar()->addMenu(QString());
+    aboutAction_ = helpMenu_->addAction(QString(), this, [this] {
+        QMessageBox::about(
+            this, tr("About Attention Visualizer"),
+            tr("<h3>Attention Visualizer %1</h3>"
+               "<p>Learn how transformer attention works, step by step: every matrix of the "
+               "tutorial “Your journey starts with one step”, computed live.</p>"
+               "<p>Keys: ←/→ or PageUp/PageDown for the previous and next step, Home/End for "
+               "the first and last. Point at a cell to see how it is computed.</p>")
+                .arg(QApplication::applicationVersion()));
+    });
+    aboutAction_->setMenuRole(QAction::AboutRole);
+}
+
+views::StepPage* MainWindow::page(int number) {
+    if (number < 1 || number > stepCount()) return nullptr;
+    const std::size_t i = static_cast<std::size_t>(number - 1);
+    if (!pages_[i]) {
+        auto* p = new views::StepPage(steps_[i], stack_);
+        p->setShowTables(showNumbers_);
+        connect(p, &views::StepPage::showTablesChanged, this, &MainWindow::setShowNumbers);
+        stack_->addWidget(p);
+        pages_[i] = p;
+    }
+    return pages_[i];
+}
+
+void MainWindow::goToStep(int number) {
+    if (stepCount() == 0) return;
+    const int n = std::clamp(number, 1, stepCount());
+    if (n == current_) return;
+    current_ = n;
+    stack_->setCurrentWidget(page(n));
+    {
+        const QSignalBlocker block(stepList_);
+        stepList_->setCurrentRow(n - 1);
+    }
+    stepList_->scrollToItem(stepList_->item(n - 1));
+    updateStepList();
+    previous_->setEnabled(n > 1);
+    next_->setEnabled(n < stepCount());
+    position_->setText(tr("Step %1 of %2").arg(n).arg(stepCount()));
+    QSettings().setValue(kLastStepKey, n);
+    emit stepChanged(n);
+}
+
+void MainWindow::updateStepList() {
+    for (int i = 0; i < stepList_->count(); ++i) {
+        QListWidgetItem* item = stepList_->item(i);
+        const attn::Step& s = steps_[static_cast<std::size_t>(i)];
+        item->setText(tr("%1. %2").arg(s.number).arg(views::stepText(s.id).title));
+        QFont f = stepList_->font();
+        f.setBold(i + 1 == current_);
+        item->setFont(f);
+    }
+}
+
+void MainWindow::setShowNumbers(bool show) {
+    showNumbers_ = show;
+    {
+        const QSignalBlocker block(showNumbersAction_);
+        showNumbersAction_->setChecked(show);
+    }
+    for (views::StepPage* p : pages_)
+        if (p) p->setShowTables(show);
+    QSettings().setValue(kShowNumbersKey, show);
+}
+
+bool MainWindow::setLanguage(const QString& code) {
+    QString lang = normalizeLanguage(code);
+    if (lang.isEmpty()) lang = QStringLiteral("en");
+    if (translator_) {
+        QCoreApplication::removeTranslator(translator_.get());
+        translator_.reset();
+    }
+    if (qtTranslator_) {
+        QCoreApplication::removeTranslator(qtTranslator_.get());
+        qtTranslator_.reset();
+    }
+    bool ok = true;
+    if (lang != QLatin1String("en")) {
+        auto translator = std::make_unique<QTranslator>();
+        if (translator->load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(lang))) {
+            QCoreApplication::installTranslator(translator.get());
+            translator_ = std::move(translator);
+            // Qt's own strings (dialog buttons) when the system has them.
+            auto qt = std::make_unique<QTranslator>();
+            if (qt->load(QStringLiteral("qtbase_%1").arg(lang),
+                         QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+                QCoreApplication::installTranslator(qt.get());
+                qtTranslator_ = std::move(qt);
+            }
+        } else {
+            qWarning("attention-visualizer: no translation for %s, staying in English",
+                     qPrintable(lang));
+            lang = QStringLiteral("en");
+            ok = false;
+        }
+    }
+    language_ = lang;
+    {
+        const QSignalBlocker a(englishAction_);
+        const QSignalBlocker b(chineseAction_);
+        englishAction_->setChecked(lang == QLatin1String("en"));
+        chineseAction_->setChecked(lang == QLatin1String("zh_CN"));
+    }
+    // Installing a translator posts LanguageChange to every widget; deliver it now so the window
+    // is in one language when this returns.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+    retranslate();
+    return ok;
+}
+
+void MainWindow::retranslate() {
+    setWindowTitle(tr("Attention Visualizer"));
+    fileMenu_->setTitle(tr("&File"));
+    quitAction_->setText(tr("&Quit"));
+    viewMenu_->setTitle(tr("&View"));
+    showNumbersAction_->setText(tr("Show &numbers as tables"));
+    languageMenu_->setTitle(tr("&Language"));
+    helpMenu_->setTitle(tr("&Help"));
+    aboutAction_->setText(tr("&About Attention Visualizer"));
+    stepsHeading_->setText(tr("&Steps"));
+    previous_->setText(tr("◀ &Previous"));
+    next_->setText(tr("&Next ▶"));
+    previous_->setToolTip(tr("Previous step (← or PageUp)"));
+    next_->setToolTip(tr("Next step (→ or PageDown)"));
+    if (current_ > 0) position_->setText(tr("Step %1 of %2").arg(current_).arg(stepCount()));
+    updateStepList();
+}
+
+bool MainWindow::handleNavigationKey(int key) {
+    switch (key) {
+        case Qt::Key_Right:
+        case Qt::Key_PageDown:
+            nextStep();
+            return true;
+        case Qt::Key_Left:
+        case Qt::Key_PageUp:
+            previousStep();
+            return true;
+        case Qt::Key_Home:
+            goToStep(1);
+            return true;
+        case Qt::Key_End:
+            goToStep(stepCount());
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::KeyPress) {
+        auto* widget = qobject_cast<QWidget*>(watched);
+        const auto* key = static_cast<QKeyEvent*>(event);
+        const Qt::KeyboardModifiers mods = key->modifiers() & ~Qt::KeypadModifier;
+        if (widget && widget->window() == this && mods == Qt::NoModifier &&
+            !isTextField(QApplication::focusWidget()) && handleNavigationKey(key->key()))
+            return true;
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings().setValue(kLastStepKey, current_);
+    QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+    const QImage image = grab().toImage();
+    if (image.isNull() || !image.save(path, "PNG")) {
+        if (error) *error = tr("cannot write the screenshot %1").arg(QDir::toNativeSeparators(path));
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::saveWalkScreenshots(const QString& dir, QString* error) {
+    if (!QDir().mkpath(dir)) {
+        if (error) *error = tr("cannot create the folder %1").arg(QDir::toNativeSeparators(dir));
+        return false;
+    }
+    for (int n = 1; n <= stepCount(); ++n) {
+        goToStep(n);
+        // Layout and the heatmaps' queued replots happen in the event loop.
+        for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+        const QString path =
+            QDir(dir).filePath(QStringLiteral("step-%1.png").arg(n, 2, 10, QLatin1Char('0')));
+        if (!saveScreenshot(path, error)) return false;
+    }
+    return true;
+}

@@ -1,0 +1,107 @@
+// MainWindow: the guided walkthrough. The step list on the left, the current step's page in the
+// centre, Previous/Next below; Left/Right, PageUp/PageDown (presentation clickers) and Home/End
+// navigate from anywhere in the window except a text field. Remembers the last step (QSettings)
+// and switches between English and Simplified Chinese at run time.
+#pragma once
+
+#include "model/walkthrough.h"
+
+#include <QMainWindow>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPushButton;
+class QSplitter;
+class QStackedWidget;
+class QTranslator;
+
+namespace views {
+class StepPage;
+}
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    // steps: build_walkthrough()'s records (the tutorial's by default). Opens on the step saved
+    // by the last run, or step 1.
+    explicit MainWindow(std::vector<attn::Step> steps = attn::build_walkthrough(),
+                        QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    int stepCount() const { return static_cast<int>(steps_.size()); }
+    int currentStep() const { return current_; }  // 1-based
+    // Clamps to 1..stepCount() and remembers the step for the next run.
+    void goToStep(int number);
+    void nextStep() { goToStep(current_ + 1); }
+    void previousStep() { goToStep(current_ - 1); }
+
+    // The page of step `number` (1-based), built on first use; nullptr when out of range.
+    views::StepPage* page(int number);
+    views::StepPage* currentPage() { return page(current_); }
+    QListWidget* stepList() const { return stepList_; }
+
+    // "en" or "zh_CN" ("zh", "zh-CN" accepted). Installs or removes the translator from
+    // ":/i18n/attention_visualizer_<code>.qm" and retranslates every widget at once. Returns
+    // false (and stays in English) when the translation is missing.
+    bool setLanguage(const QString& code);
+    QString language() const { return language_; }
+
+    // Number tables under every heatmap (View > Show numbers).
+    void setShowNumbers(bool show);
+    bool showNumbers() const { return showNumbers_; }
+
+    // Visits every step, grabs the window into dir/step-NN.png. Returns false with a message
+    // naming the file when a screenshot cannot be written.
+    bool saveWalkScreenshots(const QString& dir, QString* error);
+    // Grabs the window as it is now into `path` (PNG).
+    bool saveScreenshot(const QString& path, QString* error);
+
+signals:
+    void stepChanged(int number);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void retranslate();
+    void updateStepList();
+    bool handleNavigationKey(int key);
+
+    std::vector<attn::Step> steps_;
+    std::vector<views::StepPage*> pages_;  // nullptr until first shown
+    int current_ = 0;
+    QString language_ = QStringLiteral("en");
+    bool showNumbers_ = false;
+    std::unique_ptr<QTranslator> translator_;
+    std::unique_ptr<QTranslator> qtTranslator_;
+
+    QSplitter* splitter_ = nullptr;
+    QLabel* stepsHeading_ = nullptr;
+    QListWidget* stepList_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    QPushButton* previous_ = nullptr;
+    QPushButton* next_ = nullptr;
+    QLabel* position_ = nullptr;
+
+    QMenu* fileMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QMenu* languageMenu_ = nullptr;
+    QMenu* helpMenu_ = nullptr;
+    QAction* quitAction_ = nullptr;
+    QAction* showNumbersAction_ = nullptr;
+    QAction* englishAction_ = nullptr;
+    QAction* chineseAction_ = nullptr;
+    QAction* aboutAction_ = nullptr;
+    QActionGroup* languageGroup_ = nullptr;
+};

@@ -1,0 +1,279 @@
+// The fast path of MultiHeadAttention: fused projections, blocked causal attention with an online
+// softmax, heads in parallel. See fast_attention.h for the algorithm and its shapes.
+#include "fast_attention.h"
+
+#include "module_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace attn {
+
+namespace {
+
+using StridedMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+using MutableMap = Eigen::Map<Matrix>;
+
+int thread_index() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+void check_block(Eigen::Index block, const char* name) {
+    if (block < 1) {
+        std::ostringstream msg;
+        msg << "FastAttentionWorkspace::" << name << " = " << block
+            << " is not a block size: give at least 1 (64 and 256 are the defaults)";
+        throw AttentionError(msg.str());
+    }
+}
+
+// One key block of the online softmax for one query block:
+//   s = q · kᵀ, blocked cells (key after query) = -inf on the diagonal block,
+//   m_new = max(m, rowmax(s)), p = exp(s - m_new), l = l·exp(m - m_new) + rowsum(p),
+//   acc = acc·exp(m - m_new) + p · v.
+// The first block assigns acc instead, so acc needs no zeroing.
+void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap& v,
+                      bool diagonal, bool first, FastAttentionWorkspace::Scratch& s) {
+    const Eigen::Index rows = q.rows();
+    const Eigen::Index cols = k.rows();
+    MutableMap p(s.scores.data(), rows, cols);
+    p.noalias() = q * k.transpose();
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        // On the diagonal block the query of row r sits at key column r: later keys are its
+        // future. Zeroing them after exp() equals filling -inf before it, without the exp.
+        const Eigen::Index valid = diagonal ? r + 1 : cols;
+        const float m_old = s.row_max(r);
+        const float m_new = std::max(m_old, p.row(r).head(valid).maxCoeff());
+        p.row(r).head(valid) = (p.row(r).head(valid).array() - m_new).exp().matrix();
+        if (valid < cols) {
+            p.row(r).tail(cols - valid).setZero();
+        }
+        const float row_sum = p.row(r).head(valid).sum();
+        if (first) {
+            s.row_sum(r) = row_sum;
+        } else {
+            // exp() of the max shift: the earlier blocks' terms were taken relative to m_old.
+            const float alpha = std::exp(m_old - m_new);
+            s.row_sum(r) = s.row_sum(r) * alpha + row_sum;
+            s.acc.row(r) *= alpha;
+        }
+        s.row_max(r) = m_new;
+    }
+    MutableMap acc(s.acc.data(), rows, s.acc.cols());
+    if (first) {
+        acc.noalias() = p * v;
+    } else {
+        acc.noalias() += p * v;
+    }
+}
+
+}  // namespace
+
+FastAttentionWeights::FastAttentionWeights(const MultiHeadAttention& mha)
+    : d_in(mha.W_query.in_features()),
+      d_out(mha.d_out),
+      num_heads(mha.num_heads),
+      head_dim(mha.head_dim),
+      context_length(mha.context_length) {
+    // Dividing the query by √hd before q · kᵀ equals dividing the scores after it up to float
+    // rounding; folding it into the weight costs nothing per call.
+    const float inv_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    w_qkv.resize(d_in, 3 * d_out);
+    w_qkv.leftCols(d_out) = mha.W_query.weight.transpose() * inv_scale;
+    w_qkv.middleCols(d_out, d_out) = mha.W_key.weight.transpose();
+    w_qkv.rightCols(d_out) = mha.W_value.weight.transpose();
+    b_qkv = RowVector::Zero(3 * d_out);
+    if (mha.W_query.bias.size() == d_out) {
+        b_qkv.head(d_out) = mha.W_query.bias * inv_scale;
+    }
+    if (mha.W_key.bias.size() == d_out) {
+        b_qkv.segment(d_out, d_out) = mha.W_key.bias;
+    }
+    if (mha.W_value.bias.size() == d_out) {
+        b_qkv.tail(d_out) = mha.W_value.bias;
+    }
+    w_out = mha.out_proj.weight.transpose();
+    b_out = mha.out_proj.bias.size() == d_out ? mha.out_proj.bias : RowVector::Zero(d_out);
+}
+
+void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
+                             FastAttentionWorkspace& ws, Matrix& out) {
+    check_not_empty(x, "x");
+    check_cols(x, weights.d_in, "x", "d_in");
+    detail::check_context_length(x.rows(), weights.context_length);
+    check_finite(x, "x");
+    check_block(ws.query_block, "query_block");
+    check_block(ws.key_block, "key_block");
+
+    const Eigen::Index tokens = x.rows();
+    const Eigen::Index d = weights.d_out;
+    const Eigen::Index hd = weights.head_dim;
+    const Eigen::Index heads = weights.num_heads;
+    const Eigen::Index bq = std::min(ws.query_block, tokens);
+    const Eigen::Index bk = std::min(ws.key_block, tokens);
+
+    // 1. queries | keys | values in one GEMM.
+    ws.qkv.resize(tokens, 3 * d);
+    ws.qkv.noalias() = x * weights.w_qkv;
+    ws.qkv.rowwise() += weights.b_qkv;
+
+    // 2. blocked causal attention. Scratch per thread, sized before the parallel region.
+    ws.concat.resize(tokens, d);
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    ws.scratch.resize(static_cast<std::size_t>(threads));
+    for (FastAttentionWorkspace::Scratch& s : ws.scratch) {
+        s.scores.resize(bq, std::max(bq, bk));
+        s.acc.resize(bq, hd);
+        s.row_max.resize(bq);
+        s.row_sum.resize(bq);
+    }
+
+    const Eigen::Index ld = 3 * d;
+    const float* qkv = ws.qkv.data();
+    const Eigen::Index query_blocks = (tokens + bq - 1) / bq;
+    const Eigen::Index items = query_blocks * heads;
+    // Items in decreasing cost (the last query blocks see the most keys) so the dynamic schedule
+    // ends with small items and both threads finish together.
+#pragma omp parallel for schedule(dynamic, 1) if (items > 1 && tokens > 32)
+    for (Eigen::Index item = 0; item < items; ++item) {
+        const Eigen::Index qb = query_blocks - 1 - item / heads;
+        const Eigen::Index h = item % heads;
+        FastAttentionWorkspace::Scratch& s = ws.scratch[static_cast<std::size_t>(thread_index())];
+        const Eigen::Index i0 = qb * bq;
+        const Eigen::Index rows = std::min(bq, tokens - i0);
+        const float* q_base = qkv + h * hd;
+        const float* k_base = qkv + d + h * hd;
+        const float* v_base = qkv + 2 * d + h * hd;
+        const StridedMap q(q_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
+        s.row_max.head(rows).setConstant(kNegInf);
+
+        // Key blocks entirely in the past of every query of the block: no mask.
+        bool first = true;
+        for (Eigen::Index j0 = 0; j0 < i0; j0 += bk) {
+            const Eigen::Index cols = std::min(bk, i0 - j0);
+            const StridedMap k(k_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
+            const StridedMap v(v_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
+            attend_key_block(q, k, v, false, first, s);
+            first = false;
+        }
+        // The diagonal block: the same tokens as the queries, masked above the diagonal. Key
+        // blocks after it are fully masked and skipped.
+        const StridedMap k(k_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
+        const StridedMap v(v_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
+        attend_key_block(q, k, v, true, first, s);
+
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            ws.concat.row(i0 + r).segment(h * hd, hd) = s.acc.row(r) * (1.0f / s.row_sum(r));
+        }
+    }
+
+    // 3. out_proj.
+    out.resize(tokens, d);
+    out.noalias() = ws.concat * weights.w_out;
+    out.rowwise() += weights.b_out;
+}
+
+Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x) {
+    const FastAttentionWeights weights(mha);
+    FastAttentionWorkspace ws;
+    Matrix out;
+    fast_causal_mha_forward(weights, x, ws, out);
+    return out;
+}
+
+void fast_decode_step(const FastAttentionWeights& weights, const Matrix& x_t, KVCache& cache,
+                      FastDecodeWorkspace& ws, RowVector& out) {
+    if (x_t.rows() != 1) {
+        std::ostringstream msg;
+        msg << "fast_decode_step takes one token but x_t has " << x_t.rows()
+            << " rows: call it once per token, or use fast_causal_mha_forward for a sequence";
+        throw AttentionError(msg.str());
+    }
+    check_cols(x_t, weights.d_in, "x_t", "d_in");
+    check_finite(x_t, "x_t");
+    const Eigen::Index d = weights.d_out;
+    const Eigen::Index hd = weights.head_dim;
+    const Eigen::Index heads = weights.num_heads;
+    if (cache.num_heads() != heads || cache.head_dim_k() != hd || cache.head_dim_v() != hd) {
+        std::ostringstream msg;
+        msg << "kv_cache has " << cache.num_heads() << " heads of width " << cache.head_dim_k()
+            << " but the module has num_heads = " << heads << ", head_dim = " << hd
+            << ": create the cache with make_cache()";
+        throw AttentionError(msg.str());
+    }
+    if (cache.tokens >= cache.capacity()) {
+        std::ostringstream msg;
+        msg << "kv_cache is full: it holds " << cache.tokens << " of " << cache.capacity()
+            << " tokens: create the cache with a larger capacity";
+        throw AttentionError(msg.str());
+    }
+
+    ws.qkv.resize(3 * d);
+    ws.qkv.noalias() = x_t.row(0) * weights.w_qkv;
+    ws.qkv += weights.b_qkv;
+
+    // The new key and value go into the next free row of each head: no reallocation.
+    const Eigen::Index n = cache.tokens;
+    for (Eigen::Index h = 0; h < heads; ++h) {
+        const std::size_t hi = static_cast<std::size_t>(h);
+        cache.keys[hi].row(n) = ws.qkv.segment(d + h * hd, hd);
+        cache.values[hi].row(n) = ws.qkv.segment(2 * d + h * hd, hd);
+    }
+    cache.tokens = n + 1;
+    const Eigen::Index keys = n + 1;
+
+    if (ws.scores.size() < cache.capacity()) {
+        ws.scores.resize(cache.capacity());
+    }
+    ws.concat.resize(d);
+    // All cached tokens are in the past of the new one (or the token itself): no mask.
+    for (Eigen::Index h = 0; h < heads; ++h) {
+        const std::size_t hi = static_cast<std::size_t>(h);
+        Eigen::Map<RowVector> p(ws.scores.data(), keys);
+        p.noalias() = ws.qkv.segment(h * hd, hd) * cache.keys[hi].topRows(keys).transpose();
+        const float m = p.maxCoeff();
+        p = (p.array() - m).exp().matrix();
+        const float inv_sum = 1.0f / p.sum();
+        ws.concat.segment(h * hd, hd).noalias() = p * cache.values[hi].topRows(keys);
+        ws.concat.segment(h * hd, hd) *= inv_sum;
+    }
+
+    out.resize(d);
+    out.noalias() = ws.concat * weights.w_out;
+    out += weights.b_out;
+}
+
+int fast_attention_threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+void set_fast_attention_threads(int n) {
+    if (n < 1) {
+        std::ostringstream msg;
+        msg << "threads = " << n << " is not a thread count: give at least 1";
+        throw AttentionError(msg.str());
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+    Eigen::setNbThreads(n);
+#endif
+}
+
+}  // namespace attn

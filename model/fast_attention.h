@@ -1,0 +1,89 @@
+// The fast path of MultiHeadAttention, used whenever the intermediates are not displayed (long
+// inputs in explore mode, `attention-cli compute --summary`, decoding). It computes the same
+// output as MultiHeadAttention::forward in eval mode (dropout inactive) without storing any
+// (T, T) matrix: memory grows with T, not T², and masked key blocks are never computed.
+//
+// Shapes as in tensor.h: T = tokens, d_in, d_out, H = num_heads, hd = head_dim = d_out / H,
+// Bq / Bk = query / key block rows.
+//
+//   1. one GEMM  qkv = x · w_qkv + b_qkv          (T, d_in) · (d_in, 3·d_out): q | k | v
+//   2. per (head, query block), heads in parallel with OpenMP:
+//        for each key block left of the diagonal, then the diagonal block (masked):
+//          s = q_blk · k_blkᵀ                     (Bq, Bk), q already scaled by 1/√hd
+//          online softmax: running row max m and row sum l, acc rescaled by exp(m_old - m_new)
+//          acc += exp(s - m) · v_blk              (Bq, hd)
+//        concat[:, head] = acc / l                 (the FlashAttention idea)
+//   3. one GEMM  out = concat · w_out + b_out      (T, d_out) · (d_out, d_out)
+//
+// FLOPs counted as useful (docs/performance.md): projections 8·T·d_in·d_out for d_in = d_out = d
+// i.e. 8·T·d², the causal core 2·T²·d (q·kᵀ and weights·v over the ~T²/2 unmasked cells).
+#pragma once
+
+#include "modules.h"
+#include "tensor.h"
+
+#include <vector>
+
+namespace attn {
+
+// MultiHeadAttention's parameters rearranged once for the fast path.
+struct FastAttentionWeights {
+    // (d_in, 3·d_out) = [W_query.weightᵀ / √hd | W_key.weightᵀ | W_value.weightᵀ]: one GEMM gives
+    // queries (pre-scaled, so scores need no division), keys and values.
+    Matrix w_qkv;
+    RowVector b_qkv;  // (3·d_out): [b_query / √hd | b_key | b_value]; zeros without qkv bias
+    Matrix w_out;     // (d_out, d_out) = out_proj.weightᵀ
+    RowVector b_out;  // (d_out)
+    Eigen::Index d_in = 0, d_out = 0, num_heads = 0, head_dim = 0, context_length = 0;
+
+    FastAttentionWeights() = default;
+    explicit FastAttentionWeights(const MultiHeadAttention& mha);
+};
+
+// Buffers reused across calls so a forward pass of the same shape allocates nothing.
+struct FastAttentionWorkspace {
+    // Block sizes: Bq small keeps the wasted upper half of the diagonal blocks small (a fraction
+    // ~Bq/T of the core work); Bk large makes the GEMMs efficient. Both must be >= 1.
+    Eigen::Index query_block = 64;
+    Eigen::Index key_block = 256;
+
+    Matrix qkv;     // (T, 3·d_out)
+    Matrix concat;  // (T, d_out): every head's context_vecs side by side, before out_proj
+    struct Scratch {
+        Matrix scores;      // (Bq, max(Bq, Bk)): s, then exp(s - m) in place
+        Matrix acc;         // (Bq, hd): unnormalised context of the block
+        RowVector row_max;  // (Bq) running max m
+        RowVector row_sum;  // (Bq) running sum l
+    };
+    std::vector<Scratch> scratch;  // one per OpenMP thread
+};
+
+// x (T, d_in) -> out (T, d_out), causal, eval mode. out is resized only when its shape changes.
+// Throws AttentionError for a wrong width, T = 0, T > context_length, NaN/Inf in x, or block
+// sizes < 1.
+void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
+                             FastAttentionWorkspace& workspace, Matrix& out);
+// Convenience: prepares the weights and a workspace for one call.
+Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x);
+
+// Buffers of one decoding step, sized once by the first call.
+struct FastDecodeWorkspace {
+    RowVector qkv;     // (3·d_out)
+    RowVector scores;  // (capacity): one head's q · kᵀ, then its weights
+    RowVector concat;  // (d_out)
+};
+
+// One token x_t (1, d_in): matrix-vector projections, its key and value written into the next
+// row of the preallocated cache (no reallocation), attention of its query over all n + 1 cached
+// tokens, out_proj. out (d_out) is resized only the first time. Equals row n of the full causal
+// pass. Throws AttentionError for a wrong width, NaN/Inf, a full cache or a cache of another
+// shape (create it with MultiHeadAttention::make_cache).
+void fast_decode_step(const FastAttentionWeights& weights, const Matrix& x_t, KVCache& cache,
+                      FastDecodeWorkspace& workspace, RowVector& out);
+
+// Threads the fast path uses (OpenMP's current maximum; 1 when built without OpenMP).
+int fast_attention_threads();
+// Sets the threads of the fast path and of Eigen's own GEMMs; n >= 1. No effect without OpenMP.
+void set_fast_attention_threads(int n);
+
+}  // namespace attn

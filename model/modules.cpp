@@ -1,0 +1,512 @@
+// The attention modules of seeds 000, 002, 003 and 004 (GPT-2's in gpt2_attention.cpp, the cache
+// in kv_cache.cpp). Every module projects, then hands each head to scaled_dot_product_attention:
+// the attention arithmetic lives in ops.cpp only.
+#include "modules.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "module_checks.h"
+
+namespace attn {
+
+// --- checks ----------------------------------------------------------------------------------
+
+namespace detail {
+
+void check_batch(const Batch& x, Eigen::Index width, std::string_view name,
+                 std::string_view width_name) {
+    if (x.empty()) {
+        std::ostringstream msg;
+        msg << name << " is an empty batch: give at least one sequence";
+        throw AttentionError(msg.str());
+    }
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        std::string label(name);
+        if (x.size() > 1) {
+            label += "[" + std::to_string(b) + "]";
+        }
+        check_not_empty(x[b], label);
+        check_cols(x[b], width, label, width_name);
+        check_finite(x[b], label);
+        if (x[b].rows() != x[0].rows()) {
+            std::ostringstream msg;
+            msg << label << " has " << x[b].rows() << " tokens but " << name << "[0] has "
+                << x[0].rows()
+                << ": every sequence of a batch needs the same number of tokens (pad the "
+                   "shorter ones)";
+            throw AttentionError(msg.str());
+        }
+    }
+}
+
+void check_positive(Eigen::Index value, std::string_view name) {
+    if (value < 1) {
+        std::ostringstream msg;
+        msg << name << " = " << value << " is not a size: give " << name << " >= 1";
+        throw AttentionError(msg.str());
+    }
+}
+
+void check_context_length(Eigen::Index tokens, Eigen::Index context_length,
+                          std::string_view length_name) {
+    if (tokens > context_length) {
+        std::ostringstream msg;
+        msg << "sequence has " << tokens << " tokens but " << length_name << " = " << context_length
+            << ": build the module with " << length_name << " >= " << tokens << " or give at most "
+            << context_length << " tokens";
+        throw AttentionError(msg.str());
+    }
+}
+
+void check_generator(float p, bool training, const TorchGenerator* gen, std::string_view what) {
+    if (training && p > 0.0f && p < 1.0f && gen == nullptr) {
+        std::ostringstream msg;
+        msg << what << " = " << p
+            << " in training mode draws random numbers but no generator was given: pass "
+               "ForwardOptions::gen, or set training = false";
+        throw AttentionError(msg.str());
+    }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_batch;
+using detail::check_context_length;
+using detail::check_generator;
+using detail::check_positive;
+
+// The tutorial's causal attention for T tokens: the upper triangle filled with -inf, then dropout
+// on the weights in training mode.
+AttentionOptions causal_options(Eigen::Index tokens, float dropout_p, bool training) {
+    AttentionOptions opt;
+    opt.blocked = causal_mask(tokens, tokens);
+    opt.fill_value = kNegInf;
+    opt.dropout_p = dropout_p;
+    opt.training = training;
+    return opt;
+}
+
+// One projection per batch item: (B, T, in) -> (B, T, out).
+Batch project(const Linear& layer, const Batch& x) {
+    Batch out;
+    out.reserve(x.size());
+    for (const Matrix& item : x) {
+        out.push_back(layer.forward(item));
+    }
+    return out;
+}
+
+// Attends every head of one batch item, in head order so dropout draws follow PyTorch's (B, H,
+// T, T) row-major walk when the caller loops over b outside.
+std::vector<AttentionResult> attend_heads(const Heads& queries, const Heads& keys,
+                                          const Heads& values, const AttentionOptions& opt,
+                                          TorchGenerator* gen) {
+    std::vector<AttentionResult> results;
+    results.reserve(queries.size());
+    for (std::size_t h = 0; h < queries.size(); ++h) {
+        results.push_back(scaled_dot_product_attention(queries[h], keys[h], values[h], opt, gen));
+    }
+    return results;
+}
+
+Heads contexts_of(const std::vector<AttentionResult>& results) {
+    Heads contexts;
+    contexts.reserve(results.size());
+    for (const AttentionResult& r : results) {
+        contexts.push_back(r.context);
+    }
+    return contexts;
+}
+
+}  // namespace
+
+// --- Linear, Conv1D --------------------------------------------------------------------------
+
+Linear Linear::init(Eigen::Index in, Eigen::Index out, bool bias, TorchGenerator& gen) {
+    check_positive(in, "in_features");
+    check_positive(out, "out_features");
+    // kaiming_uniform_(a = sqrt(5)) computed in double exactly as torch.nn.init does, so the float
+    // bound rounds the same way: gain = sqrt(2 / (1 + a^2)), bound = sqrt(3) * gain / sqrt(fan_in).
+    const double a = std::sqrt(5.0);
+    const double gain = std::sqrt(2.0 / (1.0 + a * a));
+    const double fan_in = static_cast<double>(in);
+    const double weight_bound = std::sqrt(3.0) * (gain / std::sqrt(fan_in));
+    Linear layer;
+    layer.weight = gen.uniform(out, in, -weight_bound, weight_bound);
+    if (bias) {
+        const double bias_bound = 1.0 / std::sqrt(fan_in);
+        layer.bias = gen.uniform(1, out, -bias_bound, bias_bound);
+    }
+    return layer;
+}
+
+Matrix Linear::forward(const Matrix& x) const {
+    check_cols(x, in_features(), "Linear input", "in_features");
+    Matrix y = x * weight.transpose();
+    if (bias.size() > 0) {
+        y.rowwise() += bias;
+    }
+    return y;
+}
+
+Conv1D Conv1D::init(Eigen::Index nf, Eigen::Index nx, TorchGenerator& gen) {
+    check_positive(nf, "nf");
+    check_positive(nx, "nx");
+    Conv1D layer;
+    layer.weight = gen.normal(nx, nf, 0.0f, 0.02f);
+    layer.bias = RowVector::Zero(nf);
+    return layer;
+}
+
+Matrix Conv1D::forward(const Matrix& x) const {
+    check_cols(x, weight.rows(), "Conv1D input", "nx");
+    Matrix y = x * weight;
+    y.rowwise() += bias;
+    return y;
+}
+
+// --- SelfAttention v1 / v2 -------------------------------------------------------------------
+
+SelfAttentionV1::SelfAttentionV1(Eigen::Index d_in, Eigen::Index d_out, TorchGenerator& gen) {
+    check_positive(d_in, "d_in");
+    check_positive(d_out, "d_out");
+    // Same order as the tutorial's three torch.rand calls.
+    W_query = gen.rand(d_in, d_out);
+    W_key = gen.rand(d_in, d_out);
+    W_value = gen.rand(d_in, d_out);
+}
+
+ModuleOutput SelfAttentionV1::forward(const Matrix& x) const {
+    check_batch(Batch{x}, W_query.rows(), "x", "d_in");
+    ModuleOutput out;
+    out.queries.push_back(x * W_query);
+    out.keys.push_back(x * W_key);
+    out.values.push_back(x * W_value);
+    out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
+                                                      AttentionOptions{})});
+    out.context_vecs.push_back(out.heads[0][0].context);
+    return out;
+}
+
+SelfAttentionV2::SelfAttentionV2(Eigen::Index d_in, Eigen::Index d_out, TorchGenerator& gen,
+                                 bool qkv_bias)
+    : W_query(Linear::init(d_in, d_out, qkv_bias, gen)),
+      W_key(Linear::init(d_in, d_out, qkv_bias, gen)),
+      W_value(Linear::init(d_in, d_out, qkv_bias, gen)) {}
+
+ModuleOutput SelfAttentionV2::forward(const Matrix& x) const {
+    check_batch(Batch{x}, W_query.in_features(), "x", "d_in");
+    ModuleOutput out;
+    out.queries.push_back(W_query.forward(x));
+    out.keys.push_back(W_key.forward(x));
+    out.values.push_back(W_value.forward(x));
+    out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
+                                                      AttentionOptions{})});
+    out.context_vecs.push_back(out.heads[0][0].context);
+    return out;
+}
+
+// --- CausalAttention and the wrapper ---------------------------------------------------------
+
+CausalAttention::CausalAttention(Eigen::Index d_in, Eigen::Index d_out,
+                                 Eigen::Index context_length_, float dropout_p, TorchGenerator& gen,
+                                 bool qkv_bias)
+    : W_query(Linear::init(d_in, d_out, qkv_bias, gen)),
+      W_key(Linear::init(d_in, d_out, qkv_bias, gen)),
+      W_value(Linear::init(d_in, d_out, qkv_bias, gen)),
+      context_length(context_length_),
+      dropout(dropout_p) {
+    check_positive(context_length, "context_length");
+    check_dropout_p(dropout);
+}
+
+ModuleOutput CausalAttention::forward(const Batch& x, const ForwardOptions& options) const {
+    check_batch(x, W_query.in_features(), "x", "d_in");
+    const Eigen::Index tokens = x[0].rows();
+    check_context_length(tokens, context_length);
+    check_generator(dropout, options.training, options.gen, "dropout");
+
+    ModuleOutput out;
+    out.queries = project(W_query, x);
+    out.keys = project(W_key, x);
+    out.values = project(W_value, x);
+    const AttentionOptions opt = causal_options(tokens, dropout, options.training);
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        out.heads.push_back({scaled_dot_product_attention(out.queries[b], out.keys[b],
+                                                          out.values[b], opt, options.gen)});
+        out.context_vecs.push_back(out.heads[b][0].context);
+    }
+    return out;
+}
+
+MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(Eigen::Index d_in, Eigen::Index d_out,
+                                                     Eigen::Index context_length, float dropout,
+                                                     Eigen::Index num_heads, TorchGenerator& gen,
+                                                     bool qkv_bias) {
+    check_positive(num_heads, "num_heads");
+    // nn.ModuleList([CausalAttention(...) for _ in range(num_heads)]): head 0 draws first.
+    heads.reserve(static_cast<std::size_t>(num_heads));
+    for (Eigen::Index h = 0; h < num_heads; ++h) {
+        heads.emplace_back(d_in, d_out, context_length, dropout, gen, qkv_bias);
+    }
+}
+
+ModuleOutput MultiHeadAttentionWrapper::forward(const Batch& x,
+                                                const ForwardOptions& options) const {
+    // torch.cat([head(x) for head in self.heads], dim=-1): each head runs on the whole batch in
+    // turn, so head 0 makes all its dropout draws before head 1.
+    std::vector<ModuleOutput> per_head;
+    per_head.reserve(heads.size());
+    for (const CausalAttention& head : heads) {
+        per_head.push_back(head.forward(x, options));
+    }
+    ModuleOutput out;
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        Heads contexts, queries, keys, values;
+        std::vector<AttentionResult> results;
+        for (const ModuleOutput& head_out : per_head) {
+            contexts.push_back(head_out.context_vecs[b]);
+            queries.push_back(head_out.queries[b]);
+            keys.push_back(head_out.keys[b]);
+            values.push_back(head_out.values[b]);
+            results.push_back(head_out.heads[b][0]);
+        }
+        // Concatenating along the last dimension is exactly merge_heads of the per-head outputs.
+        out.context_vecs.push_back(merge_heads(contexts));
+        out.queries.push_back(merge_heads(queries));
+        out.keys.push_back(merge_heads(keys));
+        out.values.push_back(merge_heads(values));
+        out.heads.push_back(std::move(results));
+    }
+    out.concat = out.context_vecs;
+    return out;
+}
+
+// --- MultiHeadAttention ----------------------------------------------------------------------
+
+MultiHeadAttention::MultiHeadAttention(Eigen::Index d_in, Eigen::Index d_out_,
+                                       Eigen::Index context_length_, float dropout_p,
+                                       Eigen::Index num_heads_, TorchGenerator& gen, bool qkv_bias)
+    : num_heads(num_heads_),
+      head_dim(0),
+      d_out(d_out_),
+      context_length(context_length_),
+      dropout(dropout_p) {
+    // The seed's `assert d_out % num_heads == 0`, checked before any parameter is drawn.
+    check_positive(d_in, "d_in");
+    check_heads_divide(d_out, num_heads, "d_out");
+    check_positive(context_length, "context_length");
+    check_dropout_p(dropout);
+    head_dim = d_out / num_heads;
+    W_query = Linear::init(d_in, d_out, qkv_bias, gen);
+    W_key = Linear::init(d_in, d_out, qkv_bias, gen);
+    W_value = Linear::init(d_in, d_out, qkv_bias, gen);
+    out_proj = Linear::init(d_out, d_out, true, gen);
+}
+
+ModuleOutput MultiHeadAttention::forward(const Batch& x, const ForwardOptions& options) const {
+    check_batch(x, W_query.in_features(), "x", "d_in");
+    const Eigen::Index tokens = x[0].rows();
+    check_context_length(tokens, context_length);
+    check_generator(dropout, options.training, options.gen, "dropout");
+
+    ModuleOutput out;
+    out.queries = project(W_query, x);
+    out.keys = project(W_key, x);
+    out.values = project(W_value, x);
+    const AttentionOptions opt = causal_options(tokens, dropout, options.training);
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        out.heads.push_back(attend_heads(split_heads(out.queries[b], num_heads),
+                                         split_heads(out.keys[b], num_heads),
+                                         split_heads(out.values[b], num_heads), opt, options.gen));
+        out.concat.push_back(merge_heads(contexts_of(out.heads[b])));
+        out.context_vecs.push_back(out_proj.forward(out.concat[b]));
+    }
+    return out;
+}
+
+KVCache MultiHeadAttention::make_cache(Eigen::Index capacity) const {
+    check_positive(capacity, "kv_cache capacity");
+    // The full pass refuses more than context_length tokens; decoding keeps the same limit so
+    // both paths accept the same sequences.
+    check_context_length(capacity, context_length);
+    return KVCache(num_heads, capacity, head_dim, head_dim);
+}
+
+DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) const {
+    if (x_t.rows() != 1) {
+        std::ostringstream msg;
+        msg << "decode_step takes one token but x_t has " << x_t.rows()
+            << " rows: call it once per token, or use forward() for a whole sequence";
+        throw AttentionError(msg.str());
+    }
+    check_cols(x_t, W_query.in_features(), "x_t", "d_in");
+    check_finite(x_t, "x_t");
+    if (cache.num_heads() != num_heads || cache.head_dim_k() != head_dim ||
+        cache.head_dim_v() != head_dim) {
+        std::ostringstream msg;
+        msg << "kv_cache has " << cache.num_heads() << " heads of width " << cache.head_dim_k()
+            << " but the module has num_heads = " << num_heads << ", head_dim = " << head_dim
+            << ": create the cache with make_cache()";
+        throw AttentionError(msg.str());
+    }
+
+    // The new token's key and value go into the cache; its query attends over every cached
+    // token. All of them are in the past (or the token itself), so no causal mask is needed.
+    const Matrix query = W_query.forward(x_t);
+    cache.append(split_heads(W_key.forward(x_t), num_heads),
+                 split_heads(W_value.forward(x_t), num_heads));
+    const Heads queries = split_heads(query, num_heads);
+
+    DecodeStep step;
+    Heads contexts;
+    contexts.reserve(static_cast<std::size_t>(num_heads));
+    for (Eigen::Index h = 0; h < num_heads; ++h) {
+        const std::size_t hi = static_cast<std::size_t>(h);
+        const AttentionResult r = scaled_dot_product_attention(
+            queries[hi], cache.keys_of(h), cache.values_of(h), AttentionOptions{});
+        step.attn_weights.push_back(r.weights.row(0));
+        contexts.push_back(r.context);
+    }
+    step.output = out_proj.forward(merge_heads(contexts)).row(0);
+    step.cache_tokens = cache.tokens;
+    step.cache_bytes = cache.bytes();
+    return step;
+}
+
+// --- seed 003: dim_k != dim_v ----------------------------------------------------------------
+
+SelfAttentionKV::SelfAttentionKV(Eigen::Index dim_in_, Eigen::Index dim_k_, Eigen::Index dim_v_,
+                                 TorchGenerator& gen)
+    : linear_q(Linear::init(dim_in_, dim_k_, false, gen)),
+      linear_k(Linear::init(dim_in_, dim_k_, false, gen)),
+      linear_v(Linear::init(dim_in_, dim_v_, false, gen)),
+      dim_in(dim_in_),
+      dim_k(dim_k_),
+      dim_v(dim_v_) {}
+
+ModuleOutput SelfAttentionKV::forward(const Batch& x) const {
+    // The seed's `assert dim_in == self.dim_in`, with the numbers.
+    check_batch(x, dim_in, "x", "dim_in");
+    ModuleOutput out;
+    out.queries = project(linear_q, x);
+    out.keys = project(linear_k, x);
+    out.values = project(linear_v, x);
+    // _norm_fact = 1 / sqrt(dim_k): the default scale, sqrt of the query width.
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        out.heads.push_back({scaled_dot_product_attention(out.queries[b], out.keys[b],
+                                                          out.values[b], AttentionOptions{})});
+        out.context_vecs.push_back(out.heads[b][0].context);
+    }
+    return out;
+}
+
+MultiHeadSelfAttentionKV::MultiHeadSelfAttentionKV(Eigen::Index dim_in_, Eigen::Index dim_k_,
+                                                   Eigen::Index dim_v_, Eigen::Index num_heads_,
+                                                   TorchGenerator& gen)
+    : dim_in(dim_in_), dim_k(dim_k_), dim_v(dim_v_), num_heads(num_heads_) {
+    // "dim_k and dim_v must be multiple of num_heads", checked before drawing.
+    check_positive(dim_in, "dim_in");
+    check_heads_divide(dim_k, num_heads, "dim_k");
+    check_heads_divide(dim_v, num_heads, "dim_v");
+    linear_q = Linear::init(dim_in, dim_k, false, gen);
+    linear_k = Linear::init(dim_in, dim_k, false, gen);
+    linear_v = Linear::init(dim_in, dim_v, false, gen);
+}
+
+ModuleOutput MultiHeadSelfAttentionKV::forward(const Batch& x) const {
+    check_batch(x, dim_in, "x", "dim_in");
+    ModuleOutput out;
+    out.queries = project(linear_q, x);
+    out.keys = project(linear_k, x);
+    out.values = project(linear_v, x);
+    // _norm_fact = 1 / sqrt(dim_k // num_heads): the per-head query width, sdpa's default.
+    for (std::size_t b = 0; b < x.size(); ++b) {
+        out.heads.push_back(attend_heads(
+            split_heads(out.queries[b], num_heads), split_heads(out.keys[b], num_heads),
+            split_heads(out.values[b], num_heads), AttentionOptions{}, nullptr));
+        // No output projection in this seed: the merged heads are the output (B, T, dim_v).
+        out.concat.push_back(merge_heads(contexts_of(out.heads[b])));
+        out.context_vecs.push_back(out.concat[b]);
+    }
+    return out;
+}
+
+// --- seeds 000 / 004: BERT-style MultiHeadedAttention ----------------------------------------
+
+BertMultiHeadedAttention::BertMultiHeadedAttention(Eigen::Index num_heads_, Eigen::Index d_model_,
+                                                   float dropout_p, TorchGenerator& gen)
+    : num_heads(num_heads_), head_dim(0), d_model(d_model_), dropout(dropout_p) {
+    // `assert d_model % h == 0`, checked before drawing.
+    check_heads_divide(d_model, num_heads, "d_model");
+    check_dropout_p(dropout);
+    head_dim = d_model / num_heads;
+    // Seed 000 creates Wq, Wk, Wv then output_linear, each drawing its own weights. (Seed 004
+    // deep-copies one Linear four times, so all four start equal there; we follow seed 000.)
+    linears.reserve(4);
+    for (int i = 0; i < 4; ++i) {
+        linears.push_back(Linear::init(d_model, d_model, true, gen));
+    }
+}
+
+ModuleOutput BertMultiHeadedAttention::forward(const Batch& query, const Batch& key,
+                                               const Batch& value, const Matrix* mask,
+                                               MaskConvention convention, float fill_value,
+                                               const ForwardOptions& options) const {
+    check_batch(query, d_model, "query", "d_model");
+    check_batch(key, d_model, "key", "d_model");
+    check_batch(value, d_model, "value", "d_model");
+    if (key.size() != query.size() || value.size() != query.size()) {
+        std::ostringstream msg;
+        msg << "query, key and value have batch sizes " << query.size() << ", " << key.size()
+            << " and " << value.size() << ": give the same batch size to all three";
+        throw AttentionError(msg.str());
+    }
+    const Eigen::Index t_q = query[0].rows();
+    const Eigen::Index t_k = key[0].rows();
+    if (value[0].rows() != t_k) {
+        std::ostringstream msg;
+        msg << "key has " << t_k << " tokens but value has " << value[0].rows()
+            << ": every key needs exactly one value, give both the same tokens";
+        throw AttentionError(msg.str());
+    }
+    check_generator(dropout, options.training, options.gen, "dropout");
+
+    AttentionOptions opt;
+    opt.fill_value = fill_value;
+    opt.dropout_p = dropout;
+    opt.training = options.training;
+    if (mask != nullptr) {
+        if (mask->rows() != t_q || mask->cols() != t_k) {
+            std::ostringstream msg;
+            msg << "mask is " << mask->rows() << " x " << mask->cols() << " but the scores are "
+                << t_q << " x " << t_k << " (queries x keys): give a (" << t_q << ", " << t_k
+                << ") mask";
+            throw AttentionError(msg.str());
+        }
+        check_finite(*mask, "mask");
+        opt.blocked = convention == MaskConvention::FillWhereZero ? blocked_where_zero(*mask)
+                                                                  : blocked_where_one(*mask);
+    }
+
+    const std::size_t wq = 0, wk = 1, wv = 2, wo = 3;
+    ModuleOutput out;
+    out.queries = project(linears[wq], query);
+    out.keys = project(linears[wk], key);
+    out.values = project(linears[wv], value);
+    for (std::size_t b = 0; b < query.size(); ++b) {
+        // scores / sqrt(d_k): sdpa's default divides by the per-head query width.
+        out.heads.push_back(attend_heads(split_heads(out.queries[b], num_heads),
+                                         split_heads(out.keys[b], num_heads),
+                                         split_heads(out.values[b], num_heads), opt, options.gen));
+        out.concat.push_back(merge_heads(contexts_of(out.heads[b])));
+        out.context_vecs.push_back(linears[wo].forward(out.concat[b]));
+    }
+    return out;
+}
+
+}  // namespace attn

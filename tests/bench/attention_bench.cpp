@@ -1,0 +1,233 @@
+// attention-bench: how close the engine runs to this machine's GEMM rate (issue #6).
+//
+// Every benchmark reports `gflops` = useful FLOPs per second / 1e9. Useful FLOPs, for a layer of
+// width d = d_in = d_out over T tokens (one multiply-add = 2 FLOPs):
+//   projections  8·T·d²   q, k, v (3 × 2·T·d²) and out_proj (2·T·d²)
+//   causal core  2·T²·d   q·kᵀ and weights·v over the T²/2 unmasked cells (2 × 2·(T²/2)·d)
+// The naive path computes all T² cells but is credited with the same useful FLOPs, so its gflops
+// is directly comparable. A decode step over n cached keys: 8·d² + 4·n·d. Softmax, masking and
+// bias additions are not counted. BM_Gemm/1024 counts 2·1024³.
+//
+// Single-threaded by default; `--threads=2` (or ATTN_THREADS=2) runs the fast path's heads and
+// Eigen's GEMMs on two threads. Other flags are Google Benchmark's (--benchmark_filter=...).
+#include "model/fast_attention.h"
+#include "model/modules.h"
+#include "model/ops.h"
+#include "model/rng.h"
+#include "model/walkthrough.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace {
+
+using attn::Matrix;
+
+// GPT-2 small: d_model 768, 12 heads of 64.
+constexpr Eigen::Index kModel = 768;
+constexpr Eigen::Index kHeads = 12;
+constexpr Eigen::Index kMaxTokens = 2048;
+
+double layer_flops(double tokens, double d) { return 8.0 * tokens * d * d + 2.0 * tokens * tokens * d; }
+
+void report_gflops(benchmark::State& state, double flops_per_iteration) {
+    state.counters["gflops"] =
+        benchmark::Counter(flops_per_iteration * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// One layer with GPT-2's qkv bias, built once: drawing 2.4M parameters takes longer than a pass.
+const attn::MultiHeadAttention& layer() {
+    static const attn::MultiHeadAttention mha = [] {
+        attn::TorchGenerator gen(123);
+        return attn::MultiHeadAttention(kModel, kModel, kMaxTokens, 0.0f, kHeads, gen, true);
+    }();
+    return mha;
+}
+
+const attn::FastAttentionWeights& fast_layer() {
+    static const attn::FastAttentionWeights weights(layer());
+    return weights;
+}
+
+Matrix random_tokens(Eigen::Index tokens, Eigen::Index width) {
+    attn::TorchGenerator gen(7);
+    return gen.rand(tokens, width);
+}
+
+// The tutorial's way: per head the full (T, T) scores, masked_fill(-inf), softmax of scores/√hd,
+// weights · values; separate q, k, v projections. The mask is built once, like the module's
+// registered buffer.
+Matrix naive_forward(const attn::MultiHeadAttention& mha, const Matrix& x,
+                     const attn::BoolMatrix& mask) {
+    const attn::Heads queries = attn::split_heads(mha.W_query.forward(x), mha.num_heads);
+    const attn::Heads keys = attn::split_heads(mha.W_key.forward(x), mha.num_heads);
+    const attn::Heads values = attn::split_heads(mha.W_value.forward(x), mha.num_heads);
+    const float divisor = std::sqrt(static_cast<float>(mha.head_dim));
+    attn::Heads contexts;
+    for (std::size_t h = 0; h < queries.size(); ++h) {
+        const Matrix attn_scores = queries[h] * keys[h].transpose();
+        const Matrix masked = attn::masked_fill(attn_scores, mask, attn::kNegInf);
+        const Matrix attn_weights = attn::softmax_rows(masked / divisor);
+        contexts.push_back(attn_weights * values[h]);
+    }
+    return mha.out_proj.forward(attn::merge_heads(contexts));
+}
+
+void BM_Gemm(benchmark::State& state) {
+    const Eigen::Index n = state.range(0);
+    attn::TorchGenerator gen(1);
+    const Matrix a = gen.rand(n, n);
+    const Matrix b = gen.rand(n, n);
+    Matrix c(n, n);
+    for (auto _ : state) {
+        c.noalias() = a * b;
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
+}
+BENCHMARK(BM_Gemm)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+void BM_LayerForward(benchmark::State& state) {
+    const Eigen::Index tokens = state.range(0);
+    const Matrix x = random_tokens(tokens, kModel);
+    attn::FastAttentionWorkspace ws;
+    Matrix out;
+    for (auto _ : state) {
+        attn::fast_causal_mha_forward(fast_layer(), x, ws, out);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
+}
+BENCHMARK(BM_LayerForward)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+void BM_LayerForwardNaive(benchmark::State& state) {
+    const Eigen::Index tokens = state.range(0);
+    const Matrix x = random_tokens(tokens, kModel);
+    const attn::BoolMatrix mask = attn::causal_mask(tokens, tokens);
+    for (auto _ : state) {
+        const Matrix out = naive_forward(layer(), x, mask);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
+}
+BENCHMARK(BM_LayerForwardNaive)
+    ->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+// The n-th token with a kv_cache holding the n - 1 before it: attention over n keys. Each
+// iteration rewinds the cache by one token, so the same step is timed again without allocation.
+void BM_DecodeStep(benchmark::State& state) {
+    const Eigen::Index n = state.range(0);
+    const Matrix x = random_tokens(n, kModel);
+    attn::KVCache cache = layer().make_cache(n);
+    // Prefill: the fast pass leaves q | k | v of every token in its workspace.
+    attn::FastAttentionWorkspace ws;
+    Matrix full;
+    attn::fast_causal_mha_forward(fast_layer(), x.topRows(n - 1), ws, full);
+    const Eigen::Index hd = layer().head_dim;
+    for (Eigen::Index h = 0; h < kHeads; ++h) {
+        const std::size_t hi = static_cast<std::size_t>(h);
+        cache.keys[hi].topRows(n - 1) = ws.qkv.middleCols(kModel + h * hd, hd);
+        cache.values[hi].topRows(n - 1) = ws.qkv.middleCols(2 * kModel + h * hd, hd);
+    }
+    const Matrix x_t = x.bottomRows(1);
+    attn::FastDecodeWorkspace dws;
+    attn::RowVector out;
+    for (auto _ : state) {
+        cache.tokens = n - 1;
+        attn::fast_decode_step(fast_layer(), x_t, cache, dws, out);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    const double d = kModel;
+    report_gflops(state, 8.0 * d * d + 4.0 * static_cast<double>(n) * d);
+}
+BENCHMARK(BM_DecodeStep)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMicrosecond);
+
+// The same n-th output without a cache: the fast pass over all n tokens.
+void BM_FullRecompute(benchmark::State& state) {
+    const Eigen::Index n = state.range(0);
+    const Matrix x = random_tokens(n, kModel);
+    attn::FastAttentionWorkspace ws;
+    Matrix out;
+    for (auto _ : state) {
+        attn::fast_causal_mha_forward(fast_layer(), x, ws, out);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, layer_flops(static_cast<double>(n), kModel));
+}
+BENCHMARK(BM_FullRecompute)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+// All sixteen steps of the six-token example, every matrix recomputed. A nominal FLOP count (the
+// causal self-attention it teaches: 3 projections 6·T·d_in·d_out + core 2·T²·d_out, T = 6,
+// d_in = 3, d_out = 2); the walkthrough is bound by allocation and bookkeeping, not arithmetic.
+void BM_WalkthroughRecompute(benchmark::State& state) {
+    for (auto _ : state) {
+        const std::vector<attn::Step> steps = attn::build_walkthrough();
+        benchmark::DoNotOptimize(steps.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, 6.0 * 6 * 3 * 2 + 2.0 * 6 * 6 * 2);
+}
+BENCHMARK(BM_WalkthroughRecompute)->Unit(benchmark::kMicrosecond);
+
+// Explore mode on 32 tokens at GPT-2 width: the displayed MultiHeadAttention forward with every
+// intermediate of every head kept.
+void BM_ExploreRecompute(benchmark::State& state) {
+    constexpr Eigen::Index tokens = 32;
+    const attn::Batch x{random_tokens(tokens, kModel)};
+    for (auto _ : state) {
+        const attn::ModuleOutput out = layer().forward(x);
+        benchmark::DoNotOptimize(out.context_vecs.front().data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
+}
+BENCHMARK(BM_ExploreRecompute)->Unit(benchmark::kMillisecond);
+
+// --threads=N or ATTN_THREADS=N; removed from argv before Google Benchmark parses it.
+int take_threads(int& argc, char** argv) {
+    int threads = 1;
+    if (const char* env = std::getenv("ATTN_THREADS")) {
+        threads = std::atoi(env);
+    }
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+            threads = std::atoi(argv[i] + 10);
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    argc = kept;
+    return threads;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int threads = take_threads(argc, argv);
+    if (threads < 1) {
+        std::cerr << "attention-bench: --threads / ATTN_THREADS must be a number >= 1\n";
+        return 2;
+    }
+    attn::set_fast_attention_threads(threads);
+    benchmark::AddCustomContext("attn_threads", std::to_string(attn::fast_attention_threads()));
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,362 @@
+// The fast path (model/fast_attention.h) against the displayed path, MultiHeadAttention::forward,
+// over a sweep of shapes; the fast decode step against the full pass; no reallocation per token;
+// the errors it raises. #6
+//
+// Tolerance: for every cell, |fast - displayed| <= 1e-5 · max|displayed| (the largest magnitude
+// of the displayed output). Both paths round every product and exp() to float but in different
+// orders (fused projection, query pre-scaled by 1/√hd, online softmax rescaling, division by the
+// row sum at the end), which moves the result by a few float epsilons (1.2e-7) times the length
+// of the dot products; a wrong mask cell, scale or head column moves it by far more than 1e-5.
+#include "model/fast_attention.h"
+#include "model/modules.h"
+#include "model/rng.h"
+
+#include <QString>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+
+using attn::Matrix;
+
+constexpr double kRelativeTolerance = 1e-5;
+
+// Empty when |actual - expected| <= 1e-5 · max|expected| in every cell; otherwise the worst cell.
+QString mismatch(const Matrix& actual, const Matrix& expected) {
+    if (actual.rows() != expected.rows() || actual.cols() != expected.cols()) {
+        return QStringLiteral("shape (%1, %2), expected (%3, %4)")
+            .arg(actual.rows())
+            .arg(actual.cols())
+            .arg(expected.rows())
+            .arg(expected.cols());
+    }
+    const double scale = static_cast<double>(expected.cwiseAbs().maxCoeff());
+    double worst = -1.0;
+    Eigen::Index wi = 0, wj = 0;
+    for (Eigen::Index i = 0; i < actual.rows(); ++i) {
+        for (Eigen::Index j = 0; j < actual.cols(); ++j) {
+            const double diff =
+                std::abs(static_cast<double>(actual(i, j)) - static_cast<double>(expected(i, j)));
+            // !(diff <= worst) also catches NaN.
+            if (!(diff <= worst)) {
+                worst = std::isnan(diff) ? std::numeric_limits<double>::infinity() : diff;
+                wi = i;
+                wj = j;
+            }
+        }
+    }
+    if (worst <= kRelativeTolerance * scale) {
+        return {};
+    }
+    return QStringLiteral("cell [%1,%2]: got %3, expected %4, |diff| %5 > 1e-5 * %6")
+        .arg(wi)
+        .arg(wj)
+        .arg(static_cast<double>(actual(wi, wj)), 0, 'g', 9)
+        .arg(static_cast<double>(expected(wi, wj)), 0, 'g', 9)
+        .arg(worst, 0, 'g', 3)
+        .arg(scale, 0, 'g', 3);
+}
+
+Matrix inputs(Eigen::Index tokens, Eigen::Index d_in, std::uint64_t seed) {
+    attn::TorchGenerator gen(seed);
+    // Values in [-2, 2] make the softmax rows peaked as well as flat.
+    return gen.uniform(tokens, d_in, -2.0, 2.0);
+}
+
+template <typename F>
+QString errorOf(F&& f) {
+    try {
+        f();
+    } catch (const attn::AttentionError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return QStringLiteral("<no AttentionError>");
+}
+
+}  // namespace
+
+class TestFastAttention : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesDisplayedPath_data();
+    void matchesDisplayedPath();
+    void smallBlocksMatchDisplayedPath_data();
+    void smallBlocksMatchDisplayedPath();
+    void differentInputAndOutputWidths();
+    void workspaceReuseAcrossShapes();
+    void threadsDoNotChangeTheResult();
+    void decodeEqualsFullPass_data();
+    void decodeEqualsFullPass();
+    void decodeDoesNotReallocate();
+    void errors_data();
+    void errors();
+};
+
+void TestFastAttention::matchesDisplayedPath_data() {
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("numHeads");
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<bool>("qkvBias");
+    // T around the default block sizes (64 queries, 256 keys): one partial block, exactly one
+    // block, one more, several key blocks before the diagonal (513 = 2·256 + 1).
+    for (const int tokens : {1, 2, 7, 63, 64, 65, 200, 513}) {
+        for (const int heads : {1, 2, 3, 12}) {
+            for (const int d : {12, 48, 96}) {
+                for (const bool bias : {false, true}) {
+                    const std::string name = "T=" + std::to_string(tokens) + " H=" +
+                                             std::to_string(heads) + " d=" + std::to_string(d) +
+                                             (bias ? " bias" : " no bias");
+                    QTest::newRow(name.c_str()) << tokens << heads << d << bias;
+                }
+            }
+        }
+    }
+}
+
+void TestFastAttention::matchesDisplayedPath() {
+    QFETCH(int, tokens);
+    QFETCH(int, numHeads);
+    QFETCH(int, dModel);
+    QFETCH(bool, qkvBias);
+    attn::TorchGenerator gen(123);
+    const attn::MultiHeadAttention mha(dModel, dModel, tokens, 0.0f, numHeads, gen, qkvBias);
+    const Matrix x = inputs(tokens, dModel, 7);
+    const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+    const Matrix fast = attn::fast_causal_mha_forward(mha, x);
+    QCOMPARE(mismatch(fast, displayed), QString());
+}
+
+void TestFastAttention::smallBlocksMatchDisplayedPath_data() {
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("queryBlock");
+    QTest::addColumn<int>("keyBlock");
+    // Blocks that do not divide T, key blocks smaller and larger than query blocks, single rows.
+    QTest::newRow("T=37 Bq=5 Bk=7") << 37 << 5 << 7;
+    QTest::newRow("T=37 Bq=7 Bk=5") << 37 << 7 << 5;
+    QTest::newRow("T=20 Bq=1 Bk=1") << 20 << 1 << 1;
+    QTest::newRow("T=20 Bq=20 Bk=3") << 20 << 20 << 3;
+    QTest::newRow("T=20 Bq=3 Bk=100") << 20 << 3 << 100;
+    QTest::newRow("T=130 Bq=64 Bk=64") << 130 << 64 << 64;
+}
+
+void TestFastAttention::smallBlocksMatchDisplayedPath() {
+    QFETCH(int, tokens);
+    QFETCH(int, queryBlock);
+    QFETCH(int, keyBlock);
+    attn::TorchGenerator gen(5);
+    const attn::MultiHeadAttention mha(24, 24, tokens, 0.0f, 3, gen, true);
+    const Matrix x = inputs(tokens, 24, 11);
+    const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+    attn::FastAttentionWorkspace ws;
+    ws.query_block = queryBlock;
+    ws.key_block = keyBlock;
+    Matrix fast;
+    attn::fast_causal_mha_forward(attn::FastAttentionWeights(mha), x, ws, fast);
+    QCOMPARE(mismatch(fast, displayed), QString());
+}
+
+void TestFastAttention::differentInputAndOutputWidths() {
+    // The tutorial's shapes: d_in = 3, d_out = 2, two heads of width 1, the six tokens.
+    attn::TorchGenerator gen(123);
+    const attn::MultiHeadAttention mha(3, 2, 6, 0.0f, 2, gen);
+    const Matrix x = inputs(6, 3, 1);
+    const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+    const Matrix fast = attn::fast_causal_mha_forward(mha, x);
+    QCOMPARE(fast.cols(), Eigen::Index{2});
+    QCOMPARE(mismatch(fast, displayed), QString());
+
+    attn::TorchGenerator gen2(9);
+    const attn::MultiHeadAttention wide(20, 8, 50, 0.0f, 4, gen2, true);
+    const Matrix x2 = inputs(50, 20, 2);
+    QCOMPARE(mismatch(attn::fast_causal_mha_forward(wide, x2),
+                      wide.forward(attn::Batch{x2}).context_vecs.front()),
+             QString());
+}
+
+void TestFastAttention::workspaceReuseAcrossShapes() {
+    attn::TorchGenerator gen(3);
+    const attn::MultiHeadAttention mha(48, 48, 300, 0.0f, 4, gen, true);
+    const attn::FastAttentionWeights weights(mha);
+    attn::FastAttentionWorkspace ws;
+    Matrix out;
+    // Long, short, long again through the same workspace: stale rows must not leak in.
+    for (const Eigen::Index tokens : {300, 7, 300, 65}) {
+        const Matrix x = inputs(tokens, 48, static_cast<std::uint64_t>(tokens));
+        attn::fast_causal_mha_forward(weights, x, ws, out);
+        const Matrix fresh = attn::fast_causal_mha_forward(mha, x);
+        QVERIFY(out == fresh);  // same arithmetic in the same order: bit for bit
+        QCOMPARE(mismatch(out, mha.forward(attn::Batch{x}).context_vecs.front()), QString());
+    }
+}
+
+void TestFastAttention::threadsDoNotChangeTheResult() {
+    // Each (head, query block) is computed by one thread in a fixed order, so the thread count
+    // must not change a single bit of the attention part.
+    attn::TorchGenerator gen(4);
+    const attn::MultiHeadAttention mha(96, 96, 400, 0.0f, 12, gen, true);
+    const Matrix x = inputs(400, 96, 8);
+    const int before = attn::fast_attention_threads();
+    attn::set_fast_attention_threads(1);
+    QCOMPARE(attn::fast_attention_threads(), 1);
+    const Matrix one = attn::fast_causal_mha_forward(mha, x);
+    attn::set_fast_attention_threads(2);
+#ifdef _OPENMP
+    QCOMPARE(attn::fast_attention_threads(), 2);
+#endif
+    const Matrix two = attn::fast_causal_mha_forward(mha, x);
+    attn::set_fast_attention_threads(before);
+    QCOMPARE(mismatch(two, one), QString());
+    QCOMPARE(errorOf([] { attn::set_fast_attention_threads(0); }).contains("at least 1"), true);
+}
+
+void TestFastAttention::decodeEqualsFullPass_data() {
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("numHeads");
+    QTest::addColumn<int>("dModel");
+    QTest::addColumn<bool>("qkvBias");
+    for (const int tokens : {1, 7, 65, 200}) {
+        for (const int heads : {1, 3, 12}) {
+            for (const bool bias : {false, true}) {
+                const std::string name = "T=" + std::to_string(tokens) + " H=" +
+                                         std::to_string(heads) + (bias ? " bias" : " no bias");
+                QTest::newRow(name.c_str()) << tokens << heads << 48 << bias;
+            }
+        }
+    }
+}
+
+void TestFastAttention::decodeEqualsFullPass() {
+    QFETCH(int, tokens);
+    QFETCH(int, numHeads);
+    QFETCH(int, dModel);
+    QFETCH(bool, qkvBias);
+    attn::TorchGenerator gen(321);
+    const attn::MultiHeadAttention mha(dModel, dModel, tokens, 0.0f, numHeads, gen, qkvBias);
+    const attn::FastAttentionWeights weights(mha);
+    const Matrix x = inputs(tokens, dModel, 17);
+    const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+
+    attn::KVCache cache = mha.make_cache(tokens);
+    attn::FastDecodeWorkspace ws;
+    attn::RowVector row;
+    Matrix decoded(tokens, dModel);
+    for (Eigen::Index t = 0; t < tokens; ++t) {
+        attn::fast_decode_step(weights, x.row(t), cache, ws, row);
+        QCOMPARE(cache.tokens, t + 1);
+        decoded.row(t) = row;
+    }
+    QCOMPARE(mismatch(decoded, displayed), QString());
+    QCOMPARE(mismatch(decoded, attn::fast_causal_mha_forward(mha, x)), QString());
+}
+
+void TestFastAttention::decodeDoesNotReallocate() {
+    attn::TorchGenerator gen(1);
+    const attn::MultiHeadAttention mha(24, 24, 40, 0.0f, 2, gen, true);
+    const attn::FastAttentionWeights weights(mha);
+    const Matrix x = inputs(40, 24, 2);
+    attn::KVCache cache = mha.make_cache(40);
+    const float* keys0 = cache.keys[0].data();
+    const float* values1 = cache.values[1].data();
+    attn::FastDecodeWorkspace ws;
+    attn::RowVector out;
+    attn::fast_decode_step(weights, x.row(0), cache, ws, out);
+    const float* scores = ws.scores.data();
+    const float* qkv = ws.qkv.data();
+    const float* outData = out.data();
+    for (Eigen::Index t = 1; t < 40; ++t) {
+        attn::fast_decode_step(weights, x.row(t), cache, ws, out);
+        QCOMPARE(cache.keys[0].data(), keys0);
+        QCOMPARE(cache.values[1].data(), values1);
+        QCOMPARE(ws.scores.data(), scores);
+        QCOMPARE(ws.qkv.data(), qkv);
+        QCOMPARE(out.data(), outData);
+    }
+    QCOMPARE(cache.tokens, Eigen::Index{40});
+    // The cached keys are the full pass's keys (not pre-scaled like the queries).
+    const Matrix keys = mha.W_key.forward(x);
+    QCOMPARE(mismatch(cache.keys[1], keys.middleCols(12, 12)), QString());
+}
+
+void TestFastAttention::errors_data() {
+    QTest::addColumn<int>("which");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("wrong width") << 0 << "d_in";
+    QTest::newRow("longer than context_length") << 1 << "context_length";
+    QTest::newRow("NaN input") << 2 << "NaN";
+    QTest::newRow("no tokens") << 3 << "empty";
+    QTest::newRow("query block 0") << 4 << "query_block";
+    QTest::newRow("key block 0") << 5 << "key_block";
+    QTest::newRow("decode: two rows") << 6 << "one token";
+    QTest::newRow("decode: full cache") << 7 << "full";
+    QTest::newRow("decode: cache of other heads") << 8 << "make_cache";
+    QTest::newRow("decode: Inf input") << 9 << "Inf";
+}
+
+void TestFastAttention::errors() {
+    QFETCH(int, which);
+    QFETCH(QString, expected);
+    attn::TorchGenerator gen(2);
+    const attn::MultiHeadAttention mha(6, 6, 8, 0.0f, 2, gen);
+    const attn::FastAttentionWeights weights(mha);
+    attn::FastAttentionWorkspace ws;
+    attn::FastDecodeWorkspace dws;
+    Matrix out;
+    attn::RowVector row;
+    Matrix x = inputs(4, 6, 1);
+    const QString message = errorOf([&] {
+        switch (which) {
+        case 0: attn::fast_causal_mha_forward(weights, inputs(4, 5, 1), ws, out); break;
+        case 1: attn::fast_causal_mha_forward(weights, inputs(9, 6, 1), ws, out); break;
+        case 2:
+            x(1, 2) = std::numeric_limits<float>::quiet_NaN();
+            attn::fast_causal_mha_forward(weights, x, ws, out);
+            break;
+        case 3: attn::fast_causal_mha_forward(weights, Matrix(0, 6), ws, out); break;
+        case 4:
+            ws.query_block = 0;
+            attn::fast_causal_mha_forward(weights, x, ws, out);
+            break;
+        case 5:
+            ws.key_block = 0;
+            attn::fast_causal_mha_forward(weights, x, ws, out);
+            break;
+        case 6: {
+            attn::KVCache cache = mha.make_cache(4);
+            attn::fast_decode_step(weights, x.topRows(2), cache, dws, row);
+            break;
+        }
+        case 7: {
+            attn::KVCache cache = mha.make_cache(1);
+            attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+            attn::fast_decode_step(weights, x.row(1), cache, dws, row);
+            break;
+        }
+        case 8: {
+            attn::KVCache cache(3, 4, 2, 2);
+            attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+            break;
+        }
+        case 9:
+            x(0, 0) = std::numeric_limits<float>::infinity();
+            {
+                attn::KVCache cache = mha.make_cache(4);
+                attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+            }
+            break;
+        default: break;
+        }
+    });
+    QVERIFY2(message.contains(expected), qPrintable(message));
+}
+
+QTEST_APPLESS_MAIN(TestFastAttention)
+#include "test_fast_attention.moc"

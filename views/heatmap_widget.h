@@ -1,0 +1,233 @@
+// HeatmapWidget: one matrix of the walkthrough drawn as a QCustomPlot colour map.
+//
+// One cell per value, no interpolation; row 0 (the first query) at the top as in a printed
+// matrix; token labels on both axes (rows left, columns on top); each value printed in its cell
+// in black or white by the cell colour's luminance; masked cells grey and hatched, labelled with
+// the fill value ("−∞", "-1e9") and left out of the colour range; NaN cells neutral grey, "NaN".
+// The same drawing serves the screen and the exports (PNG, SVG, PDF), so a figure is what the
+// student saw. The widget draws; it computes nothing about attention.
+#pragma once
+
+#include "model/tensor.h"
+
+#include <QImage>
+#include <QSize>
+#include <QStringList>
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QCPAxisTickerText;
+class QCPPainter;
+class QCPRange;
+class QMouseEvent;
+
+namespace attn {
+
+class HeatmapPlot;
+class HeatmapCellLayer;
+
+class HeatmapWidget : public QWidget {
+    Q_OBJECT
+
+public:
+    // Cell states, for the drawing and for tests.
+    enum class CellKind { Value, Masked, NaN };
+
+    explicit HeatmapWidget(QWidget* parent = nullptr);
+    ~HeatmapWidget() override;
+
+    // values (R, C). Empty label lists mean "1", "2", ... (the tutorial's 1-based x^(i));
+    // otherwise they must have R and C entries. blocked (R, C), true = masked, or empty for none;
+    // an infinite value is treated as masked too (a masked_fill'ed score matrix needs no mask).
+    // fillValue is what masked cells show (-inf -> "−∞", -1e9 -> "-1e9"); without it they show
+    // their own value. Throws AttentionError on mismatched label counts or mask shape.
+    void setMatrix(const Matrix& values, const QStringList& rowLabels = {},
+                   const QStringList& columnLabels = {}, const BoolMatrix& blocked = {},
+                   std::optional<double> fillValue = std::nullopt);
+    void clear();
+
+    void setTitle(const QString& title);
+    QString title() const;
+    // Axis titles, e.g. "queries" and "keys"; empty = none.
+    void setAxisTitles(const QString& rowTitle, const QString& columnTitle);
+    // Label beside the colour scale, e.g. "weight".
+    void setColorScaleLabel(const QString& label);
+
+    // One of colormap::names(); returns false and keeps the current map for an unknown name.
+    bool setColorMap(const QString& name);
+    QString colorMapName() const;
+
+    // Auto: min..max of the finite, unmasked cells; for a diverging map ±max|x| so 0 is white.
+    void setAutoRange();
+    // Fixed, e.g. setValueRange(0, 1) for attention weights so pages compare at a glance.
+    void setValueRange(double lower, double upper);
+    bool isAutoRange() const;
+    double rangeLower() const;  // the range the colours and the colour scale use now
+    double rangeUpper() const;
+
+    void setShowValues(bool show);
+    bool showValues() const;
+    void setDecimals(int decimals);  // default 4, as PyTorch prints
+    int decimals() const;
+    // Multiplies fonts, line widths and the colour bar (presentation mode, print exports).
+    void setScale(double scale);
+    double scale() const;
+    // Column labels above the matrix (default) or below it.
+    void setColumnLabelsOnTop(bool onTop);
+
+    // Outlines that tie a cell to the matrices it came from. Each call replaces the previous
+    // highlight of the same kind; row, column and cell highlights can be shown together.
+    void highlightRow(int row);
+    void highlightColumn(int column);
+    void highlightCell(int row, int column);
+    void clearHighlight();
+    std::optional<int> highlightedRow() const;
+    std::optional<int> highlightedColumn() const;
+    std::optional<std::pair<int, int>> highlightedCell() const;
+
+    // Text of the hover tooltip for a cell, e.g. "ω₂₃ = q₂ · k₃ / √2 = ...". Without a provider
+    // the tooltip is "row label → column label: value".
+    void setTooltipProvider(std::function<QString(int row, int column)> provider);
+    QString tooltipText(int row, int column) const;
+
+    // --- export: the same drawing at a chosen size -------------------------------------------
+    // size is the layout in logical pixels; the image has size × scale pixels with fonts and lines
+    // scaled with it (a 800×600 figure at scale 4 is 3200×2400 for print). Transparent leaves
+    // the background clear instead of white.
+    QImage renderImage(QSize size, double scale = 1.0, bool transparent = false);
+    // Vector files of a size × size layout. Written atomically (QSaveFile): on failure nothing is
+    // left at `path` and *error (if given) names the path and the reason.
+    bool saveSvg(const QString& path, QSize size, QString* error = nullptr);
+    bool savePdf(const QString& path, QSize size, QString* error = nullptr);
+    // PNG through renderImage, atomic like the others.
+    bool savePng(const QString& path, QSize size, double scale = 1.0, bool transparent = false,
+                 QString* error = nullptr);
+    // A size that fits the matrix at ~48 px per cell (times scale()), for exports with no size.
+    QSize preferredSize() const;
+
+    // --- read-back, for tests and step pages --------------------------------------------------
+    int rowCount() const;
+    int columnCount() const;
+    QStringList rowLabels() const;
+    QStringList columnLabels() const;
+    // The value stored in the colour map's data for cell (row, column); NaN for masked cells,
+    // which take no colour from the map.
+    double cellValue(int row, int column) const;
+    // The value given to setMatrix.
+    double inputValue(int row, int column) const;
+    CellKind cellKind(int row, int column) const;
+    // The text the cell shows (also when values are hidden): "0.4306", "−∞", "NaN".
+    QString cellText(int row, int column) const;
+    QColor cellColor(int row, int column) const;      // fill colour of the cell
+    QColor cellTextColor(int row, int column) const;  // black or white by cellColor's luminance
+    // Whether cell values are drawn at the current size (false when hidden or too small).
+    bool valuesVisible() const;
+    // The note under the title, e.g. "values hidden: 64×64 too small to label"; empty if none.
+    QString subtitle() const;
+    // The plot and the pieces it is made of, for tests and exports.
+    QCustomPlot* plot() const;
+    QCPColorMap* colorMap() const;
+    QCPColorScale* colorScale() const;
+    // Pixel centre of a cell in plot() coordinates, and the cell under a pixel (nullopt outside
+    // the matrix). Valid after the plot has been laid out (replot or render).
+    QPointF cellCenter(int row, int column) const;
+    std::optional<std::pair<int, int>> cellAt(QPointF pixel) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void cellHovered(int row, int column);
+    void cellClicked(int row, int column);
+    // The pointer left the matrix (pages clear their cross-highlights on this).
+    void hoverLeft();
+
+protected:
+    void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    friend class HeatmapPlot;
+    friend class HeatmapCellLayer;
+
+    QFont makeFont(double px, bool bold = false) const;
+    void rebuildFonts();
+    void rebuildTickers();
+    void updateColorMapData();
+    void updateRange();
+    void updateHeader();
+    void requestReplot();
+    // Called by the plot after each layout pass: fits label and cell fonts to the cell size, hides
+    // values that cannot fit. Returns true when something that moves the layout changed.
+    bool adaptToLayout();
+    void drawCells(QCPPainter* painter);
+    QRectF cellRect(int row, int column) const;
+    QRect matrixClipRect() const;
+    void onMouseMove(QMouseEvent* event);
+    void onMousePress(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    bool writeAtomically(const QString& path, const QString& kind,
+                         const std::function<bool(QIODevice&, QString&)>& write, QString* error);
+    qsizetype index(int row, int column) const;
+
+    HeatmapPlot* plot_ = nullptr;
+    QCPColorMap* colorMap_ = nullptr;
+    QCPColorScale* colorScale_ = nullptr;
+    QCPTextElement* titleElement_ = nullptr;
+    QCPTextElement* subtitleElement_ = nullptr;
+    HeatmapCellLayer* cellLayer_ = nullptr;
+    QSharedPointer<QCPAxisTickerText> rowTicker_;
+    QSharedPointer<QCPAxisTickerText> columnTicker_;
+
+    Matrix values_;
+    std::vector<CellKind> kinds_;
+    std::vector<QString> texts_;
+    QStringList rowLabels_;
+    QStringList columnLabels_;
+    std::optional<double> fillValue_;
+
+    QString title_;
+    QString colorMapName_;
+    bool autoRange_ = true;
+    double fixedLower_ = 0.0;
+    double fixedUpper_ = 1.0;
+    double rangeLower_ = 0.0;
+    double rangeUpper_ = 1.0;
+    bool showValues_ = true;
+    int decimals_ = 4;
+    double scale_ = 1.0;
+    bool columnLabelsOnTop_ = true;
+
+    std::optional<int> highlightRow_;
+    std::optional<int> highlightColumn_;
+    std::optional<std::pair<int, int>> highlightCell_;
+    std::function<QString(int, int)> tooltipProvider_;
+
+    // Derived from the current layout by adaptToLayout().
+    bool valuesFit_ = true;
+    double cellFontPx_ = 13.0;
+    int rowLabelStep_ = 1;
+    int columnLabelStep_ = 1;
+    bool columnLabelsRotated_ = false;
+    double rowLabelPx_ = 13.0;
+    double columnLabelPx_ = 13.0;
+    // Widest cell text and labels, and the line height, at a 100 px font, for fitting.
+    double maxTextWidthAt100Px_ = 0.0;
+    double maxRowLabelWidthAt100Px_ = 0.0;
+    double maxColumnLabelWidthAt100Px_ = 0.0;
+    double textHeightAt100Px_ = 120.0;
+    double titleWidthAt100Px_ = 0.0;
+    double titlePx_ = 16.0;
+
+    std::optional<std::pair<int, int>> hovered_;
+    std::optional<std::pair<int, int>> pressed_;
+};
+
+}  // namespace attn

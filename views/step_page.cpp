@@ -1,0 +1,720 @@
+#include "step_page.h"
+
+#include "flow_layout.h"
+#include "heatmap_widget.h"
+#include "number_format.h"
+#include "step_texts.h"
+#include "vector_view.h"
+
+#include <QApplication>
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QEvent>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QFrame>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QStyle>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace views {
+
+namespace {
+
+QStringList toQStringList(const std::vector<std::string>& labels) {
+    QStringList list;
+    list.reserve(static_cast<qsizetype>(labels.size()));
+    for (const std::string& s : labels) list.append(QString::fromStdString(s));
+    return list;
+}
+
+bool isUnitRange(attn::MatrixKind kind) {
+    return kind == attn::MatrixKind::Weights || kind == attn::MatrixKind::Mask;
+}
+
+bool isBlocked(const attn::StepMatrix& m, Eigen::Index row, Eigen::Index col) {
+    return m.blocked.rows() == m.values.rows() && m.blocked.cols() == m.values.cols() &&
+           m.blocked(row, col);
+}
+
+// Snippets and formulas mix Latin and CJK ("你的 旅程 始于 一步"): list a CJK face as fallback.
+QFont monospaceFont() {
+    QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    font.setFamilies({QStringLiteral("DejaVu Sans Mono"), QStringLiteral("Noto Sans Mono CJK SC"),
+                      font.family()});
+    font.setStyleHint(QFont::Monospace);
+    return font;
+}
+
+QString formatFact(const std::string& id, double value) {
+    const QLocale locale;
+    if (id == "max_abs_diff" || (value != 0.0 && std::abs(value) < 1e-3))
+        return attn::formatCompact(value);
+    if (std::abs(value) < 1e15 && value == std::floor(value))
+        return locale.toString(static_cast<qlonglong>(value));
+    return locale.toString(value, 'g', 4);
+}
+
+}  // namespace
+
+// A matrix of the step: caption, heatmap and (on demand) its number table. Not a step widget:
+// every page holds as many as its record has matrices.
+class MatrixPanel : public QFrame {
+public:
+    explicit MatrixPanel(QWidget* parent) : QFrame(parent) {
+        auto* layout = new QVBoxLayout(this);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(4);
+        caption = new QLabel(this);
+        caption->setWordWrap(true);
+        caption->setTextFormat(Qt::RichText);
+        caption->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        heatmap = new attn::HeatmapWidget(this);
+        table = new QTableWidget(this);
+        table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        table->setSelectionMode(QAbstractItemView::ContiguousSelection);
+        table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        table->setFocusPolicy(Qt::NoFocus);
+        table->hide();
+        layout->addWidget(caption);
+        layout->addWidget(heatmap, 1);
+        layout->addWidget(table, 0, Qt::AlignHCenter);
+    }
+
+    void fillTable(const attn::StepMatrix& m, const attn::Matrix& values) {
+        const int rows = static_cast<int>(values.rows());
+        const int cols = static_cast<int>(values.cols());
+        table->clear();
+        table->setRowCount(rows);
+        table->setColumnCount(cols);
+        table->setHorizontalHeaderLabels(toQStringList(m.col_labels));
+        table->setVerticalHeaderLabels(toQStringList(m.row_labels));
+        const QColor maskedBackground = palette().color(QPalette::Mid);
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const double v = static_cast<double>(values(r, c));
+                auto* item = new QTableWidgetItem(attn::formatNumber(v, 4));
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                if (isBlocked(m, r, c)) {
+                    item->setBackground(maskedBackground);
+                    // A filled score shows "−∞" whatever its stored value.
+                    if (std::isinf(m.fill_value) && m.kind == attn::MatrixKind::Scores)
+                        item->setText(attn::formatNumber(static_cast<double>(m.fill_value)));
+                }
+                table->setItem(r, c, item);
+            }
+        }
+        table->resizeColumnsToContents();
+        table->resizeRowsToContents();
+        fitTable();
+    }
+
+    void fitTable() {
+        const int frame = 2 * table->frameWidth();
+        const int w = table->verticalHeader()->sizeHint().width() +
+                      table->horizontalHeader()->length() + frame;
+        const int h = table->horizontalHeader()->sizeHint().height() +
+                      table->verticalHeader()->length() + frame;
+        table->setFixedSize(w, h);
+    }
+
+    // The heatmap's own hint keeps a 240 px minimum height for its colour scale, which stretches
+    // a 1 × 6 row into tall bars; a few rows get a height that keeps the cells about square.
+    QSize heatmapHint() const {
+        QSize map = heatmap->sizeHint();
+        const int rows = std::max(heatmap->rowCount(), 1);
+        if (rows <= 3) {
+            const double s = heatmap->scale();
+            map.setHeight(std::min(map.height(), static_cast<int>((rows * 48 + 96) * s)));
+        }
+        return map;
+    }
+
+    QSize sizeHint() const override {
+        const QSize map = heatmapHint();
+        int w = std::max(map.width(), 220);
+        if (!table->isHidden()) w = std::max(w, table->width());
+        int h = caption->heightForWidth(w) + 4 + map.height();
+        if (!table->isHidden()) h += 4 + table->height();
+        return {w, h};
+    }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+    QLabel* caption = nullptr;
+    attn::HeatmapWidget* heatmap = nullptr;
+    QTableWidget* table = nullptr;
+};
+
+StepPage::StepPage(attn::Step step, QWidget* parent) : QWidget(parent), step_(std::move(step)) {
+    for (const attn::StepMatrix& m : step_.matrices) {
+        if (std::find(ids_.begin(), ids_.end(), m.id) == ids_.end()) ids_.push_back(m.id);
+        if (m.derivation == attn::Derivation::Dropout) hasDropout_ = true;
+    }
+
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    auto* content = new QWidget(scroll_);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(20, 14, 20, 14);
+    layout->setSpacing(12);
+
+    title_ = new QLabel(content);
+    title_->setWordWrap(true);
+    title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(title_);
+
+    explanation_ = new QLabel(content);
+    explanation_->setWordWrap(true);
+    explanation_->setTextFormat(Qt::RichText);
+    explanation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    explanation_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    layout->addWidget(explanation_);
+
+    // Controls: frames, training/inference, tables.
+    auto* controls = new QHBoxLayout;
+    controls->setSpacing(12);
+    frameBar_ = new QWidget(content);
+    auto* frameLayout = new QHBoxLayout(frameBar_);
+    frameLayout->setContentsMargins(0, 0, 0, 0);
+    previousToken_ = new QPushButton(frameBar_);
+    nextToken_ = new QPushButton(frameBar_);
+    frameSlider_ = new QSlider(Qt::Horizontal, frameBar_);
+    // Keys belong to step navigation (clickers send arrows and PageUp/PageDown); the slider is
+    // for the mouse and the two buttons for the keyboard.
+    frameSlider_->setFocusPolicy(Qt::NoFocus);
+    frameSlider_->setTickPosition(QSlider::TicksBelow);
+    frameSlider_->setMinimumWidth(160);
+    frameLabel_ = new QLabel(frameBar_);
+    frameLayout->addWidget(previousToken_);
+    frameLayout->addWidget(frameSlider_);
+    frameLayout->addWidget(nextToken_);
+    frameLayout->addWidget(frameLabel_);
+    controls->addWidget(frameBar_);
+    frameBar_->setVisible(step_.frame_count > 0);
+    if (step_.frame_count > 0) {
+        frameSlider_->setRange(0, step_.frame_count - 1);
+        frameSlider_->setPageStep(1);
+        frame_ = step_.frame_count - 1;  // open on the full sequence: every matrix at its largest
+        frameSlider_->setValue(frame_);
+    }
+    connect(frameSlider_, &QSlider::valueChanged, this, &StepPage::setFrame);
+    connect(previousToken_, &QPushButton::clicked, this, [this] { setFrame(frame_ - 1); });
+    connect(nextToken_, &QPushButton::clicked, this, [this] { setFrame(frame_ + 1); });
+
+    modeBar_ = new QWidget(content);
+    auto* modeLayout = new QHBoxLayout(modeBar_);
+    modeLayout->setContentsMargins(0, 0, 0, 0);
+    modeLabel_ = new QLabel(modeBar_);
+    training_ = new QRadioButton(modeBar_);
+    inferenceButton_ = new QRadioButton(modeBar_);
+    auto* modeGroup = new QButtonGroup(modeBar_);
+    modeGroup->addButton(training_);
+    modeGroup->addButton(inferenceButton_);
+    training_->setChecked(true);
+    modeLayout->addWidget(modeLabel_);
+    modeLayout->addWidget(training_);
+    modeLayout->addWidget(inferenceButton_);
+    controls->addWidget(modeBar_);
+    modeBar_->setVisible(hasDropout_);
+    connect(inferenceButton_, &QRadioButton::toggled, this, &StepPage::setInference);
+
+    controls->addStretch(1);
+    tablesBox_ = new QCheckBox(content);
+    controls->addWidget(tablesBox_);
+    connect(tablesBox_, &QCheckBox::toggled, this, &StepPage::setShowTables);
+    layout->addLayout(controls);
+
+    auto* matrices = new QWidget(content);
+    matrixLayout_ = new FlowLayout(matrices, 28, 20);
+    layout->addWidget(matrices);
+    buildMatrices();
+
+    if (step_.id == "inputs") {
+        if (const attn::StepMatrix* inputs = step_.find("inputs")) {
+            vectorBox_ = new QGroupBox(matrices);
+            auto* box = new QVBoxLayout(vectorBox_);
+            vectorView_ = new VectorView(vectorBox_);
+            int highlighted = -1;
+            for (const attn::Highlight& h : step_.highlights)
+                if (h.matrix_id == "inputs" && h.col < 0) highlighted = static_cast<int>(h.row);
+            vectorView_->setVectors(inputs->values, toQStringList(inputs->row_labels),
+                                    highlighted);
+            box->addWidget(vectorView_);
+            matrixLayout_->addWidget(vectorBox_);
+        }
+    }
+
+    factsBox_ = new QGroupBox(content);
+    factsLayout_ = new QFormLayout(factsBox_);
+    factsLayout_->setLabelAlignment(Qt::AlignLeft);
+    factsBox_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+    layout->addWidget(factsBox_, 0, Qt::AlignLeft);
+
+    snippetBox_ = new QGroupBox(content);
+    auto* snippetLayout = new QVBoxLayout(snippetBox_);
+    snippetEdit_ = new QPlainTextEdit(snippetBox_);
+    snippetEdit_->setReadOnly(true);
+    snippetEdit_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    snippetEdit_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    snippetEdit_->setPlainText(QString::fromStdString(step_.snippet));
+    snippetLayout->addWidget(snippetEdit_);
+    copyButton_ = new QPushButton(snippetBox_);
+    connect(copyButton_, &QPushButton::clicked, this, [this] {
+        QApplication::clipboard()->setText(snippet());
+        copyButton_->setText(tr("Copied"));
+        QTimer::singleShot(1500, copyButton_, [this] { copyButton_->setText(tr("&Copy code")); });
+    });
+    snippetLayout->addWidget(copyButton_, 0, Qt::AlignLeft);
+    snippetBox_->setVisible(!step_.snippet.empty());
+    layout->addWidget(snippetBox_);
+    layout->addStretch(1);
+
+    scroll_->setWidget(content);
+    outer->addWidget(scroll_, 1);
+
+    // The bar stays under the heatmaps on screen however far the page scrolls.
+    cellBar_ = new QLabel(this);
+    cellBar_->setWordWrap(true);
+    cellBar_->setTextFormat(Qt::RichText);
+    cellBar_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    cellBar_->setFrameShape(QFrame::StyledPanel);
+    cellBar_->setAutoFillBackground(true);
+    cellBar_->setBackgroundRole(QPalette::AlternateBase);
+    cellBar_->setMargin(8);
+    cellBar_->setMinimumHeight(56);
+    outer->addWidget(cellBar_);
+
+    applyFonts();
+    retranslate();  // also fills the matrices
+}
+
+StepPage::~StepPage() = default;
+
+QString StepPage::title() const { return stepText(step_.id).title; }
+
+QStringList StepPage::matrixIds() const { return toQStringList(ids_); }
+
+QList<attn::HeatmapWidget*> StepPage::heatmaps() const {
+    QList<attn::HeatmapWidget*> list;
+    for (const MatrixPanel* p : panels_) list.append(p->heatmap);
+    return list;
+}
+
+int StepPage::panelIndex(const std::string& matrixId) const {
+    for (std::size_t i = 0; i < ids_.size(); ++i)
+        if (ids_[i] == matrixId) return static_cast<int>(i);
+    return -1;
+}
+
+MatrixPanel* StepPage::panel(const QString& matrixId) const {
+    const int i = panelIndex(matrixId.toStdString());
+    return i < 0 ? nullptr : panels_[static_cast<std::size_t>(i)];
+}
+
+attn::HeatmapWidget* StepPage::heatmap(const QString& matrixId) const {
+    MatrixPanel* p = panel(matrixId);
+    return p ? p->heatmap : nullptr;
+}
+
+QTableWidget* StepPage::table(const QString& matrixId) const {
+    MatrixPanel* p = panel(matrixId);
+    return p ? p->table : nullptr;
+}
+
+const attn::StepMatrix* StepPage::shownMatrix(const QString& matrixId) const {
+    const std::string id = matrixId.toStdString();
+    for (const attn::StepMatrix& m : step_.matrices)
+        if (m.id == id && (m.frame < 0 || m.frame == frame_)) return &m;
+    return nullptr;
+}
+
+attn::Matrix StepPage::shownValues(const QString& matrixId) const {
+    const attn::StepMatrix* m = shownMatrix(matrixId);
+    if (!m) return {};
+    if (inference_) {
+        // model.eval(): dropout passes the weights through and keeps every cell.
+        if (m->derivation == attn::Derivation::Dropout) {
+            if (const attn::StepMatrix* input = step_.find(m->lhs)) return input->values;
+        }
+        for (const attn::StepMatrix& other : step_.matrices)
+            if (other.derivation == attn::Derivation::Dropout && other.rhs == m->id)
+                return attn::Matrix::Ones(m->values.rows(), m->values.cols());
+    }
+    return m->values;
+}
+
+QString StepPage::caption(const QString& matrixId) const {
+    const attn::StepMatrix* m = shownMatrix(matrixId);
+    if (!m) return {};
+    QString text = matrixCaption(step_.id, m->id);
+    if (inference_ && m->derivation == attn::Derivation::Dropout)
+        text = tr("%1 (inference: unchanged)").arg(text);
+    return text;
+}
+
+QString StepPage::snippet() const { return QString::fromStdString(step_.snippet); }
+
+void StepPage::buildMatrices() {
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+        auto* p = new MatrixPanel(matrixLayout_->parentWidget());
+        const int index = static_cast<int>(i);
+        const QString id = QString::fromStdString(ids_[i]);
+        connect(p->heatmap, &attn::HeatmapWidget::cellHovered, this,
+                [this, index](int r, int c) { onCellHovered(index, r, c); });
+        connect(p->heatmap, &attn::HeatmapWidget::cellClicked, this,
+                [this, index](int r, int c) { onCellClicked(index, r, c); });
+        connect(p->heatmap, &attn::HeatmapWidget::hoverLeft, this, &StepPage::onHoverLeft);
+        p->heatmap->setTooltipProvider(
+            [this, id](int r, int c) { return cellFormula(id, r, c); });
+        panels_.push_back(p);
+        matrixLayout_->addWidget(p);
+    }
+}
+
+void StepPage::updateMatrices() {
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+        MatrixPanel* p = panels_[i];
+        const QString id = QString::fromStdString(ids_[i]);
+        const attn::StepMatrix* m = shownMatrix(id);
+        p->setVisible(m != nullptr);
+        if (!m) continue;
+        const attn::Matrix values = shownValues(id);
+        // A filled score shows its fill ("−∞"); a masked weight is a plain 0 after softmax.
+        std::optional<double> fill;
+        if (m->blocked.size() > 0 && !isUnitRange(m->kind))
+            fill = static_cast<double>(m->fill_value);
+        p->heatmap->setMatrix(values, toQStringList(m->row_labels), toQStringList(m->col_labels),
+                              m->blocked, fill);
+        if (isUnitRange(m->kind)) {
+            p->heatmap->setColorMap(QStringLiteral("viridis"));
+            p->heatmap->setValueRange(0.0, 1.0);
+        } else {
+            p->heatmap->setColorMap(QStringLiteral("diverging"));
+            p->heatmap->setAutoRange();
+        }
+        p->caption->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:%2'>%3 × %4</span>")
+                                .arg(caption(id).toHtmlEscaped(),
+                                     palette().color(QPalette::PlaceholderText).name())
+                                .arg(values.rows())
+                                .arg(values.cols()));
+        p->fillTable(*m, values);
+        p->table->setVisible(showTables_);
+        p->updateGeometry();
+    }
+    matrixLayout_->invalidate();
+    pinned_.reset();
+    updateFrameControls();
+    updateFacts();
+    resetHighlights();
+}
+
+void StepPage::updateFrameControls() {
+    if (step_.frame_count <= 0) return;
+    const QSignalBlocker block(frameSlider_);
+    frameSlider_->setValue(frame_);
+    previousToken_->setEnabled(frame_ > 0);
+    nextToken_->setEnabled(frame_ + 1 < step_.frame_count);
+    const std::size_t f = static_cast<std::size_t>(frame_);
+    const QString token = f < step_.frame_labels.size()
+                              ? QString::fromStdString(step_.frame_labels[f])
+                              : QString::number(frame_ + 1);
+    frameLabel_->setText(
+        tr("Token %1 of %2: “%3”").arg(frame_ + 1).arg(step_.frame_count).arg(token));
+}
+
+void StepPage::updateFacts() {
+    while (factsLayout_->rowCount() > 0) factsLayout_->removeRow(0);
+    double with = -1.0;
+    double without = -1.0;
+    for (const attn::StepFact& f : step_.facts) {
+        if (f.frame >= 0 && f.frame != frame_) continue;
+        if (f.id == "mults_with_cache") with = f.value;
+        if (f.id == "mults_without_cache") without = f.value;
+        auto* value = new QLabel(formatFact(f.id, f.value), factsBox_);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        factsLayout_->addRow(factLabel(f.id) + QLatin1Char(':'), value);
+    }
+    if (with >= 0.0 && without > 0.0) {
+        const double saved = without - with;
+        auto* value = new QLabel(tr("%1 (%2 %)")
+                                     .arg(formatFact({}, saved))
+                                     .arg(QLocale().toString(100.0 * saved / without, 'f', 0)),
+                                 factsBox_);
+        QFont bold = value->font();
+        bold.setBold(true);
+        value->setFont(bold);
+        factsLayout_->addRow(tr("Multiplications saved:"), value);
+    }
+    factsBox_->setVisible(factsLayout_->rowCount() > 0);
+}
+
+void StepPage::setShowTables(bool show) {
+    if (show == showTables_) return;
+    showTables_ = show;
+    {
+        const QSignalBlocker block(tablesBox_);
+        tablesBox_->setChecked(show);
+    }
+    for (MatrixPanel* p : panels_) {
+        p->table->setVisible(show);
+        p->updateGeometry();
+    }
+    matrixLayout_->invalidate();
+    emit showTablesChanged(show);
+}
+
+void StepPage::setFrame(int frame) {
+    if (step_.frame_count <= 0) return;
+    const int clamped = std::clamp(frame, 0, step_.frame_count - 1);
+    if (clamped == frame_) {
+        updateFrameControls();
+        return;
+    }
+    frame_ = clamped;
+    updateMatrices();
+}
+
+void StepPage::setInference(bool inference) {
+    if (!hasDropout_ || inference == inference_) return;
+    inference_ = inference;
+    {
+        const QSignalBlocker a(training_);
+        const QSignalBlocker b(inferenceButton_);
+        inferenceButton_->setChecked(inference);
+        training_->setChecked(!inference);
+    }
+    updateMatrices();
+}
+
+QString StepPage::cellFormula(const QString& matrixId, int row, int column) const {
+    const attn::StepMatrix* m = shownMatrix(matrixId);
+    if (!m || row < 0 || column < 0 || row >= m->values.rows() || column >= m->values.cols())
+        return {};
+    const attn::Matrix values = shownValues(matrixId);
+    const double value = static_cast<double>(values(row, column));
+    const Eigen::Index shownRow = m->row_vector_index ? m->query_index : row;
+    const QString name = QString::fromStdString(m->symbol + attn::subscript(shownRow + 1) +
+                                                attn::subscript(column + 1));
+    if (inference_) {
+        if (m->derivation == attn::Derivation::Dropout)
+            return tr("%1 = %2: at inference dropout keeps every weight as it is")
+                .arg(name, attn::formatNumber(value));
+        for (const attn::StepMatrix& other : step_.matrices)
+            if (other.derivation == attn::Derivation::Dropout && other.rhs == m->id)
+                return tr("%1 = 1: at inference nothing is dropped").arg(name);
+    }
+    const QString formula = QString::fromStdString(attn::explain_cell(step_, *m, row, column));
+    if (!formula.isEmpty()) return formula;
+    QString text = name + QStringLiteral(" = ") + attn::formatNumber(value);
+    if (isBlocked(*m, row, column))
+        text += QLatin1Char(' ') + tr("(masked: filled with %1 before softmax)")
+                                       .arg(attn::formatNumber(static_cast<double>(m->fill_value)));
+    return text;
+}
+
+QString StepPage::explainCell(const QString& matrixId, int row, int column) {
+    const int index = panelIndex(matrixId.toStdString());
+    if (index < 0) return {};
+    showCell(index, row, column);
+    return explanationBarText();
+}
+
+QString StepPage::explanationBarText() const { return cellBar_->property("plainText").toString(); }
+
+void StepPage::onCellHovered(int panelIndex, int row, int column) {
+    showCell(panelIndex, row, column);
+}
+
+void StepPage::onCellClicked(int panelIndex, int row, int column) {
+    pinned_ = std::make_pair(panelIndex, std::make_pair(row, column));
+    showCell(panelIndex, row, column);
+}
+
+void StepPage::onHoverLeft() {
+    if (pinned_)
+        showCell(pinned_->first, pinned_->second.first, pinned_->second.second);
+    else
+        resetHighlights();
+}
+
+void StepPage::showCell(int index, int row, int column) {
+    if (index < 0 || index >= static_cast<int>(panels_.size())) return;
+    const QString id = QString::fromStdString(ids_[static_cast<std::size_t>(index)]);
+    const attn::StepMatrix* m = shownMatrix(id);
+    if (!m || row < 0 || column < 0 || row >= m->values.rows() || column >= m->values.cols())
+        return;
+    for (MatrixPanel* p : panels_) p->heatmap->clearHighlight();
+    panels_[static_cast<std::size_t>(index)]->heatmap->highlightCell(row, column);
+
+    attn::HeatmapWidget* lhs = m->lhs.empty() ? nullptr : heatmap(QString::fromStdString(m->lhs));
+    attn::HeatmapWidget* rhs = m->rhs.empty() ? nullptr : heatmap(QString::fromStdString(m->rhs));
+    using attn::Derivation;
+    switch (m->derivation) {
+        case Derivation::None:
+            break;
+        case Derivation::DotProduct:
+            // ω_ij = q_i · k_j: the query row of the left matrix, the key row of the right one.
+            // When both are the same matrix (x · xᵀ) the key row wins: the query is the
+            // highlighted row of the result already.
+            if (lhs) lhs->highlightRow(row);
+            if (rhs) rhs->highlightRow(column);
+            break;
+        case Derivation::Projection:
+        case Derivation::WeightedSum:
+            if (lhs) lhs->highlightRow(row);
+            if (rhs) rhs->highlightColumn(column);
+            break;
+        case Derivation::Softmax:
+        case Derivation::NaiveSoftmax:
+        case Derivation::NaiveNorm:
+        case Derivation::Renormalize:
+            // The whole row enters the denominator.
+            if (lhs) {
+                lhs->highlightRow(row);
+                lhs->highlightCell(row, column);
+            }
+            break;
+        case Derivation::MaskProduct:
+        case Derivation::MaskedFill:
+        case Derivation::Dropout:
+        case Derivation::Difference:
+            if (lhs) lhs->highlightCell(row, column);
+            if (rhs) rhs->highlightCell(row, column);
+            break;
+    }
+
+    const std::size_t r = static_cast<std::size_t>(row);
+    const std::size_t c = static_cast<std::size_t>(column);
+    const QString rowLabel =
+        r < m->row_labels.size() ? QString::fromStdString(m->row_labels[r]) : QString::number(row + 1);
+    const QString colLabel = c < m->col_labels.size() ? QString::fromStdString(m->col_labels[c])
+                                                      : QString::number(column + 1);
+    const QString where = tr("%1 — row “%2”, column “%3”").arg(caption(id), rowLabel, colLabel);
+    const QString formula = cellFormula(id, row, column);
+    cellBar_->setText(QStringLiteral("<span>%1</span><br><span style='font-size:%3pt'>%2</span>")
+                          .arg(where.toHtmlEscaped(), formula.toHtmlEscaped())
+                          .arg(cellBar_->font().pointSizeF() * 1.25));
+    cellBar_->setProperty("plainText", where + QLatin1Char('\n') + formula);
+}
+
+void StepPage::resetHighlights() {
+    for (MatrixPanel* p : panels_) p->heatmap->clearHighlight();
+    applyStepHighlights();
+    const QString hint = tr("Point at a cell to see how it is computed from the other matrices; "
+                            "click it to keep the explanation.");
+    cellBar_->setText(QStringLiteral("<span>%1</span>").arg(hint.toHtmlEscaped()));
+    cellBar_->setProperty("plainText", hint);
+}
+
+void StepPage::applyStepHighlights() {
+    for (const attn::Highlight& h : step_.highlights) {
+        attn::HeatmapWidget* map = heatmap(QString::fromStdString(h.matrix_id));
+        if (!map) continue;
+        const int row = static_cast<int>(h.row);
+        const int col = static_cast<int>(h.col);
+        if (row >= 0 && col >= 0)
+            map->highlightCell(row, col);
+        else if (row >= 0)
+            map->highlightRow(row);
+        else if (col >= 0)
+            map->highlightColumn(col);
+    }
+    // Decoding frames: the row this token appended to a growing matrix (the cache).
+    if (step_.frame_count > 0 && frame_ > 0) {
+        for (std::size_t i = 0; i < ids_.size(); ++i) {
+            const QString id = QString::fromStdString(ids_[i]);
+            const attn::StepMatrix* m = shownMatrix(id);
+            if (!m || m->frame < 0 || m->values.rows() != frame_ + 1) continue;
+            panels_[i]->heatmap->highlightRow(frame_);
+        }
+    }
+}
+
+void StepPage::setScale(double scale) {
+    scale_ = std::max(scale, 0.25);
+    for (MatrixPanel* p : panels_) {
+        p->heatmap->setScale(scale_);
+        p->updateGeometry();
+    }
+    if (vectorView_) vectorView_->setScale(scale_);
+    applyFonts();
+    matrixLayout_->invalidate();
+}
+
+void StepPage::applyFonts() {
+    const QFont base = QApplication::font();
+    const double size = base.pointSizeF() > 0 ? base.pointSizeF() : 10.0;
+    QFont titleFont = base;
+    titleFont.setPointSizeF(size * 1.7 * scale_);
+    titleFont.setBold(true);
+    title_->setFont(titleFont);
+    QFont text = base;
+    text.setPointSizeF(size * 1.15 * scale_);
+    explanation_->setFont(text);
+    cellBar_->setFont(text);
+    QFont normal = base;
+    normal.setPointSizeF(size * scale_);
+    for (MatrixPanel* p : panels_) {
+        p->caption->setFont(text);
+        p->table->setFont(normal);
+    }
+    QFont mono = monospaceFont();
+    mono.setPointSizeF(size * scale_);
+    snippetEdit_->setFont(mono);
+    // Tall enough for the whole snippet, so the page scrolls instead of the snippet.
+    const int lines = static_cast<int>(step_.snippet.empty()
+                                           ? 1
+                                           : std::count(step_.snippet.begin(),
+                                                        step_.snippet.end(), '\n') + 1);
+    const QFontMetrics fm(mono);
+    snippetEdit_->setFixedHeight(fm.lineSpacing() * lines + 2 * snippetEdit_->frameWidth() +
+                                 static_cast<int>(2 * snippetEdit_->document()->documentMargin()) +
+                                 style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
+}
+
+void StepPage::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QWidget::changeEvent(event);
+}
+
+void StepPage::retranslate() {
+    const StepText text = stepText(step_.id);
+    title_->setText(tr("Step %1 · %2").arg(step_.number).arg(text.title));
+    explanation_->setText(text.html);
+    explanation_->setVisible(!text.html.isEmpty());
+    tablesBox_->setText(tr("Show numbers as &tables"));
+    previousToken_->setText(tr("◀ Previous token"));
+    nextToken_->setText(tr("Next token ▶"));
+    modeLabel_->setText(tr("Dropout:"));
+    training_->setText(tr("Training"));
+    inferenceButton_->setText(tr("Inference"));
+    factsBox_->setTitle(tr("Numbers of this step"));
+    snippetBox_->setTitle(tr("The same in PyTorch"));
+    copyButton_->setText(tr("&Copy code"));
+    if (vectorBox_) vectorBox_->setTitle(tr("Embeddings as arrows"));
+    if (!panels_.empty()) updateMatrices();
+}
+
+}  // namespace views

@@ -1,0 +1,152 @@
+// StepPage: one step of the walkthrough, built from its attn::Step record. Every step uses this
+// one page: the explanation, the matrices as heatmaps (and on demand as number tables), the
+// facts, the PyTorch snippet, frames for the KV-cache step and the training/inference switch for
+// dropout all come from the record, so a new step needs data and words, not a widget.
+//
+// Hovering or clicking a cell writes explain_cell()'s formula in the bar under the heatmaps and
+// outlines where the cell came from: the lhs row and, for a dot product, the rhs row (a key), for
+// a projection or weighted sum the rhs column.
+#pragma once
+
+#include "model/walkthrough.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+class QCheckBox;
+class QFormLayout;
+class QGroupBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QRadioButton;
+class QScrollArea;
+class QSlider;
+class QTableWidget;
+
+namespace attn {
+class HeatmapWidget;
+}
+
+namespace views {
+
+class FlowLayout;
+class MatrixPanel;
+class VectorView;
+
+class StepPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit StepPage(attn::Step step, QWidget* parent = nullptr);
+    ~StepPage() override;
+
+    const attn::Step& step() const { return step_; }
+    // "Scaled dot-product attention", translated.
+    QString title() const;
+
+    // One heatmap per matrix id, in the record's order (a frame step shows the selected frame).
+    QStringList matrixIds() const;
+    QList<attn::HeatmapWidget*> heatmaps() const;
+    attn::HeatmapWidget* heatmap(const QString& matrixId) const;
+    QTableWidget* table(const QString& matrixId) const;
+    // The record the heatmap of `matrixId` shows now (frame-aware); nullptr for an unknown id.
+    const attn::StepMatrix* shownMatrix(const QString& matrixId) const;
+    // The values on screen: the record's, except the identity dropout at inference.
+    attn::Matrix shownValues(const QString& matrixId) const;
+    QString caption(const QString& matrixId) const;
+
+    // Number tables under the heatmaps (4 decimals, "−∞" for filled cells).
+    void setShowTables(bool show);
+    bool showTables() const { return showTables_; }
+
+    // Frames (the KV-cache step decodes one token per frame); 0 when the step has none.
+    int frameCount() const { return step_.frame_count; }
+    int frame() const { return frame_; }
+    void setFrame(int frame);
+
+    // Dropout steps: inference shows dropout as the identity. False when the step has no dropout.
+    bool hasInferenceSwitch() const { return hasDropout_; }
+    void setInference(bool inference);
+    bool inference() const { return inference_; }
+
+    // Explains a cell as hovering it does (text in the bar, cross-highlights); returns the text
+    // of the bar, empty for an unknown matrix or cell.
+    QString explainCell(const QString& matrixId, int row, int column);
+    // The formula line alone, e.g. "ω₂₃ = q₂ · k₃ / √2 = ... = 1.2808".
+    QString cellFormula(const QString& matrixId, int row, int column) const;
+    QString explanationBarText() const;
+    // Back to the step's own highlights and the hint in the bar.
+    void resetHighlights();
+
+    // Fonts, heatmap cells and the vector plot multiplied (presentation mode, issue 5).
+    void setScale(double scale);
+    double scale() const { return scale_; }
+
+    VectorView* vectorView() const { return vectorView_; }
+    QString snippet() const;
+
+signals:
+    void showTablesChanged(bool show);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    MatrixPanel* panel(const QString& matrixId) const;
+    int panelIndex(const std::string& matrixId) const;
+    void buildMatrices();
+    void updateMatrices();
+    void updateFrameControls();
+    void updateFacts();
+    void applyStepHighlights();
+    void onCellHovered(int panelIndex, int row, int column);
+    void onCellClicked(int panelIndex, int row, int column);
+    void onHoverLeft();
+    void showCell(int panelIndex, int row, int column);
+    void applyFonts();
+    void retranslate();
+
+    attn::Step step_;
+    std::vector<std::string> ids_;  // distinct matrix ids, in order
+    std::vector<MatrixPanel*> panels_;
+    int frame_ = 0;
+    bool inference_ = false;
+    bool hasDropout_ = false;
+    bool showTables_ = false;
+    double scale_ = 1.0;
+    // The clicked cell stays explained when the pointer leaves the matrices.
+    std::optional<std::pair<int, std::pair<int, int>>> pinned_;
+
+    QScrollArea* scroll_ = nullptr;
+    QLabel* title_ = nullptr;
+    QLabel* explanation_ = nullptr;
+    QCheckBox* tablesBox_ = nullptr;
+    QWidget* frameBar_ = nullptr;
+    QPushButton* previousToken_ = nullptr;
+    QPushButton* nextToken_ = nullptr;
+    QSlider* frameSlider_ = nullptr;
+    QLabel* frameLabel_ = nullptr;
+    QWidget* modeBar_ = nullptr;
+    QLabel* modeLabel_ = nullptr;
+    QRadioButton* training_ = nullptr;
+    QRadioButton* inferenceButton_ = nullptr;
+    FlowLayout* matrixLayout_ = nullptr;
+    QLabel* cellBar_ = nullptr;
+    QGroupBox* factsBox_ = nullptr;
+    QFormLayout* factsLayout_ = nullptr;
+    QGroupBox* vectorBox_ = nullptr;
+    VectorView* vectorView_ = nullptr;
+    QGroupBox* snippetBox_ = nullptr;
+    QPlainTextEdit* snippetEdit_ = nullptr;
+    QPushButton* copyButton_ = nullptr;
+};
+
+}  // namespace views

@@ -1,0 +1,24 @@
+// The words of the walkthrough: titles, teaching texts, matrix captions and fact labels, all
+// through Qt's translation system (context "StepText") so English and Chinese come from one
+// table. Keyed by the stable ids of model/walkthrough.h.
+#pragma once
+
+#include <QString>
+
+#include <string>
+
+namespace views {
+
+struct StepText {
+    QString title;  // "Causal mask, method 2: −∞ before softmax"
+    QString html;   // rich-text explanation with the formula
+};
+
+// Translated title and explanation of a step; a generic text for an unknown id.
+StepText stepText(const std::string& stepId);
+// Translated caption of a matrix of a step, e.g. "Attention weights α (6 × 6)" without the size.
+QString matrixCaption(const std::string& stepId, const std::string& matrixId);
+// Translated label of a StepFact id, e.g. "Multiplications with the cache".
+QString factLabel(const std::string& factId);
+
+}  // namespace views
