@@ -6,7 +6,8 @@ namespace {
 
 QString shown(const QString& text) {
     constexpr qsizetype kShown = 30;
-    return QLatin1Char('"') + (text.size() > kShown ? text.left(kShown) + QStringLiteral("...") : text) +
+    return QLatin1Char('"') +
+           (text.size() > kShown ? text.left(kShown) + QStringLiteral("...") : text) +
            QLatin1Char('"');
 }
 

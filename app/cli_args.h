@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QString>
-
 #include <optional>
 
 // A whole number in [min, max]. On failure returns nullopt and sets *error to a message naming

@@ -1,18 +1,17 @@
 // attention-cli compute: run one module and print every matrix it computed as JSON, or only a
 // short summary for long inputs (--summary).
+#include <sys/resource.h>
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <cmath>
+
 #include "cli_command.h"
 #include "example_file.h"
 #include "json_text.h"
 #include "model/examples.h"
 #include "model/runner.h"
-
-#include <QElapsedTimer>
-#include <QJsonArray>
-#include <QJsonObject>
-
-#include <sys/resource.h>
-
-#include <cmath>
 
 namespace {
 
@@ -23,7 +22,8 @@ constexpr qint64 kMaxRandomValues = qint64{1} << 28;  // tokens × d_in: 1 GiB o
 QString names() {
     QString out;
     for (const attn::ModuleInfo& info : attn::module_infos()) {
-        out += (out.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size()));
+        out += (out.isEmpty() ? QString() : QStringLiteral(", ")) +
+               QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size()));
     }
     return out;
 }
@@ -45,7 +45,8 @@ QJsonArray batchJson(const attn::Batch& batch) {
 }
 
 // [batch][head][query][key] of one intermediate of every head.
-QJsonArray perHeadJson(const attn::ModuleOutput& output, attn::Matrix attn::AttentionResult::*field) {
+QJsonArray perHeadJson(const attn::ModuleOutput& output,
+                       attn::Matrix attn::AttentionResult::*field) {
     QJsonArray out;
     for (const std::vector<attn::AttentionResult>& heads : output.heads) {
         QJsonArray perBatch;
@@ -69,33 +70,49 @@ void addComputeOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "Run an attention module and print its context_vecs ([batch][token][d_out]), attn_weights\n"
         "([batch][head][query][key], after softmax, before dropout), attn_scores (raw query·key),\n"
-        "queries/keys/values and its weights (named as PyTorch's state_dict). Input: the tutorial's\n"
+        "queries/keys/values and its weights (named as PyTorch's state_dict). Input: the "
+        "tutorial's\n"
         "six tokens \"Your journey starts with one step\", a JSON example file, or random tokens.\n"
-        "Settings in the file's \"config\" apply unless an option overrides them. With --dropout > 0\n"
+        "Settings in the file's \"config\" apply unless an option overrides them. With --dropout > "
+        "0\n"
         "the module runs in training mode, its masks drawn from the same seeded generator after\n"
         "the parameters, as torch.manual_seed(seed); m = Module(...); m.train(); m(x)."));
     parser.addOptions({
-        {QStringLiteral("module"), QStringLiteral("The module: %1.").arg(names()), QStringLiteral("NAME")},
-        {QStringLiteral("seed"), QStringLiteral("torch.manual_seed for the parameters (default 123)."), QStringLiteral("N")},
+        {QStringLiteral("module"), QStringLiteral("The module: %1.").arg(names()),
+         QStringLiteral("NAME")},
+        {QStringLiteral("seed"),
+         QStringLiteral("torch.manual_seed for the parameters (default 123)."),
+         QStringLiteral("N")},
         {QStringLiteral("d-out"),
          QStringLiteral("Projection width (default 2); each head's width for multi-head-wrapper; "
                         "bert-multi-head, gpt2-attention and cross-attention keep d_out = d_in."),
          QStringLiteral("N")},
         {QStringLiteral("num-heads"),
-         QStringLiteral("Heads of the multi-head modules (default 2, or 1 when 2 does not divide the width)."),
+         QStringLiteral(
+             "Heads of the multi-head modules (default 2, or 1 when 2 does not divide the width)."),
          QStringLiteral("N")},
-        {QStringLiteral("dropout"), QStringLiteral("Dropout p in [0, 1] on the attention weights (default 0); > 0 means training mode."),
+        {QStringLiteral("dropout"),
+         QStringLiteral(
+             "Dropout p in [0, 1] on the attention weights (default 0); > 0 means training mode."),
          QStringLiteral("P")},
-        {QStringLiteral("batch"), QStringLiteral("Stack N copies of the input, as torch.stack (default 1)."), QStringLiteral("N")},
+        {QStringLiteral("batch"),
+         QStringLiteral("Stack N copies of the input, as torch.stack (default 1)."),
+         QStringLiteral("N")},
         {QStringLiteral("context-length"),
          QStringLiteral("Causal mask size of the causal modules (default: the number of tokens)."),
          QStringLiteral("N")},
-        {QStringLiteral("qkv-bias"), QStringLiteral("Give the query, key and value projections a bias.")},
-        {QStringLiteral("input"), QStringLiteral("JSON example file with tokens and embeddings (and optionally weights, source, config)."),
+        {QStringLiteral("qkv-bias"),
+         QStringLiteral("Give the query, key and value projections a bias.")},
+        {QStringLiteral("input"),
+         QStringLiteral("JSON example file with tokens and embeddings (and optionally weights, "
+                        "source, config)."),
          QStringLiteral("FILE")},
-        {QStringLiteral("random-tokens"), QStringLiteral("Use N random tokens, torch.rand(N, d_in) seeded with --seed, instead of the example."),
+        {QStringLiteral("random-tokens"),
+         QStringLiteral("Use N random tokens, torch.rand(N, d_in) seeded with --seed, instead of "
+                        "the example."),
          QStringLiteral("N")},
-        {QStringLiteral("d-in"), QStringLiteral("Embedding width of --random-tokens (default 3)."), QStringLiteral("N")},
+        {QStringLiteral("d-in"), QStringLiteral("Embedding width of --random-tokens (default 3)."),
+         QStringLiteral("N")},
         {QStringLiteral("summary"),
          QStringLiteral("Print only the output shape, a checksum, the time and the peak memory.")},
     });
@@ -111,8 +128,9 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         cliFail(QStringLiteral("--input and --random-tokens both give the input: choose one"));
     }
     if (parser.isSet(QStringLiteral("d-in")) && !random) {
-        cliFail(QStringLiteral("--d-in sets the width of --random-tokens: add --random-tokens N, or "
-                               "leave --d-in out (a file or the example sets its own width)"));
+        cliFail(
+            QStringLiteral("--d-in sets the width of --random-tokens: add --random-tokens N, or "
+                           "leave --d-in out (a file or the example sets its own width)"));
     }
     if (parser.isSet(QStringLiteral("input"))) {
         const QString path = parser.value(QStringLiteral("input"));
@@ -137,28 +155,37 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         cliFail(QStringLiteral("give --module NAME, one of %1").arg(names()));
     }
     const attn::ModuleInfo& info = attn::module_info(config.module);
-    config.seed = static_cast<std::uint64_t>(
-        integerOption(parser, QStringLiteral("seed"), static_cast<qint64>(config.seed), 0, kMaxSeed));
+    config.seed = static_cast<std::uint64_t>(integerOption(
+        parser, QStringLiteral("seed"), static_cast<qint64>(config.seed), 0, kMaxSeed));
     config.d_out = integerOption(parser, QStringLiteral("d-out"), config.d_out, 1, attn::kMaxWidth);
-    config.num_heads = integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
+    config.num_heads =
+        integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
     config.batch = integerOption(parser, QStringLiteral("batch"), config.batch, 1, attn::kMaxBatch);
-    config.context_length =
-        integerOption(parser, QStringLiteral("context-length"), config.context_length, 1, qint64{1} << 20);
-    config.dropout = static_cast<float>(probabilityOption(parser, QStringLiteral("dropout"), static_cast<double>(config.dropout)));
+    config.context_length = integerOption(parser, QStringLiteral("context-length"),
+                                          config.context_length, 1, qint64{1} << 20);
+    config.dropout = static_cast<float>(
+        probabilityOption(parser, QStringLiteral("dropout"), static_cast<double>(config.dropout)));
     if (parser.isSet(QStringLiteral("qkv-bias"))) {
         config.qkv_bias = true;
     }
 
     if (random) {
-        const qint64 tokens = integerOption(parser, QStringLiteral("random-tokens"), 0, 1, kMaxRandomTokens);
+        const qint64 tokens =
+            integerOption(parser, QStringLiteral("random-tokens"), 0, 1, kMaxRandomTokens);
         const qint64 d_in = integerOption(parser, QStringLiteral("d-in"), 3, 1, attn::kMaxWidth);
         if (tokens * d_in > kMaxRandomValues) {
-            cliFail(QStringLiteral("--random-tokens %1 × --d-in %2 = %3 values; the limit is %4: use "
-                                   "fewer tokens or a smaller width")
-                        .arg(tokens).arg(d_in).arg(tokens * d_in).arg(kMaxRandomValues));
+            cliFail(
+                QStringLiteral("--random-tokens %1 × --d-in %2 = %3 values; the limit is %4: use "
+                               "fewer tokens or a smaller width")
+                    .arg(tokens)
+                    .arg(d_in)
+                    .arg(tokens * d_in)
+                    .arg(kMaxRandomValues));
         }
         // Check the settings (and the memory they need) before drawing the tokens.
-        attn::resolve_config(config, d_in, tokens, info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens);
+        attn::resolve_config(
+            config, d_in, tokens,
+            info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens);
         inputs = attn::random_sequence(tokens, d_in, config.seed);
     }
 
@@ -179,16 +206,21 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         }
         const attn::Matrix& first = out.context_vecs.front();
         OrderedMembers summary;
-        summary.emplace_back(QStringLiteral("module"), QString::fromStdString(result.config.module));
+        summary.emplace_back(QStringLiteral("module"),
+                             QString::fromStdString(result.config.module));
         summary.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
         summary.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
-        summary.emplace_back(QStringLiteral("shape"),
-                             QJsonArray{static_cast<double>(out.context_vecs.size()),
-                                        static_cast<double>(first.rows()), static_cast<double>(first.cols())});
-        summary.emplace_back(QStringLiteral("checksum"), std::isfinite(sum) ? QJsonValue(sum) : QJsonValue());
-        summary.emplace_back(QStringLiteral("abs_checksum"), std::isfinite(absSum) ? QJsonValue(absSum) : QJsonValue());
+        summary.emplace_back(
+            QStringLiteral("shape"),
+            QJsonArray{static_cast<double>(out.context_vecs.size()),
+                       static_cast<double>(first.rows()), static_cast<double>(first.cols())});
+        summary.emplace_back(QStringLiteral("checksum"),
+                             std::isfinite(sum) ? QJsonValue(sum) : QJsonValue());
+        summary.emplace_back(QStringLiteral("abs_checksum"),
+                             std::isfinite(absSum) ? QJsonValue(absSum) : QJsonValue());
         summary.emplace_back(QStringLiteral("elapsed_ms"), std::round(elapsedMs * 1000.0) / 1000.0);
-        summary.emplace_back(QStringLiteral("peak_rss_mb"), std::round(peakResidentMegabytes() * 10.0) / 10.0);
+        summary.emplace_back(QStringLiteral("peak_rss_mb"),
+                             std::round(peakResidentMegabytes() * 10.0) / 10.0);
         return writeJsonObject(summary);
     }
 
@@ -199,15 +231,19 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     json.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
     json.emplace_back(QStringLiteral("tokens"), tokensJson(inputs.tokens));
     if (info.uses_source) {
-        const attn::Sequence& used = sourcePtr != nullptr ? *sourcePtr : attn::cross_attention_source();
+        const attn::Sequence& used =
+            sourcePtr != nullptr ? *sourcePtr : attn::cross_attention_source();
         json.emplace_back(QStringLiteral("source_tokens"), tokensJson(used.tokens));
     }
     json.emplace_back(QStringLiteral("context_vecs"), batchJson(out.context_vecs));
-    json.emplace_back(QStringLiteral("attn_weights"), perHeadJson(out, &attn::AttentionResult::weights));
+    json.emplace_back(QStringLiteral("attn_weights"),
+                      perHeadJson(out, &attn::AttentionResult::weights));
     if (result.training) {
-        json.emplace_back(QStringLiteral("attn_weights_after_dropout"), perHeadJson(out, &attn::AttentionResult::dropped));
+        json.emplace_back(QStringLiteral("attn_weights_after_dropout"),
+                          perHeadJson(out, &attn::AttentionResult::dropped));
     }
-    json.emplace_back(QStringLiteral("attn_scores"), perHeadJson(out, &attn::AttentionResult::scores));
+    json.emplace_back(QStringLiteral("attn_scores"),
+                      perHeadJson(out, &attn::AttentionResult::scores));
     json.emplace_back(QStringLiteral("queries"), batchJson(out.queries));
     json.emplace_back(QStringLiteral("keys"), batchJson(out.keys));
     json.emplace_back(QStringLiteral("values"), batchJson(out.values));

@@ -1,10 +1,10 @@
 // attention-cli decode: KV-cached decoding, one token at a time, beside one full causal pass.
+#include <QJsonArray>
+#include <QJsonObject>
+
 #include "cli_command.h"
 #include "json_text.h"
 #include "model/runner.h"
-
-#include <QJsonArray>
-#include <QJsonObject>
 
 namespace {
 
@@ -17,14 +17,21 @@ void addDecodeOptions(QCommandLineParser& parser) {
         "Feed N random tokens (torch.rand(N, d_model) seeded with --seed) one at a time through a\n"
         "KV cache: each step projects only the new token, appends its key and value to the cache\n"
         "and attends over all cached tokens. Prints each step's output row, attention weights and\n"
-        "cache size (tokens, bytes = 2 × heads × tokens × head_dim × 4), the outputs of one causal\n"
+        "cache size (tokens, bytes = 2 × heads × tokens × head_dim × 4), the outputs of one "
+        "causal\n"
         "pass over all tokens, and the largest difference between the two (float rounding only)."));
     parser.addOptions({
-        {QStringLiteral("module"), QStringLiteral("multi-head-attention or gpt2-attention."), QStringLiteral("NAME")},
-        {QStringLiteral("length"), QStringLiteral("Number of tokens to decode (1..4096)."), QStringLiteral("N")},
-        {QStringLiteral("d-model"), QStringLiteral("Embedding and output width (default 4)."), QStringLiteral("N")},
-        {QStringLiteral("num-heads"), QStringLiteral("Heads; must divide --d-model (default 2)."), QStringLiteral("N")},
-        {QStringLiteral("seed"), QStringLiteral("Seed for the tokens and the parameters (default 123)."), QStringLiteral("N")},
+        {QStringLiteral("module"), QStringLiteral("multi-head-attention or gpt2-attention."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("length"), QStringLiteral("Number of tokens to decode (1..4096)."),
+         QStringLiteral("N")},
+        {QStringLiteral("d-model"), QStringLiteral("Embedding and output width (default 4)."),
+         QStringLiteral("N")},
+        {QStringLiteral("num-heads"), QStringLiteral("Heads; must divide --d-model (default 2)."),
+         QStringLiteral("N")},
+        {QStringLiteral("seed"),
+         QStringLiteral("Seed for the tokens and the parameters (default 123)."),
+         QStringLiteral("N")},
     });
 }
 
@@ -33,7 +40,8 @@ QByteArray runDecode(const QCommandLineParser& parser) {
         cliFail(QStringLiteral("give --module multi-head-attention or --module gpt2-attention"));
     }
     if (!parser.isSet(QStringLiteral("length"))) {
-        cliFail(QStringLiteral("give --length N, the number of tokens to decode (1..%1)").arg(kMaxDecodeLength));
+        cliFail(QStringLiteral("give --length N, the number of tokens to decode (1..%1)")
+                    .arg(kMaxDecodeLength));
     }
     attn::DecodeConfig config;
     config.module = parser.value(QStringLiteral("module")).toStdString();

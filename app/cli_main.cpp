@@ -1,14 +1,13 @@
 // attention-cli: the headless entry point. `attention-cli <subcommand> [options]`; the
 // subcommands are in cli_<name>.cpp (see cli_command.h).
+#include <QCoreApplication>
+#include <QStringList>
+#include <cstdio>
+#include <new>
+
 #include "cli_args.h"
 #include "cli_command.h"
 #include "model/tensor.h"
-
-#include <QCoreApplication>
-#include <QStringList>
-
-#include <cstdio>
-#include <new>
 
 namespace {
 
@@ -42,22 +41,25 @@ QString commandHelp(const CliCommand& command) {
     command.addOptions(parser);
     QString help = parser.helpText();
     const qsizetype firstNewline = help.indexOf(QLatin1Char('\n'));
-    help.replace(0, firstNewline,
-                 QStringLiteral("Usage: attention-cli %1 [options]").arg(QLatin1String(command.name)));
+    help.replace(
+        0, firstNewline,
+        QStringLiteral("Usage: attention-cli %1 [options]").arg(QLatin1String(command.name)));
     return help;
 }
 
 QString topLevelHelp() {
-    QString help = QStringLiteral(
-        "attention-cli %1: transformer attention from the command line, computed by the same "
-        "engine as\nthe Attention Visualizer.\n\n"
-        "Usage: attention-cli <subcommand> [options]\n"
-        "       attention-cli <subcommand> --help\n"
-        "       attention-cli --version\n\nSubcommands:\n")
-                       .arg(QCoreApplication::applicationVersion());
+    QString help =
+        QStringLiteral(
+            "attention-cli %1: transformer attention from the command line, computed by the same "
+            "engine as\nthe Attention Visualizer.\n\n"
+            "Usage: attention-cli <subcommand> [options]\n"
+            "       attention-cli <subcommand> --help\n"
+            "       attention-cli --version\n\nSubcommands:\n")
+            .arg(QCoreApplication::applicationVersion());
     for (const CliCommand& command : kCommands) {
-        help += QStringLiteral("  %1  %2\n").arg(QString::fromLatin1(command.name).leftJustified(8),
-                                                 QString::fromUtf8(command.summary));
+        help += QStringLiteral("  %1  %2\n")
+                    .arg(QString::fromLatin1(command.name).leftJustified(8),
+                         QString::fromUtf8(command.summary));
     }
     help += QLatin1Char('\n') + QString::fromLatin1(kOutputNote);
     for (const CliCommand& command : kCommands) {
@@ -90,11 +92,15 @@ int runCommand(const CliCommand& command, QStringList args) {
     command.addOptions(parser);
     args.removeAt(1);  // the subcommand's name; the parser expects the program name first
     if (!parser.parse(args)) {
+        QString problem = parser.errorText();
+        if (problem.endsWith(QLatin1Char('.'))) {
+            problem.chop(1);  // "Unknown option 'x'." reads better before our hint without the dot
+        }
         writeError(QStringLiteral("%1: %2 (see attention-cli %1 --help)")
-                       .arg(QLatin1String(command.name), parser.errorText()));
+                       .arg(QLatin1String(command.name), problem));
         return 2;
     }
-    if (parser.isSet(QStringLiteral("help"))) {
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all"))) {
         writeOut(stdout, commandHelp(command).toUtf8());
         return 0;
     }
@@ -111,10 +117,12 @@ int runCommand(const CliCommand& command, QStringList args) {
     } catch (const CliError& e) {
         writeError(QStringLiteral("%1: %2").arg(QLatin1String(command.name), e.message));
     } catch (const attn::AttentionError& e) {
-        writeError(QStringLiteral("%1: %2").arg(QLatin1String(command.name), QString::fromStdString(e.what())));
+        writeError(QStringLiteral("%1: %2").arg(QLatin1String(command.name),
+                                                QString::fromStdString(e.what())));
     } catch (const std::bad_alloc&) {
-        writeError(QStringLiteral("%1: out of memory: use fewer tokens, a smaller width or fewer heads")
-                       .arg(QLatin1String(command.name)));
+        writeError(
+            QStringLiteral("%1: out of memory: use fewer tokens, a smaller width or fewer heads")
+                .arg(QLatin1String(command.name)));
     }
     return 2;
 }
@@ -155,22 +163,27 @@ int main(int argc, char* argv[]) {
 
     const QStringList args = QCoreApplication::arguments();
     if (args.size() < 2) {
-        writeError(QStringLiteral("give a subcommand: %1 (see attention-cli --help)").arg(commandNames()));
+        writeError(
+            QStringLiteral("give a subcommand: %1 (see attention-cli --help)").arg(commandNames()));
         return 2;
     }
     const QString& first = args.at(1);
-    if (first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("help")) {
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
+        first == QLatin1String("help")) {
         writeOut(stdout, topLevelHelp().toUtf8());
         return 0;
     }
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
-        writeOut(stdout, QStringLiteral("attention-cli %1\n").arg(QCoreApplication::applicationVersion()).toUtf8());
+        writeOut(stdout, QStringLiteral("attention-cli %1\n")
+                             .arg(QCoreApplication::applicationVersion())
+                             .toUtf8());
         return 0;
     }
     const CliCommand* command = findCommand(first);
     if (command == nullptr) {
-        writeError(QStringLiteral("unknown subcommand \"%1\": use one of %2 (see attention-cli --help)")
-                       .arg(first, commandNames()));
+        writeError(
+            QStringLiteral("unknown subcommand \"%1\": use one of %2 (see attention-cli --help)")
+                .arg(first, commandNames()));
         return 2;
     }
     return runCommand(*command, args);

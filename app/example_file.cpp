@@ -1,19 +1,18 @@
 #include "example_file.h"
 
-#include "json_locator.h"
-#include "json_text.h"
-
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
-
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
+
+#include "json_locator.h"
+#include "json_text.h"
 
 namespace {
 
@@ -39,20 +38,29 @@ JsonPath child(const JsonPath& path, qsizetype index) {
 
 QString quoted(const QString& text) {
     constexpr qsizetype kShown = 40;
-    return QLatin1Char('"') + (text.size() > kShown ? text.left(kShown) + QStringLiteral("...") : text) +
+    return QLatin1Char('"') +
+           (text.size() > kShown ? text.left(kShown) + QStringLiteral("...") : text) +
            QLatin1Char('"');
 }
 
 // "a string \"abc\"", "null", "a list", ... for messages about a value of the wrong type.
 QString describe(const QJsonValue& v) {
     switch (v.type()) {
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Double: return QStringLiteral("the number ") + QString::fromUtf8(formatFloat(static_cast<float>(v.toDouble())));
-    case QJsonValue::String: return QStringLiteral("the string ") + quoted(v.toString());
-    case QJsonValue::Array: return QStringLiteral("a list");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    default: return QStringLiteral("missing");
+        case QJsonValue::Null:
+            return QStringLiteral("null");
+        case QJsonValue::Bool:
+            return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        case QJsonValue::Double:
+            return QStringLiteral("the number ") +
+                   QString::fromUtf8(formatFloat(static_cast<float>(v.toDouble())));
+        case QJsonValue::String:
+            return QStringLiteral("the string ") + quoted(v.toString());
+        case QJsonValue::Array:
+            return QStringLiteral("a list");
+        case QJsonValue::Object:
+            return QStringLiteral("an object");
+        default:
+            return QStringLiteral("missing");
     }
 }
 
@@ -62,8 +70,8 @@ bool fitsFloat(double d) { return std::fabs(d) < static_cast<double>(FLT_MAX) + 
 
 bool isNonFiniteWord(const QString& text) {
     const QString w = text.trimmed().toLower();
-    static const QStringList words = {"nan", "+nan", "-nan", "inf", "+inf", "-inf",
-                                      "infinity", "+infinity", "-infinity"};
+    static const QStringList words = {"nan",  "+nan",     "-nan",      "inf",      "+inf",
+                                      "-inf", "infinity", "+infinity", "-infinity"};
     return words.contains(w);
 }
 
@@ -77,12 +85,13 @@ public:
 
     [[noreturn]] void fail(const JsonPath& path, const QString& message) const {
         const TextPosition pos = textPosition(bytes_, locateJsonValue(bytes_, path));
-        throw ParseFailure{QStringLiteral("line %1, column %2: %3").arg(pos.line).arg(pos.column).arg(message)};
+        throw ParseFailure{
+            QStringLiteral("line %1, column %2: %3").arg(pos.line).arg(pos.column).arg(message)};
     }
 
     ExampleFile parse(const QJsonObject& root) {
-        static const QStringList known = {"format", "version", "description", "tokens",
-                                          "embeddings", "weights", "source", "config"};
+        static const QStringList known = {"format",     "version", "description", "tokens",
+                                          "embeddings", "weights", "source",      "config"};
         checkKeys(root, {}, known, QStringLiteral("an example"));
 
         if (root.contains(QLatin1String("format"))) {
@@ -123,7 +132,8 @@ public:
         }
         file.inputs = parseSequence(root, {}, QString());
         if (root.contains(QLatin1String("weights"))) {
-            file.weights = parseWeights(root.value(QLatin1String("weights")), child({}, QStringLiteral("weights")));
+            file.weights = parseWeights(root.value(QLatin1String("weights")),
+                                        child({}, QStringLiteral("weights")));
         }
         if (root.contains(QLatin1String("source"))) {
             const JsonPath at = child({}, QStringLiteral("source"));
@@ -144,7 +154,8 @@ public:
             }
         }
         if (root.contains(QLatin1String("config"))) {
-            file.config = parseConfig(root.value(QLatin1String("config")), child({}, QStringLiteral("config")));
+            file.config = parseConfig(root.value(QLatin1String("config")),
+                                      child({}, QStringLiteral("config")));
         }
         return file;
     }
@@ -154,8 +165,9 @@ private:
                    const QString& what) const {
         for (auto it = object.begin(); it != object.end(); ++it) {
             if (!known.contains(it.key())) {
-                fail(child(at, it.key()), QStringLiteral("unknown key %1: %2 has the keys %3")
-                                               .arg(quoted(it.key()), what, known.join(QStringLiteral(", "))));
+                fail(child(at, it.key()),
+                     QStringLiteral("unknown key %1: %2 has the keys %3")
+                         .arg(quoted(it.key()), what, known.join(QStringLiteral(", "))));
             }
         }
     }
@@ -193,10 +205,12 @@ private:
     }
 
     // A non-empty list of numbers: one row of a matrix, or a vector.
-    attn::RowVector numberRow(const QJsonArray& row, const JsonPath& at, const QString& what) const {
+    attn::RowVector numberRow(const QJsonArray& row, const JsonPath& at,
+                              const QString& what) const {
         attn::RowVector out(row.size());
         for (qsizetype j = 0; j < row.size(); ++j) {
-            out(j) = number(row.at(j), child(at, j), QStringLiteral("%1, value %2").arg(what).arg(j + 1));
+            out(j) = number(row.at(j), child(at, j),
+                            QStringLiteral("%1, value %2").arg(what).arg(j + 1));
         }
         return out;
     }
@@ -210,7 +224,8 @@ private:
             const QString rowName = QStringLiteral("%1 %2 %3").arg(name, rowWord).arg(i + 1);
             const QJsonValue rowValue = rows.at(i);
             if (!rowValue.isArray()) {
-                fail(rowAt, QStringLiteral("%1 is %2, not a list of numbers").arg(rowName, describe(rowValue)));
+                fail(rowAt, QStringLiteral("%1 is %2, not a list of numbers")
+                                .arg(rowName, describe(rowValue)));
             }
             const QJsonArray row = rowValue.toArray();
             if (row.isEmpty()) {
@@ -219,7 +234,9 @@ private:
             if (i == 0) {
                 if (row.size() > attn::kMaxWidth) {
                     fail(rowAt, QStringLiteral("%1 has %2 values; the limit is %3")
-                                    .arg(rowName).arg(row.size()).arg(attn::kMaxWidth));
+                                    .arg(rowName)
+                                    .arg(row.size())
+                                    .arg(attn::kMaxWidth));
                 }
                 out.resize(rows.size(), row.size());
             } else if (row.size() != out.cols()) {
@@ -233,7 +250,8 @@ private:
         return out;
     }
 
-    attn::Sequence parseSequence(const QJsonObject& object, const JsonPath& at, const QString& prefix) const {
+    attn::Sequence parseSequence(const QJsonObject& object, const JsonPath& at,
+                                 const QString& prefix) const {
         attn::Sequence seq;
         const QString tokensName = prefix + QStringLiteral("tokens");
         const QString embName = prefix + QStringLiteral("embeddings");
@@ -246,22 +264,28 @@ private:
         }
         const QJsonValue tokensValue = object.value(QLatin1String("tokens"));
         if (!tokensValue.isArray()) {
-            fail(tokensAt, QStringLiteral("%1 is %2, not a list of strings").arg(tokensName, describe(tokensValue)));
+            fail(tokensAt, QStringLiteral("%1 is %2, not a list of strings")
+                               .arg(tokensName, describe(tokensValue)));
         }
         const QJsonArray tokens = tokensValue.toArray();
         if (tokens.isEmpty()) {
             fail(tokensAt, QStringLiteral("%1 is empty: give at least one token").arg(tokensName));
         }
         if (tokens.size() > kMaxExampleTokens) {
-            fail(tokensAt, QStringLiteral("%1 has %2 entries; the limit is %3 tokens: shorten the sequence")
-                               .arg(tokensName).arg(tokens.size()).arg(kMaxExampleTokens));
+            fail(tokensAt,
+                 QStringLiteral("%1 has %2 entries; the limit is %3 tokens: shorten the sequence")
+                     .arg(tokensName)
+                     .arg(tokens.size())
+                     .arg(kMaxExampleTokens));
         }
         for (qsizetype i = 0; i < tokens.size(); ++i) {
             const QJsonValue t = tokens.at(i);
-            const QString what = QStringLiteral("%1 %2").arg(prefix + QStringLiteral("token")).arg(i + 1);
+            const QString what =
+                QStringLiteral("%1 %2").arg(prefix + QStringLiteral("token")).arg(i + 1);
             if (!t.isString()) {
-                fail(child(tokensAt, i), QStringLiteral("%1 is %2, not a string: put the token's text in quotes")
-                                             .arg(what, describe(t)));
+                fail(child(tokensAt, i),
+                     QStringLiteral("%1 is %2, not a string: put the token's text in quotes")
+                         .arg(what, describe(t)));
             }
             const QString text = t.toString();
             if (!text.isValidUtf16()) {
@@ -270,9 +294,12 @@ private:
                                              .arg(what));
             }
             if (text.size() > kMaxTokenLength) {
-                fail(child(tokensAt, i), QStringLiteral("%1 is %2 characters long; the limit is %3: "
-                                                        "split it into shorter tokens")
-                                             .arg(what).arg(text.size()).arg(kMaxTokenLength));
+                fail(child(tokensAt, i),
+                     QStringLiteral("%1 is %2 characters long; the limit is %3: "
+                                    "split it into shorter tokens")
+                         .arg(what)
+                         .arg(text.size())
+                         .arg(kMaxTokenLength));
             }
             seq.tokens.push_back(text.toStdString());
         }
@@ -283,7 +310,8 @@ private:
         }
         const QJsonValue embValue = object.value(QLatin1String("embeddings"));
         if (!embValue.isArray()) {
-            fail(embAt, QStringLiteral("%1 is %2, not a list of rows of numbers").arg(embName, describe(embValue)));
+            fail(embAt, QStringLiteral("%1 is %2, not a list of rows of numbers")
+                            .arg(embName, describe(embValue)));
         }
         const QJsonArray rows = embValue.toArray();
         if (rows.size() != tokens.size()) {
@@ -314,14 +342,16 @@ private:
             if (!it.value().isArray() || it.value().toArray().isEmpty()) {
                 fail(wAt, QStringLiteral("%1 is %2, not a matrix (list of rows) or a vector (list "
                                          "of numbers)")
-                              .arg(name, it.value().isArray() ? QStringLiteral("empty") : describe(it.value())));
+                              .arg(name, it.value().isArray() ? QStringLiteral("empty")
+                                                              : describe(it.value())));
             }
             const QJsonArray array = it.value().toArray();
             attn::NamedMatrix w;
             w.name = it.key().toStdString();
             if (array.at(0).isArray()) {
-                w.value = matrix(array, wAt, name, QStringLiteral("row"),
-                                 QStringLiteral("every row of a matrix needs the same number of values"));
+                w.value =
+                    matrix(array, wAt, name, QStringLiteral("row"),
+                           QStringLiteral("every row of a matrix needs the same number of values"));
             } else {
                 w.is_vector = true;
                 w.value = numberRow(array, wAt, name);
@@ -344,11 +374,13 @@ private:
 
     attn::ModuleConfig parseConfig(const QJsonValue& value, const JsonPath& at) const {
         if (!value.isObject()) {
-            fail(at, QStringLiteral("\"config\" is %1, not an object of module settings").arg(describe(value)));
+            fail(at, QStringLiteral("\"config\" is %1, not an object of module settings")
+                         .arg(describe(value)));
         }
         const QJsonObject object = value.toObject();
         checkKeys(object, at,
-                  {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout", "qkv_bias"},
+                  {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout",
+                   "qkv_bias"},
                   QStringLiteral("\"config\""));
         attn::ModuleConfig config;
         for (auto it = object.begin(); it != object.end(); ++it) {
@@ -357,7 +389,8 @@ private:
             const JsonPath vAt = child(at, key);
             if (key == QLatin1String("module")) {
                 if (!v.isString()) {
-                    fail(vAt, QStringLiteral("config \"module\" is %1, not a module name").arg(describe(v)));
+                    fail(vAt, QStringLiteral("config \"module\" is %1, not a module name")
+                                  .arg(describe(v)));
                 }
                 try {
                     config.module = std::string(attn::module_info(v.toString().toStdString()).name);
@@ -368,24 +401,30 @@ private:
                 config.seed = static_cast<std::uint64_t>(
                     integer(v, vAt, key, 0, kMaxExactInteger, QStringLiteral("torch.manual_seed")));
             } else if (key == QLatin1String("d_out")) {
-                config.d_out = integer(v, vAt, key, 0, attn::kMaxWidth, QStringLiteral("0 = the module's default"));
+                config.d_out = integer(v, vAt, key, 0, attn::kMaxWidth,
+                                       QStringLiteral("0 = the module's default"));
             } else if (key == QLatin1String("num_heads")) {
-                config.num_heads = integer(v, vAt, key, 0, attn::kMaxWidth, QStringLiteral("0 = the module's default"));
+                config.num_heads = integer(v, vAt, key, 0, attn::kMaxWidth,
+                                           QStringLiteral("0 = the module's default"));
             } else if (key == QLatin1String("batch")) {
-                config.batch = integer(v, vAt, key, 1, attn::kMaxBatch, QStringLiteral("copies of the sequence"));
+                config.batch = integer(v, vAt, key, 1, attn::kMaxBatch,
+                                       QStringLiteral("copies of the sequence"));
             } else if (key == QLatin1String("context_length")) {
-                config.context_length = integer(v, vAt, key, 0, static_cast<double>(kMaxSettingValue),
-                                                QStringLiteral("0 = the sequence length"));
+                config.context_length =
+                    integer(v, vAt, key, 0, static_cast<double>(kMaxSettingValue),
+                            QStringLiteral("0 = the sequence length"));
             } else if (key == QLatin1String("dropout")) {
                 const double d = v.toDouble(-1.0);
                 if (!v.isDouble() || d < 0.0 || d > 1.0) {
-                    fail(vAt, QStringLiteral("config \"dropout\" is %1: give a probability from 0 to 1")
-                                  .arg(describe(v)));
+                    fail(vAt,
+                         QStringLiteral("config \"dropout\" is %1: give a probability from 0 to 1")
+                             .arg(describe(v)));
                 }
                 config.dropout = static_cast<float>(d);
             } else if (key == QLatin1String("qkv_bias")) {
                 if (!v.isBool()) {
-                    fail(vAt, QStringLiteral("config \"qkv_bias\" is %1: give true or false").arg(describe(v)));
+                    fail(vAt, QStringLiteral("config \"qkv_bias\" is %1: give true or false")
+                                  .arg(describe(v)));
                 }
                 config.qkv_bias = v.toBool();
             }
@@ -403,7 +442,8 @@ QByteArray wordAt(const QByteArray& bytes, qsizetype offset) {
     };
     qsizetype begin = std::min(offset, bytes.size());
     // Qt reports some errors just after the bad token: step back onto it.
-    if (begin > 0 && (begin == bytes.size() || !isWordChar(bytes[begin])) && isWordChar(bytes[begin - 1])) {
+    if (begin > 0 && (begin == bytes.size() || !isWordChar(bytes[begin])) &&
+        isWordChar(bytes[begin - 1])) {
         --begin;
     }
     while (begin > 0 && isWordChar(bytes[begin - 1])) {
@@ -419,7 +459,8 @@ QByteArray wordAt(const QByteArray& bytes, qsizetype offset) {
 QString syntaxHint(const QByteArray& bytes, qsizetype offset) {
     const QByteArray word = wordAt(bytes, offset);
     if (isNonFiniteWord(QString::fromLatin1(word))) {
-        return QStringLiteral(" (NaN and Infinity are not JSON numbers; every value must be finite)");
+        return QStringLiteral(
+            " (NaN and Infinity are not JSON numbers; every value must be finite)");
     }
     double d = 0.0;
     const char* end = word.constData() + word.size();
@@ -436,7 +477,9 @@ QString positionText(const QByteArray& bytes, qsizetype offset) {
     return QStringLiteral("line %1, column %2: ").arg(pos.line).arg(pos.column);
 }
 
-QString megabytes(qint64 bytes) { return QString::number(static_cast<double>(bytes) / (1 << 20), 'f', 1); }
+QString megabytes(qint64 bytes) {
+    return QString::number(static_cast<double>(bytes) / (1 << 20), 'f', 1);
+}
 
 }  // namespace
 
@@ -455,7 +498,8 @@ ExampleParseResult parseExampleFile(const QByteArray& bytes) {
         return result;
     }
     if (bytes.trimmed().isEmpty() || bytes.trimmed() == "\xEF\xBB\xBF") {
-        result.error = QStringLiteral("the file is empty: an example needs \"tokens\" and \"embeddings\"");
+        result.error =
+            QStringLiteral("the file is empty: an example needs \"tokens\" and \"embeddings\"");
         return result;
     }
     QJsonParseError jsonError;
@@ -468,10 +512,12 @@ ExampleParseResult parseExampleFile(const QByteArray& bytes) {
     }
     if (!doc.isObject()) {
         const qsizetype start = locateJsonValue(bytes, {});
-        result.error = positionText(bytes, start) +
-                       QStringLiteral("the file holds %1; an example is an object "
-                                      "{\"tokens\": [...], \"embeddings\": [[...]]}")
-                           .arg(doc.isArray() ? QStringLiteral("a list") : QStringLiteral("a single value"));
+        result.error =
+            positionText(bytes, start) +
+            QStringLiteral(
+                "the file holds %1; an example is an object "
+                "{\"tokens\": [...], \"embeddings\": [[...]]}")
+                .arg(doc.isArray() ? QStringLiteral("a list") : QStringLiteral("a single value"));
         return result;
     }
     try {

@@ -17,15 +17,14 @@
 // and the problem. Nothing is half-read: a refused file changes nothing.
 #pragma once
 
-#include "model/examples.h"
-#include "model/runner.h"
-
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
-
 #include <optional>
 #include <vector>
+
+#include "model/examples.h"
+#include "model/runner.h"
 
 inline constexpr qsizetype kMaxExampleFileBytes = qsizetype{64} << 20;  // 64 MiB
 inline constexpr qsizetype kMaxExampleTokens = 4096;
@@ -34,10 +33,10 @@ inline constexpr int kExampleFormatVersion = 1;
 inline constexpr char kExampleFormatName[] = "attention-visualizer-example";
 
 struct ExampleFile {
-    attn::Sequence inputs;                    // "tokens" + "embeddings"
-    std::vector<attn::NamedMatrix> weights;   // "weights", in the file's order
-    std::optional<attn::Sequence> source;     // "source"
-    std::optional<attn::ModuleConfig> config; // "config"; its `weights` stay empty (see above)
+    attn::Sequence inputs;                     // "tokens" + "embeddings"
+    std::vector<attn::NamedMatrix> weights;    // "weights", in the file's order
+    std::optional<attn::Sequence> source;      // "source"
+    std::optional<attn::ModuleConfig> config;  // "config"; its `weights` stay empty (see above)
     QString description;
 };
 

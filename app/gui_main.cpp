@@ -1,8 +1,4 @@
 // attention-visualizer: the guided walkthrough window.
-#include "example_file.h"
-#include "gui_setup.h"
-#include "main_window.h"
-
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -11,8 +7,11 @@
 #include <QStandardPaths>
 #include <QTimer>
 #include <QWindow>
-
 #include <cstdio>
+
+#include "example_file.h"
+#include "gui_setup.h"
+#include "main_window.h"
 
 namespace {
 
@@ -41,9 +40,14 @@ bool waitForExposed(QWidget& window, int timeoutMs) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-    QApplication app(argc, argv);
-    setupGuiApplication(app);
-    const GuiParseResult parsed = parseGuiOptions(QApplication::arguments());
+    setApplicationIdentity();
+    GuiParseResult parsed;
+    {
+        // Read the command line before the GUI starts, so --help, --version and mistakes are
+        // answered without a display.
+        const QCoreApplication probe(argc, argv);
+        parsed = parseGuiOptions(QCoreApplication::arguments());
+    }
     switch (parsed.status) {
         case GuiParseResult::Status::Help:
         case GuiParseResult::Status::Version:
@@ -58,13 +62,15 @@ int main(int argc, char* argv[]) {
     // Screenshots must not move the user's remembered step or language.
     if (!options.screenshotDir.isEmpty()) QStandardPaths::setTestModeEnabled(true);
 
+    // The engine needs no display either: a bad example file is reported before the GUI starts.
     std::vector<attn::Step> steps;
     try {
         if (options.exampleFile.isEmpty()) {
             steps = attn::build_walkthrough();
         } else {
             const ExampleParseResult example = loadExampleFile(options.exampleFile);
-            if (!example.ok()) return fail(QStringLiteral("%1: %2").arg(options.exampleFile, example.error));
+            if (!example.ok())
+                return fail(QStringLiteral("%1: %2").arg(options.exampleFile, example.error));
             steps = attn::build_walkthrough(example.file->inputs);
         }
     } catch (const attn::AttentionError& e) {
@@ -76,9 +82,12 @@ int main(int argc, char* argv[]) {
                         .arg(steps.size()),
                     2);
 
+    QApplication app(argc, argv);
+    setupGuiApplication(app);
     MainWindow window(std::move(steps));
     QString language = options.language;
-    if (language.isEmpty()) language = QSettings().value(QStringLiteral("view/language")).toString();
+    if (language.isEmpty())
+        language = QSettings().value(QStringLiteral("view/language")).toString();
     if (language.isEmpty()) language = normalizeLanguage(QLocale::system().name());
     window.setLanguage(language.isEmpty() ? QStringLiteral("en") : language);
     if (options.step > 0) window.goToStep(options.step);

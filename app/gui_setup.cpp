@@ -10,11 +10,15 @@
 #define ATTN_VERSION "0.0.0"
 #endif
 
+void setApplicationIdentity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionVisualizer"));
+    QCoreApplication::setApplicationName(QStringLiteral("attention-visualizer"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
+}
+
 void setupGuiApplication(QApplication& app) {
-    QApplication::setOrganizationName(QStringLiteral("AttentionVisualizer"));
-    QApplication::setApplicationName(QStringLiteral("attention-visualizer"));
+    setApplicationIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Attention Visualizer"));
-    QApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("attention-visualizer"));
     // Latin faces first, then Noto CJK for the Chinese UI and the tokens "你的 旅程 …": without a
     // CJK family in the list some platforms draw boxes.
@@ -29,7 +33,8 @@ void setupGuiApplication(QApplication& app) {
 
 QString normalizeLanguage(const QString& code) {
     const QString c = code.trimmed().toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
-    if (c == QLatin1String("zh") || c.startsWith(QLatin1String("zh_"))) return QStringLiteral("zh_CN");
+    if (c == QLatin1String("zh") || c.startsWith(QLatin1String("zh_")))
+        return QStringLiteral("zh_CN");
     if (c == QLatin1String("en") || c.startsWith(QLatin1String("en_")) || c == QLatin1String("c"))
         return QStringLiteral("en");
     return {};
@@ -43,9 +48,9 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                                 "tutorial's six-token example."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    const QCommandLineOption step(
-        QStringList{QStringLiteral("s"), QStringLiteral("step")},
-        QApplication::translate("GuiOptions", "Open on step <N> (1-16)."), QStringLiteral("N"));
+    const QCommandLineOption step(QStringList{QStringLiteral("s"), QStringLiteral("step")},
+                                  QApplication::translate("GuiOptions", "Open on step <N> (1-16)."),
+                                  QStringLiteral("N"));
     const QCommandLineOption lang(
         QStringList{QStringLiteral("l"), QStringLiteral("lang")},
         QApplication::translate("GuiOptions", "Language: en or zh_CN (default: the system's)."),
@@ -81,7 +86,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     if (parser.isSet(version)) {
         result.status = GuiParseResult::Status::Version;
         result.text = QStringLiteral("%1 %2\n").arg(QApplication::applicationName(),
-                                                   QApplication::applicationVersion());
+                                                    QApplication::applicationVersion());
         return result;
     }
     auto fail = [&result](const QString& message) {

@@ -10,22 +10,24 @@
 
 class QApplication;
 
-// Organisation, application name and version (QSettings lives under
-// AttentionVisualizer/attention-visualizer), a font list with a CJK fallback, the window icon.
+// Organisation, application name and version: QSettings lives under
+// AttentionVisualizer/attention-visualizer. Callable before any application object exists.
+void setApplicationIdentity();
+// setApplicationIdentity(), a font list with a CJK fallback, the window icon.
 void setupGuiApplication(QApplication& app);
 
 // "zh_CN" for "zh", "zh-CN", "zh_CN", "zh_Hans"; "en" for "en", "en_US", "C"; empty if unknown.
 QString normalizeLanguage(const QString& code);
 
 struct GuiOptions {
-    int step = 0;             // 1-based; 0 = the step remembered from the last run
-    QString language;         // "en" or "zh_CN"; empty = remembered, else the system locale
-    QString exampleFile;      // JSON example (app/example_file.h); empty = the tutorial's
+    int step = 0;         // 1-based; 0 = the step remembered from the last run
+    QString language;     // "en" or "zh_CN"; empty = remembered, else the system locale
+    QString exampleFile;  // JSON example (app/example_file.h); empty = the tutorial's
     // Hidden, for the smoke test and screenshots: save the window as PNG into this folder and
     // exit; with walk, one PNG per step (step-01.png ... step-16.png).
     QString screenshotDir;
     bool walk = false;
-    QSize windowSize;         // hidden --window-size WxH; invalid = the default
+    QSize windowSize;  // hidden --window-size WxH; invalid = the default
     // Issue 5 adds `bool presentation` (--presentation) here and in parseGuiOptions().
 };
 

@@ -51,20 +51,32 @@ public:
             const char e = at(i + 1);
             ++i;
             switch (e) {
-            case 'b': out += QChar(u'\b'); break;
-            case 'f': out += QChar(u'\f'); break;
-            case 'n': out += QChar(u'\n'); break;
-            case 'r': out += QChar(u'\r'); break;
-            case 't': out += QChar(u'\t'); break;
-            case 'u': {
-                bool ok = false;
-                const ushort unit = t_.mid(i + 1, 4).toUShort(&ok, 16);
-                // Surrogate halves are appended as UTF-16 units, so a pair joins up by itself.
-                out += QChar(ok ? unit : ushort{0xFFFD});
-                i += 4;
-                break;
-            }
-            default: out += QChar::fromLatin1(e); break;  // \" \\ \/
+                case 'b':
+                    out += QChar(u'\b');
+                    break;
+                case 'f':
+                    out += QChar(u'\f');
+                    break;
+                case 'n':
+                    out += QChar(u'\n');
+                    break;
+                case 'r':
+                    out += QChar(u'\r');
+                    break;
+                case 't':
+                    out += QChar(u'\t');
+                    break;
+                case 'u': {
+                    bool ok = false;
+                    const ushort unit = t_.mid(i + 1, 4).toUShort(&ok, 16);
+                    // Surrogate halves are appended as UTF-16 units, so a pair joins up by itself.
+                    out += QChar(ok ? unit : ushort{0xFFFD});
+                    i += 4;
+                    break;
+                }
+                default:
+                    out += QChar::fromLatin1(e);
+                    break;  // \" \\ \/
             }
         }
         out += QString::fromUtf8(raw);

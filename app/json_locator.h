@@ -5,7 +5,6 @@
 
 #include <QByteArray>
 #include <QString>
-
 #include <vector>
 
 // One step of a path: a key of an object, or an index of an array (index >= 0).

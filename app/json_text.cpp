@@ -1,7 +1,6 @@
 #include "json_text.h"
 
 #include <QJsonObject>
-
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -12,7 +11,8 @@ namespace {
 // (a German locale would otherwise print and read "0,43").
 QByteArray shortestDouble(double value) {
     std::array<char, 32> buffer{};
-    const std::to_chars_result r = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    const std::to_chars_result r =
+        std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
     return QByteArray(buffer.data(), static_cast<qsizetype>(r.ptr - buffer.data()));
 }
 
@@ -27,20 +27,20 @@ void newline(QByteArray& out, int indent) {
 
 void writeScalar(QByteArray& out, const QJsonValue& value) {
     switch (value.type()) {
-    case QJsonValue::Bool:
-        out += value.toBool() ? "true" : "false";
-        break;
-    case QJsonValue::Double: {
-        const double d = value.toDouble();
-        out += std::isfinite(d) ? shortestDouble(d) : QByteArray("null");
-        break;
-    }
-    case QJsonValue::String:
-        out += jsonString(value.toString());
-        break;
-    default:  // Null, Undefined
-        out += "null";
-        break;
+        case QJsonValue::Bool:
+            out += value.toBool() ? "true" : "false";
+            break;
+        case QJsonValue::Double: {
+            const double d = value.toDouble();
+            out += std::isfinite(d) ? shortestDouble(d) : QByteArray("null");
+            break;
+        }
+        case QJsonValue::String:
+            out += jsonString(value.toString());
+            break;
+        default:  // Null, Undefined
+            out += "null";
+            break;
     }
 }
 
@@ -117,7 +117,8 @@ QByteArray formatFloat(float value) {
         return QByteArrayLiteral("null");
     }
     std::array<char, 32> buffer{};
-    const std::to_chars_result r = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    const std::to_chars_result r =
+        std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
     return QByteArray(buffer.data(), static_cast<qsizetype>(r.ptr - buffer.data()));
 }
 
@@ -188,30 +189,30 @@ QByteArray jsonString(const QString& text) {
     for (const char c : utf8) {
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (u < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                out += "\\u00";
-                out += hex[u >> 4];
-                out += hex[u & 0xf];
-            } else {
-                out += c;
-            }
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (u < 0x20) {
+                    static const char hex[] = "0123456789abcdef";
+                    out += "\\u00";
+                    out += hex[u >> 4];
+                    out += hex[u & 0xf];
+                } else {
+                    out += c;
+                }
         }
     }
     out += '"';

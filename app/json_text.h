@@ -2,17 +2,16 @@
 // float, matrices one row per line, and a fixed key order where it helps a reader.
 #pragma once
 
-#include "model/runner.h"
-#include "model/tensor.h"
-
 #include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
-
 #include <utility>
 #include <vector>
+
+#include "model/runner.h"
+#include "model/tensor.h"
 
 // The shortest decimal text that reads back as exactly `value` ("0.43", not
 // "0.4300000071525574"); locale-independent. Non-finite values give "null": JSON has no NaN/Inf.

@@ -1,9 +1,5 @@
 #include "main_window.h"
 
-#include "gui_setup.h"
-#include "views/step_page.h"
-#include "views/step_texts.h"
-
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
@@ -29,14 +25,20 @@
 #include <QTextEdit>
 #include <QTranslator>
 #include <QVBoxLayout>
-
 #include <algorithm>
+#include <cmath>
+
+#include "gui_setup.h"
+#include "views/step_page.h"
+#include "views/step_texts.h"
 
 namespace {
 
 const QString kLastStepKey = QStringLiteral("walkthrough/lastStep");
 const QString kShowNumbersKey = QStringLiteral("view/showNumbers");
 const QString kLanguageKey = QStringLiteral("view/language");
+const QString kZoomKey = QStringLiteral("view/zoom");
+constexpr double kZoomStep = 1.15;
 
 // Keys belong to a widget that takes typed text; everything else lets navigation through.
 bool isTextField(const QWidget* w) {
@@ -65,8 +67,10 @@ MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
     stepsHeading_->setFont(heading);
     stepList_ = new QListWidget(left);
     stepList_->setWordWrap(true);
+    // Long titles wrap onto a second line; eliding them inside a wrapped item left a blank line.
+    stepList_->setTextElideMode(Qt::ElideNone);
+    stepList_->setResizeMode(QListView::Adjust);
     stepList_->setUniformItemSizes(false);
-    stepList_->setSpacing(1);
     stepList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     stepsHeading_->setBuddy(stepList_);
     for (std::size_t i = 0; i < steps_.size(); ++i) stepList_->addItem(QString());
@@ -100,7 +104,7 @@ MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
     splitter_->addWidget(right);
     splitter_->setStretchFactor(0, 0);
     splitter_->setStretchFactor(1, 1);
-    splitter_->setSizes({270, 1130});
+    splitter_->setSizes({250, 1150});
     setCentralWidget(splitter_);
 
     buildMenus();
@@ -113,6 +117,7 @@ MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
 
     const QSettings settings;
     showNumbers_ = settings.value(kShowNumbersKey, false).toBool();
+    zoom_ = std::clamp(settings.value(kZoomKey, 1.0).toDouble(), 0.6, 2.5);
     showNumbersAction_->setChecked(showNumbers_);
     retranslate();
     goToStep(std::clamp(settings.value(kLastStepKey, 1).toInt(), 1, std::max(stepCount(), 1)));
@@ -139,6 +144,13 @@ void MainWindow::buildMenus() {
     showNumbersAction_->setCheckable(true);
     showNumbersAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(showNumbersAction_, &QAction::toggled, this, &MainWindow::setShowNumbers);
+    viewMenu_->addSeparator();
+    zoomInAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(zoom_ * kZoomStep); });
+    zoomInAction_->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    zoomOutAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(zoom_ / kZoomStep); });
+    zoomOutAction_->setShortcut(QKeySequence::ZoomOut);
+    zoomResetAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(1.0); });
+    zoomResetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     viewMenu_->addSeparator();
     languageMenu_ = viewMenu_->addMenu(QString());
     languageGroup_ = new QActionGroup(this);
@@ -181,6 +193,7 @@ views::StepPage* MainWindow::page(int number) {
     if (!pages_[i]) {
         auto* p = new views::StepPage(steps_[i], stack_);
         p->setShowTables(showNumbers_);
+        if (zoom_ != 1.0) p->setScale(zoom_);
         connect(p, &views::StepPage::showTablesChanged, this, &MainWindow::setShowNumbers);
         stack_->addWidget(p);
         pages_[i] = p;
@@ -227,6 +240,15 @@ void MainWindow::setShowNumbers(bool show) {
     for (views::StepPage* p : pages_)
         if (p) p->setShowTables(show);
     QSettings().setValue(kShowNumbersKey, show);
+}
+
+void MainWindow::setZoom(double zoom) {
+    const double z = std::clamp(zoom, 0.6, 2.5);
+    // Snap back to exactly 1 when zooming in and out returns near it.
+    zoom_ = std::abs(z - 1.0) < 0.01 ? 1.0 : z;
+    for (views::StepPage* p : pages_)
+        if (p) p->setScale(zoom_);
+    QSettings().setValue(kZoomKey, zoom_);
 }
 
 bool MainWindow::setLanguage(const QString& code) {
@@ -280,6 +302,9 @@ void MainWindow::retranslate() {
     quitAction_->setText(tr("&Quit"));
     viewMenu_->setTitle(tr("&View"));
     showNumbersAction_->setText(tr("Show &numbers as tables"));
+    zoomInAction_->setText(tr("Zoom &in"));
+    zoomOutAction_->setText(tr("Zoom &out"));
+    zoomResetAction_->setText(tr("&Actual size"));
     languageMenu_->setTitle(tr("&Language"));
     helpMenu_->setTitle(tr("&Help"));
     aboutAction_->setText(tr("&About Attention Visualizer"));
@@ -338,7 +363,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 bool MainWindow::saveScreenshot(const QString& path, QString* error) {
     const QImage image = grab().toImage();
     if (image.isNull() || !image.save(path, "PNG")) {
-        if (error) *error = tr("cannot write the screenshot %1").arg(QDir::toNativeSeparators(path));
+        if (error)
+            *error = tr("cannot write the screenshot %1").arg(QDir::toNativeSeparators(path));
         return false;
     }
     return true;

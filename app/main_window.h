@@ -4,13 +4,12 @@
 // and switches between English and Simplified Chinese at run time.
 #pragma once
 
-#include "model/walkthrough.h"
-
 #include <QMainWindow>
 #include <QString>
-
 #include <memory>
 #include <vector>
+
+#include "model/walkthrough.h"
 
 class QAction;
 class QActionGroup;
@@ -58,6 +57,11 @@ public:
     void setShowNumbers(bool show);
     bool showNumbers() const { return showNumbers_; }
 
+    // Size of the pages' text and heatmaps: 1 = normal, up to 2.5 for a projector, down to 0.6
+    // for a small laptop screen (View > Zoom). Remembered between runs.
+    void setZoom(double zoom);
+    double zoom() const { return zoom_; }
+
     // Visits every step, grabs the window into dir/step-NN.png. Returns false with a message
     // naming the file when a screenshot cannot be written.
     bool saveWalkScreenshots(const QString& dir, QString* error);
@@ -83,6 +87,7 @@ private:
     int current_ = 0;
     QString language_ = QStringLiteral("en");
     bool showNumbers_ = false;
+    double zoom_ = 1.0;
     std::unique_ptr<QTranslator> translator_;
     std::unique_ptr<QTranslator> qtTranslator_;
 
@@ -100,6 +105,9 @@ private:
     QMenu* helpMenu_ = nullptr;
     QAction* quitAction_ = nullptr;
     QAction* showNumbersAction_ = nullptr;
+    QAction* zoomInAction_ = nullptr;
+    QAction* zoomOutAction_ = nullptr;
+    QAction* zoomResetAction_ = nullptr;
     QAction* englishAction_ = nullptr;
     QAction* chineseAction_ = nullptr;
     QAction* aboutAction_ = nullptr;

@@ -96,20 +96,24 @@ private:
 
     static QString shown(QStringView s) {
         constexpr qsizetype kShown = 30;
-        return QLatin1Char('"') + (s.size() > kShown ? s.left(kShown).toString() + QStringLiteral("...") : s.toString()) +
+        return QLatin1Char('"') +
+               (s.size() > kShown ? s.left(kShown).toString() + QStringLiteral("...")
+                                  : s.toString()) +
                QLatin1Char('"');
     }
 
     [[noreturn]] void failNumber(qsizetype index, QStringView field, NumberRead::Kind kind) const {
         switch (kind) {
-        case NumberRead::NotFinite:
-            fail(index, QStringLiteral("%1 is not a finite number: replace NaN or infinity with a number")
-                            .arg(shown(field.trimmed())));
-        case NumberRead::TooLarge:
-            fail(index, QStringLiteral("%1 is too large for a 32-bit float (largest about 3.4e38)")
-                            .arg(shown(field.trimmed())));
-        default:
-            fail(index, QStringLiteral("%1 is not a number").arg(shown(field.trimmed())));
+            case NumberRead::NotFinite:
+                fail(index, QStringLiteral(
+                                "%1 is not a finite number: replace NaN or infinity with a number")
+                                .arg(shown(field.trimmed())));
+            case NumberRead::TooLarge:
+                fail(index,
+                     QStringLiteral("%1 is too large for a 32-bit float (largest about 3.4e38)")
+                         .arg(shown(field.trimmed())));
+            default:
+                fail(index, QStringLiteral("%1 is not a number").arg(shown(field.trimmed())));
         }
     }
 
@@ -136,7 +140,7 @@ private:
         Node node;
         node.isList = true;
         node.pos = i;
-        ++i;  // '['
+        ++i;                     // '['
         bool expectItem = true;  // false right after an item: a ',' or whitespace must follow
         for (;;) {
             i = skipSpace(i);
@@ -165,16 +169,20 @@ private:
             } else {
                 const qsizetype start = i;
                 while (i < t_.size() && !t_[i].isSpace() && t_[i] != QLatin1Char(',') &&
-                       t_[i] != QLatin1Char('[') && t_[i] != QLatin1Char(']') && t_[i] != QLatin1Char(')')) {
+                       t_[i] != QLatin1Char('[') && t_[i] != QLatin1Char(']') &&
+                       t_[i] != QLatin1Char(')')) {
                     ++i;
                 }
                 const QStringView field = QStringView(t_).mid(start, i - start);
                 if (field.isEmpty()) {
-                    fail(start, QStringLiteral("unexpected %1 inside the list").arg(shown(QStringView(t_).mid(start, 1))));
+                    fail(start, QStringLiteral("unexpected %1 inside the list")
+                                    .arg(shown(QStringView(t_).mid(start, 1))));
                 }
                 if (field.contains(QStringLiteral("..."))) {
-                    fail(start, QStringLiteral("the tensor was printed with '...' (values left out): "
-                                               "print it in full, e.g. torch.set_printoptions(profile=\"full\")"));
+                    fail(start,
+                         QStringLiteral(
+                             "the tensor was printed with '...' (values left out): "
+                             "print it in full, e.g. torch.set_printoptions(profile=\"full\")"));
                 }
                 const NumberRead n = readNumber(field);
                 if (n.kind != NumberRead::Number) {
@@ -196,15 +204,18 @@ private:
         }
         bool wrapped = false;
         const qsizetype nameStart = i;
-        while (i < t_.size() && (t_[i].isLetterOrNumber() || t_[i] == QLatin1Char('_') || t_[i] == QLatin1Char('.'))) {
+        while (i < t_.size() && (t_[i].isLetterOrNumber() || t_[i] == QLatin1Char('_') ||
+                                 t_[i] == QLatin1Char('.'))) {
             ++i;
         }
         if (i > nameStart) {
+            const qsizetype nameEnd = i;
             i = skipSpace(i);
             if (i >= t_.size() || t_[i] != QLatin1Char('(')) {
-                fail(nameStart, QStringLiteral("expected a list such as [[0.43, 0.15], [0.55, 0.87]] or "
-                                               "tensor([[...]]), found %1")
-                                    .arg(shown(QStringView(t_).mid(nameStart, i - nameStart))));
+                fail(nameStart,
+                     QStringLiteral("expected a list such as [[0.43, 0.15], [0.55, 0.87]] or "
+                                    "tensor([[...]]), found %1")
+                         .arg(shown(QStringView(t_).mid(nameStart, nameEnd - nameStart))));
             }
             wrapped = true;
             i = skipSpace(i + 1);
@@ -222,7 +233,8 @@ private:
             }
             const QString rest = t_.mid(i).trimmed();
             if (!rest.endsWith(QLatin1Char(')'))) {
-                fail(t_.size(), QStringLiteral("expected ')' to close the tensor(...) around the matrix"));
+                fail(t_.size(),
+                     QStringLiteral("expected ')' to close the tensor(...) around the matrix"));
             }
         } else {
             if (i < t_.size() && t_[i] == QLatin1Char(',')) {
@@ -244,9 +256,10 @@ private:
             root.items.front().items.front().isList) {
             // A 3-D tensor: fine only as a batch of one.
             if (root.items.size() != 1) {
-                fail(root.pos, QStringLiteral("this is a 3-D tensor holding %1 matrices: paste one of "
-                                              "them, e.g. print(x[0])")
-                                   .arg(root.items.size()));
+                fail(root.pos,
+                     QStringLiteral("this is a 3-D tensor holding %1 matrices: paste one of "
+                                    "them, e.g. print(x[0])")
+                         .arg(root.items.size()));
             }
             rows = &root.items.front();
         }
@@ -257,14 +270,17 @@ private:
             for (std::size_t j = 0; j < rows->items.size(); ++j) {
                 const Node& item = rows->items[j];
                 if (item.isList) {
-                    fail(item.pos, QStringLiteral("a list inside a list of numbers: give every row as a list"));
+                    fail(item.pos,
+                         QStringLiteral(
+                             "a list inside a list of numbers: give every row as a list"));
                 }
                 out.matrix(0, static_cast<Eigen::Index>(j)) = item.value;
             }
             return out;
         }
         const std::size_t cols = rows->items.front().items.size();
-        out.matrix.resize(static_cast<Eigen::Index>(rows->items.size()), static_cast<Eigen::Index>(cols));
+        out.matrix.resize(static_cast<Eigen::Index>(rows->items.size()),
+                          static_cast<Eigen::Index>(cols));
         for (std::size_t r = 0; r < rows->items.size(); ++r) {
             const Node& row = rows->items[r];
             if (!row.isList) {
@@ -282,7 +298,8 @@ private:
             for (std::size_t j = 0; j < cols; ++j) {
                 const Node& item = row.items[j];
                 if (item.isList) {
-                    fail(item.pos, QStringLiteral("row %1 holds a list where a number belongs").arg(r + 1));
+                    fail(item.pos,
+                         QStringLiteral("row %1 holds a list where a number belongs").arg(r + 1));
                 }
                 out.matrix(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = item.value;
             }
@@ -322,13 +339,15 @@ private:
             fields.push_back(f);
         };
         const bool tabs = line.contains(QLatin1Char('\t'));
-        const bool commas = !tabs && (line.contains(QLatin1Char(',')) || line.contains(QLatin1Char(';')));
+        const bool commas =
+            !tabs && (line.contains(QLatin1Char(',')) || line.contains(QLatin1Char(';')));
         if (tabs || commas) {
             qsizetype from = 0;
             for (qsizetype k = 0; k <= line.size(); ++k) {
-                const bool separator = k < line.size() &&
-                                       (tabs ? line[k] == QLatin1Char('\t')
-                                             : (line[k] == QLatin1Char(',') || line[k] == QLatin1Char(';')));
+                const bool separator =
+                    k < line.size() &&
+                    (tabs ? line[k] == QLatin1Char('\t')
+                          : (line[k] == QLatin1Char(',') || line[k] == QLatin1Char(';')));
                 if (k == line.size() || separator) {
                     addField(from, k);
                     from = k + 1;
@@ -337,11 +356,6 @@ private:
             // A separator at the end of the line (spreadsheets and CSV writers add one) is fine.
             while (!fields.empty() && fields.back().text.isEmpty()) {
                 fields.pop_back();
-            }
-            for (const Field& f : fields) {
-                if (f.text.isEmpty()) {
-                    fail(f.pos, QStringLiteral("an empty cell: every cell needs a number"));
-                }
             }
         } else {
             qsizetype k = 0;
@@ -361,7 +375,9 @@ private:
         return fields;
     }
 
-    static bool isLabel(const Field& f) { return f.number.kind == NumberRead::NotNumber; }
+    static bool isLabel(const Field& f) {
+        return f.number.kind == NumberRead::NotNumber && !f.text.isEmpty();
+    }
 
     MatrixText parseLines() const {
         std::vector<Row> rows;
@@ -380,14 +396,22 @@ private:
             start = end + 1;
         }
 
-        // A header line (column names, no number at all) above data rows is skipped.
+        // A header line (column names, no number at all; its corner cell may be empty) above data
+        // rows is skipped.
         if (rows.size() > 1) {
             bool header = true;
             for (const Field& f : rows.front().fields) {
-                header = header && isLabel(f);
+                header = header && f.number.kind == NumberRead::NotNumber;
             }
             if (header) {
                 rows.erase(rows.begin());
+            }
+        }
+        for (const Row& row : rows) {
+            for (const Field& f : row.fields) {
+                if (f.text.isEmpty()) {
+                    fail(f.pos, QStringLiteral("an empty cell: every cell needs a number"));
+                }
             }
         }
 
@@ -413,14 +437,16 @@ private:
                 }
             }
             if (row.fields.size() - skip != cols) {
-                fail(row.pos, QStringLiteral("row %1 has %2 numbers but row 1 has %3; every row needs "
-                                             "the same number of values")
-                                  .arg(r + 1)
-                                  .arg(row.fields.size() - skip)
-                                  .arg(cols));
+                fail(row.pos,
+                     QStringLiteral("row %1 has %2 numbers but row 1 has %3; every row needs "
+                                    "the same number of values")
+                         .arg(r + 1)
+                         .arg(row.fields.size() - skip)
+                         .arg(cols));
             }
             for (std::size_t j = 0; j < cols; ++j) {
-                out.matrix(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = row.fields[j + skip].number.value;
+                out.matrix(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) =
+                    row.fields[j + skip].number.value;
             }
         }
         return out;
@@ -434,9 +460,10 @@ private:
 MatrixTextResult parseMatrixText(const QString& text) {
     MatrixTextResult result;
     if (text.size() > kMaxMatrixTextLength) {
-        result.error = QStringLiteral("the text has %1 characters; the limit is %2: paste a smaller matrix")
-                           .arg(text.size())
-                           .arg(kMaxMatrixTextLength);
+        result.error =
+            QStringLiteral("the text has %1 characters; the limit is %2: paste a smaller matrix")
+                .arg(text.size())
+                .arg(kMaxMatrixTextLength);
         return result;
     }
     QString normalized = text;

@@ -3,8 +3,8 @@
 //   0.43	0.15	0.89          tab-separated (spreadsheet), one row per line
 //   0.43, 0.15, 0.89          comma- or semicolon-separated (CSV)
 //   0.43 0.15 0.89            whitespace-separated
-//   Your	0.43	0.15	0.89     the same with a label in front of every row (kept as rowLabels)
-//   tensor([[0.4300, 0.1500, 0.8900],
+//   Your	0.43	0.15	0.89     the same with a label in front of every row (kept as
+//   rowLabels) tensor([[0.4300, 0.1500, 0.8900],
 //           [0.5500, 0.8700, 0.6600]], grad_fn=<MmBackward0>)   PyTorch, also "Parameter
 //                                          containing:", array([...]) and plain [[...]] lists
 //
@@ -13,12 +13,11 @@
 // float. Parsing is a pure function; an error names the line and column and the problem.
 #pragma once
 
-#include "model/tensor.h"
-
 #include <QString>
 #include <QStringList>
-
 #include <optional>
+
+#include "model/tensor.h"
 
 inline constexpr qsizetype kMaxMatrixTextLength = qsizetype{16} << 20;  // characters
 

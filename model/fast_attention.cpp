@@ -31,27 +31,32 @@ void check_block(Eigen::Index block, const char* name) {
     if (block < 1) {
         std::ostringstream msg;
         msg << "FastAttentionWorkspace::" << name << " = " << block
-            << " is not a block size: give at least 1 (64 and 256 are the defaults)";
+            << " is not a block size: give at least 1";
         throw AttentionError(msg.str());
     }
 }
 
-// One key block of the online softmax for one query block:
-//   s = q · kᵀ, blocked cells (key after query) = -inf on the diagonal block,
+// One key block of the online softmax for the queries q, which are rows [r0, r0 + q.rows()) of
+// the block's running state:
+//   s = q · kᵀ; on the diagonal, key columns after the query's own (column diag_col + r for row
+//   r) are its future and are left out;
 //   m_new = max(m, rowmax(s)), p = exp(s - m_new), l = l·exp(m - m_new) + rowsum(p),
 //   acc = acc·exp(m - m_new) + p · v.
-// The first block assigns acc instead, so acc needs no zeroing.
+// The first block of these rows assigns acc instead, so acc needs no zeroing.
+constexpr Eigen::Index kNoMask = -1;
+
 void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap& v,
-                      bool diagonal, bool first, FastAttentionWorkspace::Scratch& s) {
+                      Eigen::Index r0, Eigen::Index diag_col, bool first,
+                      FastAttentionWorkspace::Scratch& s) {
     const Eigen::Index rows = q.rows();
     const Eigen::Index cols = k.rows();
     MutableMap p(s.scores.data(), rows, cols);
+    MutableMap acc(s.acc.data() + r0 * s.acc.cols(), rows, s.acc.cols());
     p.noalias() = q * k.transpose();
     for (Eigen::Index r = 0; r < rows; ++r) {
-        // On the diagonal block the query of row r sits at key column r: later keys are its
-        // future. Zeroing them after exp() equals filling -inf before it, without the exp.
-        const Eigen::Index valid = diagonal ? r + 1 : cols;
-        const float m_old = s.row_max(r);
+        // Zeroing the future keys after exp() equals filling them with -inf before it.
+        const Eigen::Index valid = diag_col == kNoMask ? cols : diag_col + r + 1;
+        const float m_old = s.row_max(r0 + r);
         const float m_new = std::max(m_old, p.row(r).head(valid).maxCoeff());
         p.row(r).head(valid) = (p.row(r).head(valid).array() - m_new).exp().matrix();
         if (valid < cols) {
@@ -59,16 +64,15 @@ void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap
         }
         const float row_sum = p.row(r).head(valid).sum();
         if (first) {
-            s.row_sum(r) = row_sum;
+            s.row_sum(r0 + r) = row_sum;
         } else {
             // exp() of the max shift: the earlier blocks' terms were taken relative to m_old.
             const float alpha = std::exp(m_old - m_new);
-            s.row_sum(r) = s.row_sum(r) * alpha + row_sum;
-            s.acc.row(r) *= alpha;
+            s.row_sum(r0 + r) = s.row_sum(r0 + r) * alpha + row_sum;
+            acc.row(r) *= alpha;
         }
-        s.row_max(r) = m_new;
+        s.row_max(r0 + r) = m_new;
     }
-    MutableMap acc(s.acc.data(), rows, s.acc.cols());
     if (first) {
         acc.noalias() = p * v;
     } else {
@@ -113,6 +117,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     check_finite(x, "x");
     check_block(ws.query_block, "query_block");
     check_block(ws.key_block, "key_block");
+    check_block(ws.diagonal_block, "diagonal_block");
 
     const Eigen::Index tokens = x.rows();
     const Eigen::Index d = weights.d_out;
@@ -120,6 +125,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     const Eigen::Index heads = weights.num_heads;
     const Eigen::Index bq = std::min(ws.query_block, tokens);
     const Eigen::Index bk = std::min(ws.key_block, tokens);
+    const Eigen::Index bd = std::min(ws.diagonal_block, bq);
 
     // 1. queries | keys | values in one GEMM.
     ws.qkv.resize(tokens, 3 * d);
@@ -135,7 +141,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
 #endif
     ws.scratch.resize(static_cast<std::size_t>(threads));
     for (FastAttentionWorkspace::Scratch& s : ws.scratch) {
-        s.scores.resize(bq, std::max(bq, bk));
+        s.scores.resize(bq, std::max(bq, bk));  // a diagonal strip is at most (bd, bq)
         s.acc.resize(bq, hd);
         s.row_max.resize(bq);
         s.row_sum.resize(bq);
@@ -160,20 +166,26 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         const StridedMap q(q_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
         s.row_max.head(rows).setConstant(kNegInf);
 
-        // Key blocks entirely in the past of every query of the block: no mask.
+        // Key blocks entirely in the past of every query of the block: no mask, full width.
         bool first = true;
         for (Eigen::Index j0 = 0; j0 < i0; j0 += bk) {
             const Eigen::Index cols = std::min(bk, i0 - j0);
             const StridedMap k(k_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
             const StridedMap v(v_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
-            attend_key_block(q, k, v, false, first, s);
+            attend_key_block(q, k, v, 0, kNoMask, first, s);
             first = false;
         }
-        // The diagonal block: the same tokens as the queries, masked above the diagonal. Key
-        // blocks after it are fully masked and skipped.
-        const StridedMap k(k_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
-        const StridedMap v(v_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
-        attend_key_block(q, k, v, true, first, s);
+        // The diagonal square [i0, i0 + rows)², in strips of bd query rows: strip [s0, s0 + bd)
+        // sees keys [i0, i0 + s0 + bd), masked only in its last bd columns, so the computed but
+        // masked cells are bd²/2 per strip, not rows²/2. Keys after the square are all masked
+        // and never computed.
+        for (Eigen::Index s0 = 0; s0 < rows; s0 += bd) {
+            const Eigen::Index strip = std::min(bd, rows - s0);
+            const StridedMap qs(q_base + (i0 + s0) * ld, strip, hd, Eigen::OuterStride<>(ld));
+            const StridedMap k(k_base + i0 * ld, s0 + strip, hd, Eigen::OuterStride<>(ld));
+            const StridedMap v(v_base + i0 * ld, s0 + strip, hd, Eigen::OuterStride<>(ld));
+            attend_key_block(qs, k, v, s0, s0, first, s);
+        }
 
         for (Eigen::Index r = 0; r < rows; ++r) {
             ws.concat.row(i0 + r).segment(h * hd, hd) = s.acc.row(r) * (1.0f / s.row_sum(r));

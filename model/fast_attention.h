@@ -4,11 +4,11 @@
 // (T, T) matrix: memory grows with T, not T², and masked key blocks are never computed.
 //
 // Shapes as in tensor.h: T = tokens, d_in, d_out, H = num_heads, hd = head_dim = d_out / H,
-// Bq / Bk = query / key block rows.
+// Bq / Bk / Bd = query / key / diagonal strip block rows.
 //
 //   1. one GEMM  qkv = x · w_qkv + b_qkv          (T, d_in) · (d_in, 3·d_out): q | k | v
 //   2. per (head, query block), heads in parallel with OpenMP:
-//        for each key block left of the diagonal, then the diagonal block (masked):
+//        for each key block left of the diagonal, then the diagonal square in strips (masked):
 //          s = q_blk · k_blkᵀ                     (Bq, Bk), q already scaled by 1/√hd
 //          online softmax: running row max m and row sum l, acc rescaled by exp(m_old - m_new)
 //          acc += exp(s - m) · v_blk              (Bq, hd)
@@ -42,10 +42,12 @@ struct FastAttentionWeights {
 
 // Buffers reused across calls so a forward pass of the same shape allocates nothing.
 struct FastAttentionWorkspace {
-    // Block sizes: Bq small keeps the wasted upper half of the diagonal blocks small (a fraction
-    // ~Bq/T of the core work); Bk large makes the GEMMs efficient. Both must be >= 1.
-    Eigen::Index query_block = 64;
-    Eigen::Index key_block = 256;
+    // Block sizes, all >= 1. Large blocks make the GEMMs efficient (fewer repacked operands per
+    // FLOP); the diagonal square of each query block is done in strips of diagonal_block rows, so
+    // the computed but masked cells are a fraction ~diagonal_block / T of the core work.
+    Eigen::Index query_block = 128;    // Bq: queries per work item
+    Eigen::Index key_block = 256;      // Bk: keys per GEMM left of the diagonal
+    Eigen::Index diagonal_block = 64;  // Bd: query rows per strip of the diagonal square
 
     Matrix qkv;     // (T, 3·d_out)
     Matrix concat;  // (T, d_out): every head's context_vecs side by side, before out_proj

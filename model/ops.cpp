@@ -114,13 +114,9 @@ BoolMatrix padding_mask(Eigen::Index t_q, Eigen::Index t_k, Eigen::Index valid_k
     return m;
 }
 
-BoolMatrix blocked_where_zero(const Matrix& mask) {
-    return (mask.array() == 0.0f).matrix();
-}
+BoolMatrix blocked_where_zero(const Matrix& mask) { return (mask.array() == 0.0f).matrix(); }
 
-BoolMatrix blocked_where_one(const Matrix& mask) {
-    return (mask.array() == 1.0f).matrix();
-}
+BoolMatrix blocked_where_one(const Matrix& mask) { return (mask.array() == 1.0f).matrix(); }
 
 Matrix additive_mask_from_keep(const RowVector& keep, Eigen::Index t_q, float fill) {
     check_size(t_q, "T_q");
@@ -217,9 +213,8 @@ void validate_attention(const Matrix& queries, const Matrix& keys, const Matrix&
         const Matrix& add = *options.additive_mask;
         if (add.rows() != t_q || add.cols() != t_k) {
             std::ostringstream msg;
-            msg << "additive_mask has shape " << shape_of(add)
-                << " but the scores have shape (" << t_q << ", " << t_k
-                << "): give a (T_q, T_k) additive mask";
+            msg << "additive_mask has shape " << shape_of(add) << " but the scores have shape ("
+                << t_q << ", " << t_k << "): give a (T_q, T_k) additive mask";
             throw AttentionError(msg.str());
         }
         // -inf is a legitimate additive mask value; NaN would poison the whole row.

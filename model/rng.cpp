@@ -24,9 +24,7 @@ void TorchGenerator::manual_seed(std::uint64_t seed) {
     engine_.seed(static_cast<std::mt19937::result_type>(seed & 0xffffffffULL));
 }
 
-std::uint32_t TorchGenerator::random() {
-    return static_cast<std::uint32_t>(engine_());
-}
+std::uint32_t TorchGenerator::random() { return static_cast<std::uint32_t>(engine_()); }
 
 std::uint64_t TorchGenerator::random64() {
     const std::uint64_t first = random();

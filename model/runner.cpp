@@ -86,8 +86,8 @@ void apply_weights(const std::vector<ParamRef>& refs, const std::vector<NamedMat
         if (it == refs.end()) {
             std::ostringstream msg;
             msg << config.module << " has no parameter \"" << given.name << "\"";
-            const bool is_bias = given.name.size() > 5 &&
-                                 given.name.compare(given.name.size() - 5, 5, ".bias") == 0;
+            const bool is_bias =
+                given.name.size() > 5 && given.name.compare(given.name.size() - 5, 5, ".bias") == 0;
             if (is_bias && !config.qkv_bias && module_info(config.module).uses_qkv_bias) {
                 msg << " (qkv_bias is off; turn it on to give biases)";
             }
@@ -114,8 +114,8 @@ void apply_weights(const std::vector<ParamRef>& refs, const std::vector<NamedMat
             if (given.value.rows() != 1 || given.value.cols() != it->vector->cols()) {
                 std::ostringstream msg;
                 msg << label << " is " << shape_text(given.value.rows(), given.value.cols())
-                    << " but " << config.module << " needs a vector of "
-                    << it->vector->cols() << " numbers " << it->layout;
+                    << " but " << config.module << " needs a vector of " << it->vector->cols()
+                    << " numbers " << it->layout;
                 fail(msg);
             }
             *it->vector = given.value.row(0);
@@ -162,8 +162,8 @@ void check_sequence(const Sequence& s, std::string_view name) {
     }
     if (!s.tokens.empty() && static_cast<Eigen::Index>(s.tokens.size()) != s.embeddings.rows()) {
         std::ostringstream msg;
-        msg << name << " have " << s.embeddings.rows() << " rows but there are "
-            << s.tokens.size() << " tokens: give one row per token";
+        msg << name << " have " << s.embeddings.rows() << " rows but there are " << s.tokens.size()
+            << " tokens: give one row per token";
         fail(msg);
     }
     check_finite(s.embeddings, name);
@@ -284,9 +284,10 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         out.context_length = config.context_length == 0 ? tokens : config.context_length;
         if (tokens > out.context_length) {
             std::ostringstream msg;
-            msg << "the sequence has " << tokens << " tokens but context_length = "
-                << out.context_length << ": give context_length >= " << tokens
-                << " or at most " << out.context_length << " tokens";
+            msg << "the sequence has " << tokens
+                << " tokens but context_length = " << out.context_length
+                << ": give context_length >= " << tokens << " or at most " << out.context_length
+                << " tokens";
             fail(msg);
         }
     } else {
@@ -446,8 +447,8 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
         apply_weights(refs, c.weights, c);
         if (info.uses_source) {
             const Batch src = stack_copies(source->embeddings, static_cast<int>(c.batch));
-            result.output = m.forward(x, src, src, nullptr, MaskConvention::FillWhereZero, -1e9f,
-                                      options);
+            result.output =
+                m.forward(x, src, src, nullptr, MaskConvention::FillWhereZero, -1e9f, options);
         } else {
             result.output =
                 m.forward(x, x, x, nullptr, MaskConvention::FillWhereZero, -1e9f, options);

@@ -9,9 +9,10 @@
 //   causal-attention      CausalAttention: -inf causal mask, dropout on the weights
 //   multi-head-wrapper    MultiHeadAttentionWrapper: H CausalAttention heads of width d_out each
 //   multi-head-attention  MultiHeadAttention: one d_out-wide projection split into H heads
-//   bert-multi-head       BERT-style MultiHeadedAttention (seed 000), d_model = d_in, self-attention
-//   gpt2-attention        GPT-2's Attention (seed 001), nx = d_in, scale = true as GPT2Block uses it
-//   cross-attention       the BERT-style module with queries from `inputs` and keys and values
+//   bert-multi-head       BERT-style MultiHeadedAttention (seed 000), d_model = d_in,
+//   self-attention gpt2-attention        GPT-2's Attention (seed 001), nx = d_in, scale = true as
+//   GPT2Block uses it cross-attention       the BERT-style module with queries from `inputs` and
+//   keys and values
 //                         from `source`: both sides go through the module's own Linear layers
 //                         (Wq on the target, Wk and Wv on the source), so both need width d_model
 //
@@ -20,15 +21,15 @@
 // same generator, i.e. torch.manual_seed(seed); m = Module(...); m.train(); m(x).
 #pragma once
 
-#include "examples.h"
-#include "modules.h"
-#include "tensor.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "examples.h"
+#include "modules.h"
+#include "tensor.h"
 
 namespace attn {
 
@@ -38,20 +39,20 @@ namespace attn {
 // "linears.3.bias" in the BERT-style module, "c_attn.weight" (nx, 3·nx) for GPT-2's Conv1D.
 struct NamedMatrix {
     std::string name;
-    Matrix value;             // a bias is stored as one row (1, n)
-    bool is_vector = false;   // a 1-D tensor (bias): written as a flat list, not a matrix
+    Matrix value;            // a bias is stored as one row (1, n)
+    bool is_vector = false;  // a 1-D tensor (bias): written as a flat list, not a matrix
 };
 
 // What to run. A 0 means "the module's default", so a caller sets only what it cares about;
 // resolve_config() replaces every 0 with the value actually used.
 struct ModuleConfig {
-    std::string module;                 // one of module_names()
-    std::uint64_t seed = 123;           // the tutorial's torch.manual_seed(123)
-    Eigen::Index d_out = 0;             // 0 = 2 (the tutorial); d_model = d_in for bert/gpt2/cross
-    Eigen::Index num_heads = 0;         // 0 = 2, or 1 when 2 does not divide d_model (bert/gpt2/cross)
-    Eigen::Index batch = 1;             // copies of the inputs stacked, as torch.stack((x, x))
-    Eigen::Index context_length = 0;    // 0 = the sequence length
-    float dropout = 0.0f;               // > 0 runs in training mode with the seeded generator
+    std::string module;          // one of module_names()
+    std::uint64_t seed = 123;    // the tutorial's torch.manual_seed(123)
+    Eigen::Index d_out = 0;      // 0 = 2 (the tutorial); d_model = d_in for bert/gpt2/cross
+    Eigen::Index num_heads = 0;  // 0 = 2, or 1 when 2 does not divide d_model (bert/gpt2/cross)
+    Eigen::Index batch = 1;      // copies of the inputs stacked, as torch.stack((x, x))
+    Eigen::Index context_length = 0;  // 0 = the sequence length
+    float dropout = 0.0f;             // > 0 runs in training mode with the seeded generator
     bool qkv_bias = false;
     // Parameters that replace the drawn ones after construction (like load_state_dict with
     // strict=False); shapes are checked. The generator has drawn all parameters by then, so the
@@ -69,7 +70,7 @@ struct ModuleInfo {
     bool uses_dropout;
     bool uses_context_length;
     bool uses_qkv_bias;
-    bool uses_source;              // cross-attention: keys and values come from a second sequence
+    bool uses_source;  // cross-attention: keys and values come from a second sequence
 };
 
 // All modules in the order the tutorial introduces them.
@@ -95,9 +96,9 @@ std::size_t intermediate_bytes(const ModuleConfig& resolved, Eigen::Index tokens
                                Eigen::Index source_tokens);
 
 struct RunResult {
-    ModuleConfig config;        // resolved: no 0 = default left
-    bool training = false;      // dropout > 0
-    ModuleOutput output;        // context_vecs (B, T, width), heads[b][h] with every intermediate
+    ModuleConfig config;    // resolved: no 0 = default left
+    bool training = false;  // dropout > 0
+    ModuleOutput output;    // context_vecs (B, T, width), heads[b][h] with every intermediate
     std::vector<NamedMatrix> weights;  // every parameter, state_dict names, construction order
 };
 

@@ -60,8 +60,8 @@ void check_cols(const Matrix& m, Eigen::Index cols, std::string_view name,
 void check_heads_divide(Eigen::Index width, Eigen::Index num_heads, std::string_view width_name) {
     if (width < 1) {
         std::ostringstream msg;
-        msg << width_name << " = " << width
-            << " leaves no width to split into heads: give " << width_name << " >= 1";
+        msg << width_name << " = " << width << " leaves no width to split into heads: give "
+            << width_name << " >= 1";
         throw AttentionError(msg.str());
     }
     if (num_heads < 1) {

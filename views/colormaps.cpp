@@ -1,7 +1,6 @@
 #include "colormaps.h"
 
 #include <QMap>
-
 #include <algorithm>
 #include <cmath>
 #include <span>

@@ -15,8 +15,8 @@
 
 namespace attn::colormap {
 
-inline const QString kViridis = QStringLiteral("viridis");      // default, weights in [0, 1]
-inline const QString kCividis = QStringLiteral("cividis");      // colour-vision-deficiency safe
+inline const QString kViridis = QStringLiteral("viridis");  // default, weights in [0, 1]
+inline const QString kCividis = QStringLiteral("cividis");  // colour-vision-deficiency safe
 inline const QString kMagma = QStringLiteral("magma");
 inline const QString kDiverging = QStringLiteral("diverging");  // signed values, centred on 0
 

@@ -1,7 +1,6 @@
 #include "flow_layout.h"
 
 #include <QWidget>
-
 #include <algorithm>
 
 namespace views {

@@ -1,10 +1,8 @@
 #include "heatmap_widget.h"
 
-#include "colormaps.h"
-#include "number_format.h"
-
 #include <qcustomplot.h>
 
+#include <QBuffer>
 #include <QDir>
 #include <QEvent>
 #include <QFontMetricsF>
@@ -17,10 +15,12 @@
 #include <QSvgGenerator>
 #include <QToolTip>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "colormaps.h"
+#include "number_format.h"
 
 namespace attn {
 
@@ -30,8 +30,8 @@ namespace {
 // PDF (whose painters map logical pixels onto points) all lay out the same.
 constexpr double kTitlePx = 16.0;
 constexpr double kSubtitlePx = 12.0;
-constexpr double kLabelPx = 13.0;       // token labels, largest
-constexpr double kMinLabelPx = 8.0;     // below this, labels are thinned out instead
+constexpr double kLabelPx = 13.0;    // token labels, largest
+constexpr double kMinLabelPx = 8.0;  // below this, labels are thinned out instead
 constexpr double kAxisTitlePx = 13.0;
 constexpr double kScaleTickPx = 12.0;   // colour scale numbers
 constexpr double kCellTextPx = 14.0;    // cell values, largest
@@ -96,8 +96,7 @@ private:
     HeatmapWidget* owner_;
 };
 
-HeatmapWidget::HeatmapWidget(QWidget* parent)
-    : QWidget(parent), colorMapName_(colormap::kViridis) {
+HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent), colorMapName_(colormap::kViridis) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     plot_ = new HeatmapPlot(this);
@@ -219,19 +218,16 @@ void HeatmapWidget::updateColorMapData() {
         for (int c = 0; c < cols; ++c) {
             const auto i = static_cast<std::size_t>(index(r, c));
             const double v = static_cast<double>(values_(r, c));
-            texts_[i] = kinds_[i] == CellKind::Masked && fillValue_
-                            ? formatCompact(*fillValue_)
-                            : formatNumber(v, decimals_);
+            texts_[i] = kinds_[i] == CellKind::Masked && fillValue_ ? formatCompact(*fillValue_)
+                                                                    : formatNumber(v, decimals_);
         }
     }
 
     // A dimension of size 1 gets a data range of one cell width: QCPColorMap draws a size-1
     // dimension with zero extent when its range is a single point.
-    const auto dataRange = [](int n) {
-        return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5);
-    };
-    auto* mapData = new QCPColorMapData(std::max(cols, 1), std::max(rows, 1), dataRange(cols),
-                                     dataRange(rows));
+    const auto dataRange = [](int n) { return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5); };
+    auto* mapData =
+        new QCPColorMapData(std::max(cols, 1), std::max(rows, 1), dataRange(cols), dataRange(rows));
     mapData->fill(std::numeric_limits<double>::quiet_NaN());
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
@@ -239,8 +235,8 @@ void HeatmapWidget::updateColorMapData() {
             // Masked cells take no colour from the map (the cell layer hatches them), so a -1e9
             // fill cannot stretch the range.
             mapData->setCell(c, r,
-                          masked ? std::numeric_limits<double>::quiet_NaN()
-                                 : static_cast<double>(values_(r, c)));
+                             masked ? std::numeric_limits<double>::quiet_NaN()
+                                    : static_cast<double>(values_(r, c)));
         }
     }
     colorMap_->setData(mapData, false);  // takes ownership and frees the previous data
@@ -399,9 +395,18 @@ void HeatmapWidget::rebuildFonts() {
         axis->setTickLabelPadding(static_cast<int>(std::lround(6 * scale_)));
         axis->setLabelPadding(static_cast<int>(std::lround(4 * scale_)));
     }
+    // A little air between the figure and the edge of the widget or exported image; above and
+    // below, enough for half a colour-scale number, which QCustomPlot drops when it would be
+    // cut by the edge (the "0" and "1" at the ends of the scale).
+    const int edge = static_cast<int>(std::lround(8 * scale_));
+    const int ends = static_cast<int>(std::ceil((8 + 0.75 * kScaleTickPx) * scale_));
+    plot_->axisRect()->setMinimumMargins(QMargins(edge, ends, edge, ends));
+    plot_->yAxis->setPadding(edge);
     colorScale_->axis()->setTickLabelFont(makeFont(kScaleTickPx * scale_));
     colorScale_->axis()->setLabelFont(axisTitle);
     colorScale_->axis()->setTickLabelPadding(static_cast<int>(std::lround(4 * scale_)));
+    // Room right of the scale's numbers, so a wider fallback font in a viewer does not clip them.
+    colorScale_->axis()->setPadding(static_cast<int>(std::lround(10 * scale_)));
     colorScale_->setBarWidth(static_cast<int>(std::lround(kColorBarPx * scale_)));
 
     // Widths at a 100 px font scale linearly to any size, so fitting needs no per-pass measuring.
@@ -469,8 +474,9 @@ bool HeatmapWidget::adaptToLayout() {
 
     // The title sits over the matrix column: shrink a long one rather than clip it.
     const double titleRoom = plot_->viewport().width() - (kColorBarPx + 70.0) * scale_;
-    const double titlePx = std::clamp(std::floor(100.0 * titleRoom / std::max(titleWidthAt100Px_, 1.0)),
-                                      kMinLabelPx * scale_, kTitlePx * scale_);
+    const double titlePx =
+        std::clamp(std::floor(100.0 * titleRoom / std::max(titleWidthAt100Px_, 1.0)),
+                   kMinLabelPx * scale_, kTitlePx * scale_);
     if (titlePx != titlePx_) {
         titlePx_ = titlePx;
         titleElement_->setFont(makeFont(titlePx, true));
@@ -485,15 +491,16 @@ bool HeatmapWidget::adaptToLayout() {
     // otherwise rotated to read upwards, sized by the column width.
     bool rotated = false;
     double colPx = labelMax;
-    const double fitPx = std::floor(100.0 * cellW * 0.92 / std::max(maxColumnLabelWidthAt100Px_, 1.0));
+    const double fitPx =
+        std::floor(100.0 * cellW * 0.92 / std::max(maxColumnLabelWidthAt100Px_, 1.0));
     if (fitPx >= 0.8 * labelMax) {
         colPx = std::min(labelMax, fitPx);
     } else {
         rotated = true;
         colPx = std::clamp(std::floor(cellW * 0.9 / lineFactor), labelMin, labelMax);
     }
-    const int colStep = rotated ? std::max(1, static_cast<int>(std::ceil(colPx * lineFactor / cellW)))
-                                : 1;
+    const int colStep =
+        rotated ? std::max(1, static_cast<int>(std::ceil(colPx * lineFactor / cellW))) : 1;
 
     if (rowPx != rowLabelPx_) {
         rowLabelPx_ = rowPx;
@@ -590,17 +597,26 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
 
     if (valuesVisible()) {
         painter->setFont(makeFont(cellFontPx_));
+        const QFontMetricsF metrics(painter->font());
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
+                const QRectF cell = cellRect(r, c);
+                if (cellKind(r, c) == CellKind::Masked) {
+                    // A plain plate under the fill text keeps "−∞" clear of the hatching.
+                    QRectF plate = metrics.boundingRect(cell, Qt::AlignCenter, cellText(r, c));
+                    plate.adjust(-3 * scale_, -1 * scale_, 3 * scale_, 1 * scale_);
+                    painter->fillRect(plate.intersected(cell), colormap::maskedColor());
+                }
                 painter->setPen(cellTextColor(r, c));
-                painter->drawText(cellRect(r, c), Qt::AlignCenter, cellText(r, c));
+                painter->drawText(cell, Qt::AlignCenter, cellText(r, c));
             }
         }
     }
 
     // Highlights: a black outline with a white core reads on every colour of every map.
     const auto outline = [&](const QRectF& area) {
-        const QRectF inset = area.adjusted(1.5 * scale_, 1.5 * scale_, -1.5 * scale_, -1.5 * scale_);
+        const QRectF inset =
+            area.adjusted(1.5 * scale_, 1.5 * scale_, -1.5 * scale_, -1.5 * scale_);
         painter->setBrush(Qt::NoBrush);
         painter->setPen(QPen(Qt::black, 3.5 * scale_));
         painter->drawRect(inset);
@@ -645,9 +661,7 @@ void HeatmapWidget::clearHighlight() {
 
 std::optional<int> HeatmapWidget::highlightedRow() const { return highlightRow_; }
 std::optional<int> HeatmapWidget::highlightedColumn() const { return highlightColumn_; }
-std::optional<std::pair<int, int>> HeatmapWidget::highlightedCell() const {
-    return highlightCell_;
-}
+std::optional<std::pair<int, int>> HeatmapWidget::highlightedCell() const { return highlightCell_; }
 
 void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider) {
     tooltipProvider_ = std::move(provider);
@@ -713,16 +727,23 @@ void HeatmapWidget::onMouseRelease(QMouseEvent* event) {
 bool HeatmapWidget::eventFilter(QObject* watched, QEvent* event) {
     if (watched == plot_) {
         switch (event->type()) {
-        case QEvent::MouseMove: onMouseMove(static_cast<QMouseEvent*>(event)); break;
-        case QEvent::MouseButtonPress: onMousePress(static_cast<QMouseEvent*>(event)); break;
-        case QEvent::MouseButtonRelease: onMouseRelease(static_cast<QMouseEvent*>(event)); break;
-        case QEvent::Leave:
-            if (hovered_) {
-                hovered_.reset();
-                emit hoverLeft();
-            }
-            break;
-        default: break;
+            case QEvent::MouseMove:
+                onMouseMove(static_cast<QMouseEvent*>(event));
+                break;
+            case QEvent::MouseButtonPress:
+                onMousePress(static_cast<QMouseEvent*>(event));
+                break;
+            case QEvent::MouseButtonRelease:
+                onMouseRelease(static_cast<QMouseEvent*>(event));
+                break;
+            case QEvent::Leave:
+                if (hovered_) {
+                    hovered_.reset();
+                    emit hoverLeft();
+                }
+                break;
+            default:
+                break;
         }
     }
     return QWidget::eventFilter(watched, event);
@@ -756,9 +777,7 @@ QSize HeatmapWidget::preferredSize() const {
                  static_cast<int>(std::ceil(std::max(h, 240 * scale_))));
 }
 
-QSize HeatmapWidget::sizeHint() const {
-    return preferredSize().boundedTo(QSize(960, 720));
-}
+QSize HeatmapWidget::sizeHint() const { return preferredSize().boundedTo(QSize(960, 720)); }
 
 QSize HeatmapWidget::minimumSizeHint() const { return QSize(200, 150); }
 
@@ -777,8 +796,8 @@ bool HeatmapWidget::writeAtomically(const QString& path, const QString& kind,
                                     QString* error) {
     const auto fail = [&](const QString& reason) {
         if (error)
-            *error = tr("Could not save %1 to %2: %3")
-                         .arg(kind, QDir::toNativeSeparators(path), reason);
+            *error =
+                tr("Could not save %1 to %2: %3").arg(kind, QDir::toNativeSeparators(path), reason);
         return false;
     };
     QSaveFile file(path);
@@ -811,8 +830,10 @@ bool HeatmapWidget::saveSvg(const QString& path, QSize size, QString* error) {
     const bool ok = writeAtomically(
         path, QStringLiteral("SVG"),
         [&](QIODevice& device, QString& reason) {
+            QBuffer buffer;
+            buffer.open(QIODevice::WriteOnly);
             QSvgGenerator generator;
-            generator.setOutputDevice(&device);
+            generator.setOutputDevice(&buffer);
             generator.setSize(size);
             generator.setViewBox(QRect(QPoint(0, 0), size));
             generator.setResolution(96);
@@ -827,7 +848,15 @@ bool HeatmapWidget::saveSvg(const QString& path, QSize size, QString* error) {
             painter.setMode(QCPPainter::pmNoCaching);
             plot_->toPainter(&painter, size.width(), size.height());
             painter.end();
-            return true;
+            // QSvgGenerator names one family; give viewers without it the CJK face and a
+            // generic fallback so tokens such as "你的" still render.
+            QByteArray svg = buffer.data();
+            svg.replace(QByteArrayLiteral("font-family=\"") + font().family().toUtf8() + '"',
+                        QByteArrayLiteral("font-family=\"") + font().family().toUtf8() + ", " +
+                            kCjkFallback.toUtf8() + ", sans-serif\"");
+            if (device.write(svg) == svg.size()) return true;
+            reason = device.errorString();
+            return false;
         },
         error);
     requestReplot();
@@ -889,13 +918,16 @@ QString HeatmapWidget::cellText(int row, int column) const {
 
 QColor HeatmapWidget::cellColor(int row, int column) const {
     switch (cellKind(row, column)) {
-    case CellKind::Masked: return colormap::maskedColor();
-    case CellKind::NaN: return colormap::nanColor();
-    case CellKind::Value: break;
+        case CellKind::Masked:
+            return colormap::maskedColor();
+        case CellKind::NaN:
+            return colormap::nanColor();
+        case CellKind::Value:
+            break;
     }
     QCPColorGradient gradient = colorMap_->gradient();  // color() is non-const
-    return QColor::fromRgba(gradient.color(cellValue(row, column),
-                                           QCPRange(rangeLower_, rangeUpper_)));
+    return QColor::fromRgba(
+        gradient.color(cellValue(row, column), QCPRange(rangeLower_, rangeUpper_)));
 }
 
 QColor HeatmapWidget::cellTextColor(int row, int column) const {
@@ -904,6 +936,7 @@ QColor HeatmapWidget::cellTextColor(int row, int column) const {
 }
 
 bool HeatmapWidget::valuesVisible() const { return showValues_ && valuesFit_; }
+double HeatmapWidget::cellFontPixelSize() const { return cellFontPx_; }
 
 QCustomPlot* HeatmapWidget::plot() const { return plot_; }
 QCPColorMap* HeatmapWidget::colorMap() const { return colorMap_; }

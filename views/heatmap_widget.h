@@ -8,16 +8,15 @@
 // student saw. The widget draws; it computes nothing about attention.
 #pragma once
 
-#include "model/tensor.h"
-
 #include <QImage>
 #include <QSize>
 #include <QStringList>
 #include <QWidget>
-
 #include <functional>
 #include <optional>
 #include <vector>
+
+#include "model/tensor.h"
 
 class QCustomPlot;
 class QCPColorMap;
@@ -129,6 +128,8 @@ public:
     QColor cellTextColor(int row, int column) const;  // black or white by cellColor's luminance
     // Whether cell values are drawn at the current size (false when hidden or too small).
     bool valuesVisible() const;
+    // Pixel size of the cell value font at the current size (shrinks to fit small cells).
+    double cellFontPixelSize() const;
     // The note under the title, e.g. "values hidden: 64×64 too small to label"; empty if none.
     QString subtitle() const;
     // The plot and the pieces it is made of, for tests and exports.

@@ -36,8 +36,8 @@ QString formatNumber(double value, int decimals) {
     if (std::abs(value) >= 1e5) return formatCompact(value);
     QString text = QString::number(value, 'f', std::max(decimals, 0));
     // -0.00001 rounds to "-0.0000": a sign on zero is noise to a student.
-    if (text.startsWith(QLatin1Char('-')) && text.mid(1).remove(QLatin1Char('0')).remove(
-                                                 QLatin1Char('.')).isEmpty())
+    if (text.startsWith(QLatin1Char('-')) &&
+        text.mid(1).remove(QLatin1Char('0')).remove(QLatin1Char('.')).isEmpty())
         text.remove(0, 1);
     return text;
 }

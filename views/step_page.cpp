@@ -1,18 +1,11 @@
 #include "step_page.h"
 
-#include "flow_layout.h"
-#include "heatmap_widget.h"
-#include "number_format.h"
-#include "step_texts.h"
-#include "vector_view.h"
-
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QEvent>
 #include <QFontDatabase>
-#include <QFormLayout>
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -28,9 +21,14 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
+
+#include "flow_layout.h"
+#include "heatmap_widget.h"
+#include "number_format.h"
+#include "step_texts.h"
+#include "vector_view.h"
 
 namespace views {
 
@@ -111,7 +109,8 @@ public:
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const double v = static_cast<double>(values(r, c));
-                auto* item = new QTableWidgetItem(attn::formatNumber(v, 4));
+                auto* item = new QTableWidgetItem(
+                    attn::formatNumber(v, m.kind == attn::MatrixKind::Mask ? 0 : 4));
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
                 if (isBlocked(m, r, c)) {
                     item->setBackground(maskedBackground);
@@ -143,7 +142,7 @@ public:
         const int rows = std::max(heatmap->rowCount(), 1);
         if (rows <= 3) {
             const double s = heatmap->scale();
-            map.setHeight(std::min(map.height(), static_cast<int>((rows * 48 + 96) * s)));
+            map.setHeight(std::min(map.height(), static_cast<int>((rows * 48 + 110) * s)));
         }
         return map;
     }
@@ -191,6 +190,13 @@ StepPage::StepPage(attn::Step step, QWidget* parent) : QWidget(parent), step_(st
     explanation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     explanation_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     layout->addWidget(explanation_);
+
+    // The step's numbers (cache savings, heads, ...) where they are read with the explanation.
+    facts_ = new QLabel(content);
+    facts_->setWordWrap(true);
+    facts_->setTextFormat(Qt::RichText);
+    facts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(facts_);
 
     // Controls: frames, training/inference, tables.
     auto* controls = new QHBoxLayout;
@@ -253,24 +259,23 @@ StepPage::StepPage(attn::Step step, QWidget* parent) : QWidget(parent), step_(st
 
     if (step_.id == "inputs") {
         if (const attn::StepMatrix* inputs = step_.find("inputs")) {
-            vectorBox_ = new QGroupBox(matrices);
-            auto* box = new QVBoxLayout(vectorBox_);
-            vectorView_ = new VectorView(vectorBox_);
+            // Captioned like the heatmaps beside it.
+            auto* box = new QWidget(matrices);
+            auto* boxLayout = new QVBoxLayout(box);
+            boxLayout->setContentsMargins(0, 0, 0, 0);
+            boxLayout->setSpacing(4);
+            vectorCaption_ = new QLabel(box);
+            vectorCaption_->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            vectorView_ = new VectorView(box);
             int highlighted = -1;
             for (const attn::Highlight& h : step_.highlights)
                 if (h.matrix_id == "inputs" && h.col < 0) highlighted = static_cast<int>(h.row);
-            vectorView_->setVectors(inputs->values, toQStringList(inputs->row_labels),
-                                    highlighted);
-            box->addWidget(vectorView_);
-            matrixLayout_->addWidget(vectorBox_);
+            vectorView_->setVectors(inputs->values, toQStringList(inputs->row_labels), highlighted);
+            boxLayout->addWidget(vectorCaption_);
+            boxLayout->addWidget(vectorView_, 1);
+            matrixLayout_->addWidget(box);
         }
     }
-
-    factsBox_ = new QGroupBox(content);
-    factsLayout_ = new QFormLayout(factsBox_);
-    factsLayout_->setLabelAlignment(Qt::AlignLeft);
-    factsBox_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
-    layout->addWidget(factsBox_, 0, Qt::AlignLeft);
 
     snippetBox_ = new QGroupBox(content);
     auto* snippetLayout = new QVBoxLayout(snippetBox_);
@@ -386,8 +391,7 @@ void StepPage::buildMatrices() {
         connect(p->heatmap, &attn::HeatmapWidget::cellClicked, this,
                 [this, index](int r, int c) { onCellClicked(index, r, c); });
         connect(p->heatmap, &attn::HeatmapWidget::hoverLeft, this, &StepPage::onHoverLeft);
-        p->heatmap->setTooltipProvider(
-            [this, id](int r, int c) { return cellFormula(id, r, c); });
+        p->heatmap->setTooltipProvider([this, id](int r, int c) { return cellFormula(id, r, c); });
         panels_.push_back(p);
         matrixLayout_->addWidget(p);
     }
@@ -407,18 +411,24 @@ void StepPage::updateMatrices() {
             fill = static_cast<double>(m->fill_value);
         p->heatmap->setMatrix(values, toQStringList(m->row_labels), toQStringList(m->col_labels),
                               m->blocked, fill);
+        // A 0/1 mask reads as "1" and "0", not "1.0000".
+        p->heatmap->setDecimals(m->kind == attn::MatrixKind::Mask ? 0 : 4);
         if (isUnitRange(m->kind)) {
             p->heatmap->setColorMap(QStringLiteral("viridis"));
-            p->heatmap->setValueRange(0.0, 1.0);
+            // Dropout's kept weights are scaled by 1/(1 − p): the range shows that ×2.
+            double upper = 1.0;
+            if (m->derivation == attn::Derivation::Dropout && m->dropout_p < 1.0f && !inference_)
+                upper = 1.0 / (1.0 - static_cast<double>(m->dropout_p));
+            p->heatmap->setValueRange(0.0, upper);
         } else {
             p->heatmap->setColorMap(QStringLiteral("diverging"));
             p->heatmap->setAutoRange();
         }
-        p->caption->setText(QStringLiteral("<b>%1</b> &nbsp;<span style='color:%2'>%3 × %4</span>")
-                                .arg(caption(id).toHtmlEscaped(),
-                                     palette().color(QPalette::PlaceholderText).name())
-                                .arg(values.rows())
-                                .arg(values.cols()));
+        p->caption->setText(
+            QStringLiteral("<b>%1</b> &nbsp;<span style='color:%2'>%3 × %4</span>")
+                .arg(caption(id).toHtmlEscaped(), palette().color(QPalette::PlaceholderText).name())
+                .arg(values.rows())
+                .arg(values.cols()));
         p->fillTable(*m, values);
         p->table->setVisible(showTables_);
         p->updateGeometry();
@@ -445,30 +455,37 @@ void StepPage::updateFrameControls() {
 }
 
 void StepPage::updateFacts() {
-    while (factsLayout_->rowCount() > 0) factsLayout_->removeRow(0);
+    QStringList parts;
+    QStringList plain;
+    auto add = [&](const QString& label, const QString& value, bool strong) {
+        const QString l = label.toHtmlEscaped();
+        const QString v = value.toHtmlEscaped();
+        parts.append(strong ? QStringLiteral("<b>%1: %2</b>").arg(l, v)
+                            : QStringLiteral("%1: <b>%2</b>").arg(l, v));
+        plain.append(label + QStringLiteral(": ") + value);
+    };
     double with = -1.0;
     double without = -1.0;
     for (const attn::StepFact& f : step_.facts) {
         if (f.frame >= 0 && f.frame != frame_) continue;
         if (f.id == "mults_with_cache") with = f.value;
         if (f.id == "mults_without_cache") without = f.value;
-        auto* value = new QLabel(formatFact(f.id, f.value), factsBox_);
-        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        factsLayout_->addRow(factLabel(f.id) + QLatin1Char(':'), value);
+        add(factLabel(f.id), formatFact(f.id, f.value), false);
     }
     if (with >= 0.0 && without > 0.0) {
         const double saved = without - with;
-        auto* value = new QLabel(tr("%1 (%2 %)")
-                                     .arg(formatFact({}, saved))
-                                     .arg(QLocale().toString(100.0 * saved / without, 'f', 0)),
-                                 factsBox_);
-        QFont bold = value->font();
-        bold.setBold(true);
-        value->setFont(bold);
-        factsLayout_->addRow(tr("Multiplications saved:"), value);
+        add(tr("Multiplications saved"),
+            tr("%1 (%2 %)")
+                .arg(formatFact({}, saved))
+                .arg(QLocale().toString(100.0 * saved / without, 'f', 0)),
+            true);
     }
-    factsBox_->setVisible(factsLayout_->rowCount() > 0);
+    facts_->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+    facts_->setProperty("plainText", plain.join(QStringLiteral(" · ")));
+    facts_->setVisible(!parts.isEmpty());
 }
+
+QString StepPage::factsText() const { return facts_->property("plainText").toString(); }
 
 void StepPage::setShowTables(bool show) {
     if (show == showTables_) return;
@@ -607,8 +624,8 @@ void StepPage::showCell(int index, int row, int column) {
 
     const std::size_t r = static_cast<std::size_t>(row);
     const std::size_t c = static_cast<std::size_t>(column);
-    const QString rowLabel =
-        r < m->row_labels.size() ? QString::fromStdString(m->row_labels[r]) : QString::number(row + 1);
+    const QString rowLabel = r < m->row_labels.size() ? QString::fromStdString(m->row_labels[r])
+                                                      : QString::number(row + 1);
     const QString colLabel = c < m->col_labels.size() ? QString::fromStdString(m->col_labels[c])
                                                       : QString::number(column + 1);
     const QString where = tr("%1 — row “%2”, column “%3”").arg(caption(id), rowLabel, colLabel);
@@ -622,8 +639,9 @@ void StepPage::showCell(int index, int row, int column) {
 void StepPage::resetHighlights() {
     for (MatrixPanel* p : panels_) p->heatmap->clearHighlight();
     applyStepHighlights();
-    const QString hint = tr("Point at a cell to see how it is computed from the other matrices; "
-                            "click it to keep the explanation.");
+    const QString hint =
+        tr("Point at a cell to see how it is computed from the other matrices; "
+           "click it to keep the explanation.");
     cellBar_->setText(QStringLiteral("<span>%1</span>").arg(hint.toHtmlEscaped()));
     cellBar_->setProperty("plainText", hint);
 }
@@ -673,9 +691,11 @@ void StepPage::applyFonts() {
     QFont text = base;
     text.setPointSizeF(size * 1.15 * scale_);
     explanation_->setFont(text);
+    facts_->setFont(text);
     cellBar_->setFont(text);
     QFont normal = base;
     normal.setPointSizeF(size * scale_);
+    if (vectorCaption_) vectorCaption_->setFont(text);
     for (MatrixPanel* p : panels_) {
         p->caption->setFont(text);
         p->table->setFont(normal);
@@ -684,10 +704,9 @@ void StepPage::applyFonts() {
     mono.setPointSizeF(size * scale_);
     snippetEdit_->setFont(mono);
     // Tall enough for the whole snippet, so the page scrolls instead of the snippet.
-    const int lines = static_cast<int>(step_.snippet.empty()
-                                           ? 1
-                                           : std::count(step_.snippet.begin(),
-                                                        step_.snippet.end(), '\n') + 1);
+    const int lines = static_cast<int>(
+        step_.snippet.empty() ? 1
+                              : std::count(step_.snippet.begin(), step_.snippet.end(), '\n') + 1);
     const QFontMetrics fm(mono);
     snippetEdit_->setFixedHeight(fm.lineSpacing() * lines + 2 * snippetEdit_->frameWidth() +
                                  static_cast<int>(2 * snippetEdit_->document()->documentMargin()) +
@@ -710,10 +729,10 @@ void StepPage::retranslate() {
     modeLabel_->setText(tr("Dropout:"));
     training_->setText(tr("Training"));
     inferenceButton_->setText(tr("Inference"));
-    factsBox_->setTitle(tr("Numbers of this step"));
     snippetBox_->setTitle(tr("The same in PyTorch"));
     copyButton_->setText(tr("&Copy code"));
-    if (vectorBox_) vectorBox_->setTitle(tr("Embeddings as arrows"));
+    if (vectorCaption_)
+        vectorCaption_->setText(QStringLiteral("<b>%1</b>").arg(tr("Embeddings as arrows")));
     if (!panels_.empty()) updateMatrices();
 }
 

@@ -8,20 +8,18 @@
 // a projection or weighted sum the rhs column.
 #pragma once
 
-#include "model/walkthrough.h"
-
 #include <QList>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/walkthrough.h"
+
 class QCheckBox;
-class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QPlainTextEdit;
@@ -91,6 +89,8 @@ public:
     double scale() const { return scale_; }
 
     VectorView* vectorView() const { return vectorView_; }
+    // The step's numbers as shown, e.g. "Heads: 2 · head_dim: 2" (frame-aware).
+    QString factsText() const;
     QString snippet() const;
 
 signals:
@@ -140,9 +140,8 @@ private:
     QRadioButton* inferenceButton_ = nullptr;
     FlowLayout* matrixLayout_ = nullptr;
     QLabel* cellBar_ = nullptr;
-    QGroupBox* factsBox_ = nullptr;
-    QFormLayout* factsLayout_ = nullptr;
-    QGroupBox* vectorBox_ = nullptr;
+    QLabel* facts_ = nullptr;
+    QLabel* vectorCaption_ = nullptr;
     VectorView* vectorView_ = nullptr;
     QGroupBox* snippetBox_ = nullptr;
     QPlainTextEdit* snippetEdit_ = nullptr;

@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -157,8 +156,8 @@ void VectorView::rebuild() {
         text->setPadding(crowded ? QMargins(8, 4, 0, 0) : QMargins(4, 0, 0, 2));
         text->setFont(tokenFont);
         text->setColor(colour.darker(130));
-        const QString label = i < labels_.size() ? labels_[static_cast<int>(i)]
-                                                 : QString::number(i + 1);
+        const QString label =
+            i < labels_.size() ? labels_[static_cast<int>(i)] : QString::number(i + 1);
         text->setText(label);
         text->setClipToAxisRect(false);
     }

@@ -3,10 +3,10 @@
 // projector). Draws only; the vectors come from the walkthrough's "inputs" matrix.
 #pragma once
 
-#include "model/tensor.h"
-
 #include <QStringList>
 #include <QWidget>
+
+#include "model/tensor.h"
 
 class QComboBox;
 class QCustomPlot;

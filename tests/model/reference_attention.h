@@ -11,12 +11,12 @@
 // mistake (a wrong scale, a wrong mask cell, a transposed product) but not on rounding.
 #pragma once
 
-#include "model/tensor.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "model/tensor.h"
 
 namespace attn::reference {
 
@@ -40,7 +40,8 @@ struct ReferenceResult {
 };
 
 inline Grid zeros(Eigen::Index rows, Eigen::Index cols) {
-    return Grid(static_cast<std::size_t>(rows), std::vector<double>(static_cast<std::size_t>(cols)));
+    return Grid(static_cast<std::size_t>(rows),
+                std::vector<double>(static_cast<std::size_t>(cols)));
 }
 
 // A causal mask written from its definition: query i (the (T_k - T_q + i)-th token) sees keys

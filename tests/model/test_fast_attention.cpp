@@ -106,8 +106,8 @@ void TestFastAttention::matchesDisplayedPath_data() {
     QTest::addColumn<int>("numHeads");
     QTest::addColumn<int>("dModel");
     QTest::addColumn<bool>("qkvBias");
-    // T around the default block sizes (64 queries, 256 keys): one partial block, exactly one
-    // block, one more, several key blocks before the diagonal (513 = 2·256 + 1).
+    // T around the default block sizes (128 queries, 256 keys, strips of 64): one partial block,
+    // exactly one strip, one more, several key blocks before the diagonal (513 = 2·256 + 1).
     for (const int tokens : {1, 2, 7, 63, 64, 65, 200, 513}) {
         for (const int heads : {1, 2, 3, 12}) {
             for (const int d : {12, 48, 96}) {
@@ -139,19 +139,23 @@ void TestFastAttention::smallBlocksMatchDisplayedPath_data() {
     QTest::addColumn<int>("tokens");
     QTest::addColumn<int>("queryBlock");
     QTest::addColumn<int>("keyBlock");
-    // Blocks that do not divide T, key blocks smaller and larger than query blocks, single rows.
-    QTest::newRow("T=37 Bq=5 Bk=7") << 37 << 5 << 7;
-    QTest::newRow("T=37 Bq=7 Bk=5") << 37 << 7 << 5;
-    QTest::newRow("T=20 Bq=1 Bk=1") << 20 << 1 << 1;
-    QTest::newRow("T=20 Bq=20 Bk=3") << 20 << 20 << 3;
-    QTest::newRow("T=20 Bq=3 Bk=100") << 20 << 3 << 100;
-    QTest::newRow("T=130 Bq=64 Bk=64") << 130 << 64 << 64;
+    QTest::addColumn<int>("diagonalBlock");
+    // Blocks that do not divide T, key blocks smaller and larger than query blocks, diagonal
+    // strips that do not divide the query block, single rows.
+    QTest::newRow("T=37 Bq=5 Bk=7 Bd=5") << 37 << 5 << 7 << 5;
+    QTest::newRow("T=37 Bq=7 Bk=5 Bd=3") << 37 << 7 << 5 << 3;
+    QTest::newRow("T=20 Bq=1 Bk=1 Bd=1") << 20 << 1 << 1 << 1;
+    QTest::newRow("T=20 Bq=20 Bk=3 Bd=6") << 20 << 20 << 3 << 6;
+    QTest::newRow("T=20 Bq=3 Bk=100 Bd=100") << 20 << 3 << 100 << 100;
+    QTest::newRow("T=130 Bq=64 Bk=64 Bd=64") << 130 << 64 << 64 << 64;
+    QTest::newRow("T=300 Bq=256 Bk=512 Bd=64") << 300 << 256 << 512 << 64;
 }
 
 void TestFastAttention::smallBlocksMatchDisplayedPath() {
     QFETCH(int, tokens);
     QFETCH(int, queryBlock);
     QFETCH(int, keyBlock);
+    QFETCH(int, diagonalBlock);
     attn::TorchGenerator gen(5);
     const attn::MultiHeadAttention mha(24, 24, tokens, 0.0f, 3, gen, true);
     const Matrix x = inputs(tokens, 24, 11);
@@ -159,6 +163,7 @@ void TestFastAttention::smallBlocksMatchDisplayedPath() {
     attn::FastAttentionWorkspace ws;
     ws.query_block = queryBlock;
     ws.key_block = keyBlock;
+    ws.diagonal_block = diagonalBlock;
     Matrix fast;
     attn::fast_causal_mha_forward(attn::FastAttentionWeights(mha), x, ws, fast);
     QCOMPARE(mismatch(fast, displayed), QString());
@@ -295,6 +300,7 @@ void TestFastAttention::errors_data() {
     QTest::newRow("no tokens") << 3 << "empty";
     QTest::newRow("query block 0") << 4 << "query_block";
     QTest::newRow("key block 0") << 5 << "key_block";
+    QTest::newRow("diagonal block 0") << 10 << "diagonal_block";
     QTest::newRow("decode: two rows") << 6 << "one token";
     QTest::newRow("decode: full cache") << 7 << "full";
     QTest::newRow("decode: cache of other heads") << 8 << "make_cache";
@@ -351,6 +357,10 @@ void TestFastAttention::errors() {
                 attn::KVCache cache = mha.make_cache(4);
                 attn::fast_decode_step(weights, x.row(0), cache, dws, row);
             }
+            break;
+        case 10:
+            ws.diagonal_block = 0;
+            attn::fast_causal_mha_forward(weights, x, ws, out);
             break;
         default: break;
         }

@@ -1,18 +1,16 @@
 // The operations of model/ops.h: identities that must hold for any input, the Eigen engine against
 // the naive loop reference over a sweep of shapes, PyTorch's edge cases, and every bad input.
-#include "reference_attention.h"
-
-#include "model/ops.h"
-#include "model/rng.h"
-#include "model/tensor.h"
-
 #include <QString>
 #include <QTest>
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+
+#include "model/ops.h"
+#include "model/rng.h"
+#include "model/tensor.h"
+#include "reference_attention.h"
 
 using attn::AttentionError;
 using attn::AttentionOptions;
@@ -49,7 +47,8 @@ QString errorOf(const Thrower& f) {
 }
 
 // Compares every intermediate of the engine with the reference; "" when all are within kTol.
-QString compareWithReference(const AttentionResult& r, const attn::reference::ReferenceResult& ref) {
+QString compareWithReference(const AttentionResult& r,
+                             const attn::reference::ReferenceResult& ref) {
     using attn::reference::max_relative_error;
     const struct {
         const char* name;
@@ -522,8 +521,8 @@ void TestOps::attentionMatchesReference_data() {
     QTest::addColumn<bool>("causal");
     for (Eigen::Index T = 1; T <= 9; ++T) {
         for (const bool causal : {false, true}) {
-            const QByteArray name = QByteArrayLiteral("T=") + QByteArray::number(T) +
-                                    (causal ? " causal" : " full");
+            const QByteArray name =
+                QByteArrayLiteral("T=") + QByteArray::number(T) + (causal ? " causal" : " full");
             QTest::newRow(name.constData()) << T << causal;
         }
     }
@@ -551,8 +550,8 @@ void TestOps::attentionMatchesReference() {
             const QString where = QStringLiteral("d_k=%1 d_v=%2: ").arg(d_k).arg(d_v);
             QVERIFY2(diff.isEmpty(), qPrintable(where + diff));
             QCOMPARE(r.scale_divisor, static_cast<float>(std::sqrt(static_cast<double>(d_k))));
-            QVERIFY(r.blocked == (causal ? attn::reference::causal(T, T)
-                                         : BoolMatrix::Constant(T, T, false)));
+            QVERIFY(r.blocked ==
+                    (causal ? attn::reference::causal(T, T) : BoolMatrix::Constant(T, T, false)));
             QVERIFY(r.kept.rows() == T && r.kept.cols() == T && r.kept.all());
             QVERIFY(r.dropped == r.weights);
             QCOMPARE(r.fill_value, attn::kNegInf);
@@ -848,10 +847,10 @@ void TestOps::badInput_data() {
                                   << "keys has +Inf at row 1, column 2 (counting from 1)";
     Matrix v_inf = v;
     v_inf(3, 2) = -kInf;
-    QTest::newRow("-Inf in values") << attend(q, k, v_inf)
-                                    << "values has -Inf at row 4, column 3 (counting from 1)";
-    QTest::newRow("empty queries") << attend(Matrix(0, 2), k, v)
-                                   << "queries is empty: give at least one token";
+    QTest::newRow("-Inf in values")
+        << attend(q, k, v_inf) << "values has -Inf at row 4, column 3 (counting from 1)";
+    QTest::newRow("empty queries")
+        << attend(Matrix(0, 2), k, v) << "queries is empty: give at least one token";
     QTest::newRow("empty keys") << attend(q, Matrix(0, 2), Matrix(0, 3))
                                 << "keys is empty: give at least one token";
     QTest::newRow("d_k = 0") << attend(Matrix(4, 0), Matrix(4, 0), v)
@@ -876,12 +875,10 @@ void TestOps::badInput_data() {
     AttentionOptions nan_p;
     nan_p.dropout_p = kNaN;
     QTest::newRow("p = NaN") << attend(q, k, v, nan_p) << "dropout p = nan is outside [0, 1]";
-    QTest::newRow("dropout() p = 1.5")
-        << Thrower([=]() {
-               TorchGenerator g(1);
-               attn::dropout(q, 1.5f, g);
-           })
-        << "dropout p = 1.5 is outside [0, 1]";
+    QTest::newRow("dropout() p = 1.5") << Thrower([=]() {
+        TorchGenerator g(1);
+        attn::dropout(q, 1.5f, g);
+    }) << "dropout p = 1.5 is outside [0, 1]";
     AttentionOptions no_gen;
     no_gen.training = true;
     no_gen.dropout_p = 0.5f;
@@ -924,39 +921,37 @@ void TestOps::badInput_data() {
     QTest::newRow("zero heads") << Thrower([=]() { attn::split_heads(six, 0); })
                                 << "num_heads = 0 is not a number of heads: choose num_heads "
                                    "among 1, 2, 3, 6";
-    QTest::newRow("zero width")
-        << Thrower([]() { attn::check_heads_divide(0, 1, "d_model"); })
-        << "d_model = 0 leaves no width to split into heads";
+    QTest::newRow("zero width") << Thrower([]() { attn::check_heads_divide(0, 1, "d_model"); })
+                                << "d_model = 0 leaves no width to split into heads";
     QTest::newRow("merge no heads") << Thrower([]() { attn::merge_heads({}); })
                                     << "merge_heads got no heads: give at least one head";
-    QTest::newRow("merge mismatched heads")
-        << Thrower([=]() { attn::merge_heads({Matrix::Zero(3, 2), Matrix::Zero(3, 3)}); })
-        << "head 2 has shape (3, 3) but head 1 has (3, 2)";
+    QTest::newRow("merge mismatched heads") << Thrower([=]() {
+        attn::merge_heads({Matrix::Zero(3, 2), Matrix::Zero(3, 3)});
+    }) << "head 2 has shape (3, 3) but head 1 has (3, 2)";
 
     QTest::newRow("causal mask with more queries than keys")
-        << Thrower([]() { attn::causal_mask(5, 3); })
-        << "T_q = 5 queries but only T_k = 3 keys";
-    QTest::newRow("causal mask negative size") << Thrower([]() { attn::causal_mask(-1, 3); })
-                                               << "T_q = -1 is negative";
+        << Thrower([]() { attn::causal_mask(5, 3); }) << "T_q = 5 queries but only T_k = 3 keys";
+    QTest::newRow("causal mask negative size")
+        << Thrower([]() { attn::causal_mask(-1, 3); }) << "T_q = -1 is negative";
     QTest::newRow("padding beyond T_k") << Thrower([]() { attn::padding_mask(2, 4, 5); })
                                         << "valid_keys = 5 is outside [0, T_k = 4]";
     QTest::newRow("masked_fill shape")
         << Thrower([=]() { attn::masked_fill(Matrix::Zero(3, 3), attn::causal_mask(2, 2), 0.0f); })
         << "the mask has shape (2, 2) but the scores have shape (3, 3)";
-    QTest::newRow("mask_and_renormalize shape")
-        << Thrower([=]() { attn::mask_and_renormalize(Matrix::Ones(3, 3), attn::causal_mask(4, 4)); })
-        << "the mask has shape (4, 4) but the weights have shape (3, 3)";
+    QTest::newRow("mask_and_renormalize shape") << Thrower([=]() {
+        attn::mask_and_renormalize(Matrix::Ones(3, 3), attn::causal_mask(4, 4));
+    }) << "the mask has shape (4, 4) but the weights have shape (3, 3)";
     RowVector keep_nan(3);
     keep_nan << 1.0f, kNaN, 0.0f;
     QTest::newRow("NaN in keep vector")
         << Thrower([=]() { attn::additive_mask_from_keep(keep_nan, 2); })
         << "keep has NaN at row 1, column 2";
 
-    QTest::newRow("check_cols")
-        << Thrower([=]() { attn::check_cols(Matrix::Zero(2, 4), 3, "inputs", "d_in"); })
-        << "inputs has 4 columns but d_in = 3: give inputs exactly 3 columns";
-    QTest::newRow("batch of zero copies") << Thrower([=]() { attn::stack_copies(q, 0); })
-                                          << "batch size = 0 is not a batch";
+    QTest::newRow("check_cols") << Thrower([=]() {
+        attn::check_cols(Matrix::Zero(2, 4), 3, "inputs", "d_in");
+    }) << "inputs has 4 columns but d_in = 3: give inputs exactly 3 columns";
+    QTest::newRow("batch of zero copies")
+        << Thrower([=]() { attn::stack_copies(q, 0); }) << "batch size = 0 is not a batch";
     QTest::newRow("negative random shape") << Thrower([]() {
         TorchGenerator g(1);
         g.rand(-1, 2);

@@ -1,16 +1,15 @@
 // model/runner.h: running a module by name. The tutorial's numbers through run_module, the
 // defaults, every setting that does not apply, replacing weights, cross-attention, batches,
 // dropout, the memory limit and KV-cached decoding.
-#include "model/examples.h"
-#include "model/rng.h"
-#include "model/runner.h"
-
 #include <QString>
 #include <QTest>
-
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "model/examples.h"
+#include "model/rng.h"
+#include "model/runner.h"
 
 using attn::Matrix;
 using attn::ModuleConfig;
@@ -24,10 +23,12 @@ namespace {
 constexpr double kPrinted = 0.00005 + 2e-6;
 
 Matrix toMatrix(const std::vector<std::vector<double>>& rows) {
-    Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.front().size()));
+    Matrix m(static_cast<Eigen::Index>(rows.size()),
+             static_cast<Eigen::Index>(rows.front().size()));
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            m(i, j) = static_cast<float>(rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
+            m(i, j) =
+                static_cast<float>(rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
         }
     }
     return m;
@@ -92,7 +93,8 @@ private slots:
 
     // 002_*.txt In [13]: SelfAttention v2 with torch.manual_seed(123).
     void selfAttentionV2PrintsTutorial() {
-        const RunResult r = attn::run_module(configFor("self-attention-v2"), attn::tutorial_inputs());
+        const RunResult r =
+            attn::run_module(configFor("self-attention-v2"), attn::tutorial_inputs());
         const Matrix printed = toMatrix({{-0.5337, -0.1051},
                                          {-0.5323, -0.1080},
                                          {-0.5323, -0.1079},
@@ -103,18 +105,21 @@ private slots:
         QVERIFY(maxAbsDiff(r.output.context_vecs[0], printed) <= kPrinted);
         QCOMPARE(r.weights.size(), std::size_t{3});
         QCOMPARE(r.weights[0].name, std::string("W_query.weight"));
-        QCOMPARE(r.weights[0].value.rows(), Eigen::Index{2});  // (d_out, d_in) as nn.Linear stores it
+        QCOMPARE(r.weights[0].value.rows(),
+                 Eigen::Index{2});  // (d_out, d_in) as nn.Linear stores it
         QCOMPARE(r.weights[0].value.cols(), Eigen::Index{3});
     }
 
     // In [7]-[11]: query_2, keys, values and the context vector z(2) of SelfAttention_v1.
     void selfAttentionV1PrintsTutorial() {
-        const RunResult r = attn::run_module(configFor("self-attention-v1"), attn::tutorial_inputs());
+        const RunResult r =
+            attn::run_module(configFor("self-attention-v1"), attn::tutorial_inputs());
         const Matrix query2 = r.output.queries[0].row(1);
         QVERIFY(maxAbsDiff(query2, toMatrix({{0.4306, 1.4551}})) <= kPrinted);
         QVERIFY(maxAbsDiff(r.output.keys[0].row(0), toMatrix({{0.3669, 0.7646}})) <= kPrinted);
         QVERIFY(maxAbsDiff(r.output.values[0].row(5), toMatrix({{0.3221, 0.7863}})) <= kPrinted);
-        QVERIFY(maxAbsDiff(r.output.context_vecs[0].row(1), toMatrix({{0.3061, 0.8210}})) <= kPrinted);
+        QVERIFY(maxAbsDiff(r.output.context_vecs[0].row(1), toMatrix({{0.3061, 0.8210}})) <=
+                kPrinted);
         QCOMPARE(r.weights[0].name, std::string("W_query"));
         QCOMPARE(r.weights[0].value.rows(), Eigen::Index{3});  // torch.rand(d_in, d_out)
     }
@@ -122,7 +127,8 @@ private slots:
     // In [14]/[15]: the causal weights; token "Your" sees only itself, so its context vector is
     // its own value row.
     void causalAttentionPrintsTutorial() {
-        const RunResult r = attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
+        const RunResult r =
+            attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
         const Matrix printed = toMatrix({{1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000},
                                          {0.4833, 0.5167, 0.0000, 0.0000, 0.0000, 0.0000},
                                          {0.3190, 0.3408, 0.3402, 0.0000, 0.0000, 0.0000},
@@ -192,7 +198,8 @@ private slots:
         QFETCH(qlonglong, width);
         QFETCH(qlonglong, heads);
         QFETCH(qlonglong, keys);
-        const RunResult r = attn::run_module(configFor(module.toStdString()), attn::tutorial_inputs());
+        const RunResult r =
+            attn::run_module(configFor(module.toStdString()), attn::tutorial_inputs());
         QCOMPARE(r.output.context_vecs.size(), std::size_t{1});
         QCOMPARE(r.output.context_vecs[0].rows(), Eigen::Index{6});
         QCOMPARE(r.output.context_vecs[0].cols(), width);
@@ -243,7 +250,8 @@ private slots:
         const RunResult r = attn::run_module(config, attn::tutorial_inputs());
         QCOMPARE(r.output.queries[0], Matrix(attn::tutorial_inputs().embeddings.leftCols(2)));
         QCOMPARE(findWeight(r, "W_query.weight")->value, w);
-        const RunResult drawn = attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
+        const RunResult drawn =
+            attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
         QCOMPARE(r.output.keys[0], drawn.output.keys[0]);
     }
 
@@ -254,24 +262,36 @@ private slots:
         QTest::addColumn<int>("cols");
         QTest::addColumn<float>("value");
         QTest::addColumn<QString>("message");
-        QTest::newRow("transposed") << "causal-attention" << "W_query.weight" << 3 << 2 << 0.5f
+        QTest::newRow("transposed")
+            << "causal-attention"
+            << "W_query.weight" << 3 << 2 << 0.5f
             << "weight \"W_query.weight\" is (3, 2) but causal-attention needs (2, 3), "
                "(out_features, in_features), nn.Linear's layout: y = x · weightᵀ: check d_in, "
                "d_out and num_heads, or transpose the matrix";
-        QTest::newRow("v1 layout") << "self-attention-v1" << "W_key" << 2 << 3 << 0.5f
+        QTest::newRow("v1 layout")
+            << "self-attention-v1"
+            << "W_key" << 2 << 3 << 0.5f
             << "weight \"W_key\" is (2, 3) but self-attention-v1 needs (3, 2), (d_in, d_out): "
                "keys = x · W_key: check d_in, d_out and num_heads, or transpose the matrix";
-        QTest::newRow("unknown name") << "self-attention-v2" << "W_query" << 2 << 3 << 0.5f
+        QTest::newRow("unknown name")
+            << "self-attention-v2"
+            << "W_query" << 2 << 3 << 0.5f
             << "self-attention-v2 has no parameter \"W_query\"; its parameters are: "
                "W_query.weight W_key.weight W_value.weight";
-        QTest::newRow("bias without qkv_bias") << "multi-head-attention" << "W_query.bias" << 1 << 2 << 0.5f
+        QTest::newRow("bias without qkv_bias")
+            << "multi-head-attention"
+            << "W_query.bias" << 1 << 2 << 0.5f
             << "multi-head-attention has no parameter \"W_query.bias\" (qkv_bias is off; turn it "
                "on to give biases); its parameters are: W_query.weight W_key.weight "
                "W_value.weight out_proj.weight out_proj.bias";
-        QTest::newRow("bias length") << "multi-head-attention" << "out_proj.bias" << 1 << 3 << 0.5f
+        QTest::newRow("bias length")
+            << "multi-head-attention"
+            << "out_proj.bias" << 1 << 3 << 0.5f
             << "weight \"out_proj.bias\" is (1, 3) but multi-head-attention needs a vector of 2 "
                "numbers (out_features)";
-        QTest::newRow("NaN") << "causal-attention" << "W_value.weight" << 2 << 3 << NAN
+        QTest::newRow("NaN")
+            << "causal-attention"
+            << "W_value.weight" << 2 << 3 << NAN
             << "weight \"W_value.weight\" has NaN at row 1, column 1 (counting from 1): replace "
                "it with a finite number";
     }
@@ -289,7 +309,8 @@ private slots:
 
     void duplicateWeight() {
         ModuleConfig config = configFor("self-attention-v1");
-        config.weights = {{"W_query", Matrix::Ones(3, 2), false}, {"W_query", Matrix::Ones(3, 2), false}};
+        config.weights = {{"W_query", Matrix::Ones(3, 2), false},
+                          {"W_query", Matrix::Ones(3, 2), false}};
         QCOMPARE(errorOf(config, attn::tutorial_inputs()),
                  QStringLiteral("weight \"W_query\" is given twice: keep one of them"));
     }
@@ -303,7 +324,11 @@ private slots:
             return c;
         };
         QTest::newRow("heads do not divide d_out")
-            << with("multi-head-attention", [](ModuleConfig& c) { c.d_out = 6; c.num_heads = 4; })
+            << with("multi-head-attention",
+                    [](ModuleConfig& c) {
+                        c.d_out = 6;
+                        c.num_heads = 4;
+                    })
             << "d_out = 6 is not divisible by num_heads = 4: choose num_heads among 1, 2, 3, 6";
         QTest::newRow("bert heads do not divide d_model")
             << with("bert-multi-head", [](ModuleConfig& c) { c.num_heads = 2; })
@@ -334,9 +359,8 @@ private slots:
             << with("causal-attention", [](ModuleConfig& c) { c.context_length = 4; })
             << "the sequence has 6 tokens but context_length = 4: give context_length >= 6 or at "
                "most 4 tokens";
-        QTest::newRow("batch 0")
-            << with("causal-attention", [](ModuleConfig& c) { c.batch = 0; })
-            << "batch = 0 is outside 1..64: give batch between 1 and 64";
+        QTest::newRow("batch 0") << with("causal-attention", [](ModuleConfig& c) { c.batch = 0; })
+                                 << "batch = 0 is outside 1..64: give batch between 1 and 64";
         QTest::newRow("negative d_out")
             << with("multi-head-wrapper", [](ModuleConfig& c) { c.d_out = -1; })
             << "d_out = -1 is outside 1..16384: give d_out between 1 and 16384";
@@ -356,7 +380,8 @@ private slots:
         s = attn::tutorial_inputs();
         s.tokens.pop_back();
         QCOMPARE(errorOf(configFor("causal-attention"), s),
-                 QStringLiteral("embeddings have 6 rows but there are 5 tokens: give one row per token"));
+                 QStringLiteral(
+                     "embeddings have 6 rows but there are 5 tokens: give one row per token"));
         attn::Sequence empty;
         empty.embeddings.resize(0, 3);
         QCOMPARE(errorOf(configFor("causal-attention"), empty),
@@ -400,7 +425,8 @@ private slots:
         QCOMPARE(r.output.context_vecs.size(), std::size_t{2});
         QCOMPARE(r.output.heads.size(), std::size_t{2});
         QCOMPARE(r.output.context_vecs[1], r.output.context_vecs[0]);
-        const RunResult single = attn::run_module(configFor(module.toStdString()), attn::tutorial_inputs());
+        const RunResult single =
+            attn::run_module(configFor(module.toStdString()), attn::tutorial_inputs());
         QCOMPARE(r.output.context_vecs[0], single.output.context_vecs[0]);
     }
 
@@ -424,7 +450,8 @@ private slots:
         const RunResult again = attn::run_module(config, attn::tutorial_inputs());
         QCOMPARE(again.output.context_vecs[0], r.output.context_vecs[0]);
         // The parameters are drawn before the masks, so they equal those of the eval run.
-        const RunResult eval = attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
+        const RunResult eval =
+            attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
         QCOMPARE(r.weights[0].value, eval.weights[0].value);
     }
 
@@ -433,7 +460,8 @@ private slots:
         ModuleConfig config = configFor("multi-head-wrapper");
         config.num_heads = 1;
         const RunResult wrapper = attn::run_module(config, attn::tutorial_inputs());
-        const RunResult causal = attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
+        const RunResult causal =
+            attn::run_module(configFor("causal-attention"), attn::tutorial_inputs());
         QCOMPARE(wrapper.output.context_vecs[0], causal.output.context_vecs[0]);
         QCOMPARE(wrapper.weights[0].name, std::string("heads.0.W_query.weight"));
     }
@@ -443,8 +471,8 @@ private slots:
         ModuleConfig config = configFor("multi-head-attention");
         config.d_out = 768;
         config.num_heads = 12;
-        QVERIFY(attn::intermediate_bytes(attn::resolve_config(config, 768, 1024, 1024), 1024, 1024) <
-                attn::kMaxIntermediateBytes);
+        QVERIFY(attn::intermediate_bytes(attn::resolve_config(config, 768, 1024, 1024), 1024,
+                                         1024) < attn::kMaxIntermediateBytes);
         try {
             attn::resolve_config(config, 768, 8192, 8192);
             QFAIL("8192 tokens x 12 heads should exceed the limit");
@@ -485,15 +513,18 @@ private slots:
         attn::DecodeConfig config;
         config.module = module.toStdString();
         config.num_heads = heads;
-        const attn::DecodeRun run = attn::run_decode(config, attn::random_sequence(tokens, dModel, 5));
+        const attn::DecodeRun run =
+            attn::run_decode(config, attn::random_sequence(tokens, dModel, 5));
         QCOMPARE(static_cast<qlonglong>(run.steps.size()), tokens);
         QCOMPARE(run.full_pass.rows(), tokens);
-        QVERIFY2(run.max_abs_diff <= 1e-5f, qPrintable(QString::number(static_cast<double>(run.max_abs_diff))));
+        QVERIFY2(run.max_abs_diff <= 1e-5f,
+                 qPrintable(QString::number(static_cast<double>(run.max_abs_diff))));
         for (qlonglong t = 0; t < tokens; ++t) {
             const attn::DecodeStep& step = run.steps[static_cast<std::size_t>(t)];
             QCOMPARE(step.cache_tokens, t + 1);
             // 2 tensors × H × tokens × head_dim × 4 bytes
-            QCOMPARE(static_cast<qlonglong>(step.cache_bytes), 2 * heads * (t + 1) * (dModel / heads) * 4);
+            QCOMPARE(static_cast<qlonglong>(step.cache_bytes),
+                     2 * heads * (t + 1) * (dModel / heads) * 4);
             QCOMPARE(static_cast<qlonglong>(step.attn_weights.size()), heads);
             QCOMPARE(step.attn_weights[0].size(), t + 1);
             QVERIFY(maxAbsDiff(step.output, run.full_pass.row(t)) <= 1e-5);
@@ -507,10 +538,11 @@ private slots:
             attn::run_decode(config, attn::random_sequence(3, 4, 1));
             QFAIL("causal-attention has no decode path");
         } catch (const attn::AttentionError& e) {
-            QCOMPARE(QString::fromStdString(e.what()),
-                     QStringLiteral("decoding with a KV cache is available for multi-head-attention "
-                                    "and gpt2-attention, not \"causal-attention\": choose one of "
-                                    "these two"));
+            QCOMPARE(
+                QString::fromStdString(e.what()),
+                QStringLiteral("decoding with a KV cache is available for multi-head-attention "
+                               "and gpt2-attention, not \"causal-attention\": choose one of "
+                               "these two"));
         }
     }
 };

@@ -1,15 +1,14 @@
 // Every tensor printed in seed 002 (the self-attention tutorial), recomputed by the engine and
 // compared at the precision the tutorial printed (4 decimals).
+#include <QString>
+#include <QTest>
+#include <cmath>
+#include <vector>
+
 #include "model/examples.h"
 #include "model/ops.h"
 #include "model/rng.h"
 #include "model/tensor.h"
-
-#include <QString>
-#include <QTest>
-
-#include <cmath>
-#include <vector>
 
 using attn::BoolMatrix;
 using attn::Matrix;
@@ -30,7 +29,8 @@ Matrix toMatrix(const Printed& rows) {
              rows.empty() ? 0 : static_cast<Eigen::Index>(rows.front().size()));
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            m(i, j) = static_cast<float>(rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
+            m(i, j) =
+                static_cast<float>(rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
         }
     }
     return m;
@@ -51,8 +51,8 @@ QString mismatches(const Matrix& actual, const Matrix& printed) {
         for (Eigen::Index j = 0; j < actual.cols(); ++j) {
             const double a = static_cast<double>(actual(i, j));
             const double p = static_cast<double>(printed(i, j));
-            const bool ok = p == 0.0 ? actual(i, j) == 0.0f
-                                     : std::abs(a - p) <= kPrintedHalfStep + kFloatSlack;
+            const bool ok =
+                p == 0.0 ? actual(i, j) == 0.0f : std::abs(a - p) <= kPrintedHalfStep + kFloatSlack;
             if (!ok) {
                 out += QStringLiteral("[%1,%2] got %3 printed %4; ")
                            .arg(i)
@@ -108,8 +108,9 @@ Tutorial computeTutorial() {
     t.attn_weights_2 = attn::softmax_rows(t.attn_scores_2 / d_key_sqrt);
     t.context_vec_2 = t.attn_weights_2 * t.values;
 
-    // In [13]: nn.Linear(3, 2, bias=False) x3, weight (out, in) from uniform(-1/sqrt(3), 1/sqrt(3)).
-    // Drawn directly here rather than through modules.cpp, so this test checks the RNG on its own.
+    // In [13]: nn.Linear(3, 2, bias=False) x3, weight (out, in) from uniform(-1/sqrt(3),
+    // 1/sqrt(3)). Drawn directly here rather than through modules.cpp, so this test checks the RNG
+    // on its own.
     gen.manual_seed(123);
     const double bound = 1.0 / std::sqrt(3.0);
     const Matrix Wq = gen.uniform(2, 3, -bound, bound);
@@ -156,45 +157,38 @@ void TestTutorial::printedTensors_data() {
     QTest::addColumn<Matrix>("printed");
 
     QTest::newRow("In[2] attn_scores for query journey")
-        << t_.attn_scores_journey
-        << toMatrix({{0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865}});
+        << t_.attn_scores_journey << toMatrix({{0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865}});
     QTest::newRow("In[3] attn_weights softmax")
-        << t_.attn_weights_journey
-        << toMatrix({{0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581}});
+        << t_.attn_weights_journey << toMatrix({{0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581}});
     QTest::newRow("In[4] context vector z(2)")
         << t_.context_vec_journey << toMatrix({{0.4419, 0.6515, 0.5683}});
-    QTest::newRow("In[5] all context_vecs")
-        << t_.context_vecs
-        << toMatrix({{0.4421, 0.5931, 0.5790},
-                     {0.4419, 0.6515, 0.5683},
-                     {0.4431, 0.6496, 0.5671},
-                     {0.4304, 0.6298, 0.5510},
-                     {0.4671, 0.5910, 0.5266},
-                     {0.4177, 0.6503, 0.5645}});
+    QTest::newRow("In[5] all context_vecs") << t_.context_vecs
+                                            << toMatrix({{0.4421, 0.5931, 0.5790},
+                                                         {0.4419, 0.6515, 0.5683},
+                                                         {0.4431, 0.6496, 0.5671},
+                                                         {0.4304, 0.6298, 0.5510},
+                                                         {0.4671, 0.5910, 0.5266},
+                                                         {0.4177, 0.6503, 0.5645}});
     QTest::newRow("In[7] query_2 (journey) with torch.rand W_query")
         << t_.query_2 << toMatrix({{0.4306, 1.4551}});
-    QTest::newRow("In[8] keys")
-        << t_.keys
-        << toMatrix({{0.3669, 0.7646},
-                     {0.4433, 1.1419},
-                     {0.4361, 1.1156},
-                     {0.2408, 0.6706},
-                     {0.1827, 0.3292},
-                     {0.3275, 0.9642}});
-    QTest::newRow("In[8] values")
-        << t_.values
-        << toMatrix({{0.1855, 0.8812},
-                     {0.3951, 1.0037},
-                     {0.3879, 0.9831},
-                     {0.2393, 0.5493},
-                     {0.1492, 0.3346},
-                     {0.3221, 0.7863}});
+    QTest::newRow("In[8] keys") << t_.keys
+                                << toMatrix({{0.3669, 0.7646},
+                                             {0.4433, 1.1419},
+                                             {0.4361, 1.1156},
+                                             {0.2408, 0.6706},
+                                             {0.1827, 0.3292},
+                                             {0.3275, 0.9642}});
+    QTest::newRow("In[8] values") << t_.values
+                                  << toMatrix({{0.1855, 0.8812},
+                                               {0.3951, 1.0037},
+                                               {0.3879, 0.9831},
+                                               {0.2393, 0.5493},
+                                               {0.1492, 0.3346},
+                                               {0.3221, 0.7863}});
     QTest::newRow("In[9] attn_scores_2")
-        << t_.attn_scores_2
-        << toMatrix({{1.2705, 1.8524, 1.8111, 1.0795, 0.5577, 1.5440}});
+        << t_.attn_scores_2 << toMatrix({{1.2705, 1.8524, 1.8111, 1.0795, 0.5577, 1.5440}});
     QTest::newRow("In[10] scaled attn_weights_2")
-        << t_.attn_weights_2
-        << toMatrix({{0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820}});
+        << t_.attn_weights_2 << toMatrix({{0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820}});
     QTest::newRow("In[11] context_vec_2") << t_.context_vec_2 << toMatrix({{0.3061, 0.8210}});
 
     const Matrix sa_printed = toMatrix({{-0.5337, -0.1051},

@@ -1,25 +1,24 @@
 // The reusable heatmap (#3 "Heatmaps", #5 export): what it draws, how it maps the mouse to cells,
 // and that its exports are complete files or nothing.
-#include "model/examples.h"
-#include "views/colormaps.h"
-#include "views/heatmap_widget.h"
-#include "views/number_format.h"
-
 #include <qcustomplot.h>
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSet>
 #include <QPainter>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
-
 #include <cmath>
 #include <limits>
+
+#include "model/examples.h"
+#include "views/colormaps.h"
+#include "views/heatmap_widget.h"
+#include "views/number_format.h"
 
 using attn::HeatmapWidget;
 using attn::Matrix;
@@ -204,18 +203,26 @@ void TestHeatmap::numberFormat_data() {
     QTest::addColumn<int>("decimals");
     QTest::addColumn<QString>("number");
     QTest::addColumn<QString>("compact");
-    QTest::newRow("weight") << 0.43056 << 4 << "0.4306" << "0.4306";
-    QTest::newRow("negative") << -0.5337 << 4 << "-0.5337" << "-0.5337";
-    QTest::newRow("two") << 2.0 << 4 << "2.0000" << "2";
-    QTest::newRow("negative zero") << -0.00001 << 4 << "0.0000" << "-1e-5";
+    QTest::newRow("weight") << 0.43056 << 4 << "0.4306"
+                            << "0.4306";
+    QTest::newRow("negative") << -0.5337 << 4 << "-0.5337"
+                              << "-0.5337";
+    QTest::newRow("two") << 2.0 << 4 << "2.0000"
+                         << "2";
+    QTest::newRow("negative zero") << -0.00001 << 4 << "0.0000"
+                                   << "-1e-5";
     QTest::newRow("-inf") << -std::numeric_limits<double>::infinity() << 4 << kMinusInfinity
                           << kMinusInfinity;
     QTest::newRow("+inf") << std::numeric_limits<double>::infinity() << 4 << QString("\u221E")
                           << QString("\u221E");
-    QTest::newRow("NaN") << std::numeric_limits<double>::quiet_NaN() << 4 << "NaN" << "NaN";
-    QTest::newRow("BERT fill -1e9") << -1e9 << 4 << "-1e9" << "-1e9";
-    QTest::newRow("GPT-2 fill -1e4") << -1e4 << 4 << "-10000.0000" << "-1e4";
-    QTest::newRow("2 decimals") << 0.23791 << 2 << "0.24" << "0.2379";
+    QTest::newRow("NaN") << std::numeric_limits<double>::quiet_NaN() << 4 << "NaN"
+                         << "NaN";
+    QTest::newRow("BERT fill -1e9") << -1e9 << 4 << "-1e9"
+                                    << "-1e9";
+    QTest::newRow("GPT-2 fill -1e4") << -1e4 << 4 << "-10000.0000"
+                                     << "-1e4";
+    QTest::newRow("2 decimals") << 0.23791 << 2 << "0.24"
+                                << "0.2379";
 }
 
 void TestHeatmap::numberFormat() {
@@ -314,9 +321,8 @@ void TestHeatmap::maskedCells_data() {
     for (Eigen::Index r = 0; r < 6; ++r)
         for (Eigen::Index c = r + 1; c < 6; ++c) bert(r, c) = -1e9f;
     const double noFill = std::numeric_limits<double>::quiet_NaN();
-    QTest::newRow("-inf fill, mask given") << filled << true
-                                           << -std::numeric_limits<double>::infinity()
-                                           << kMinusInfinity;
+    QTest::newRow("-inf fill, mask given")
+        << filled << true << -std::numeric_limits<double>::infinity() << kMinusInfinity;
     QTest::newRow("-inf values, no mask") << filled << false << noFill << kMinusInfinity;
     QTest::newRow("BERT -1e9 fill") << bert << true << -1e9 << QString("-1e9");
     QTest::newRow("masked weights show 0") << weights << true << noFill << QString("0.0000");
@@ -479,9 +485,8 @@ void TestHeatmap::tooltipProvider() {
     HeatmapWidget widget;
     widget.setMatrix(tutorialWeights(), kTokens, kTokens);
     QCOMPARE(widget.tooltipText(1, 2), QString("journey → starts: 0.2333"));
-    widget.setTooltipProvider([](int r, int c) {
-        return QString("ω%1%2 = q%1 · k%2").arg(r + 1).arg(c + 1);
-    });
+    widget.setTooltipProvider(
+        [](int r, int c) { return QString("ω%1%2 = q%1 · k%2").arg(r + 1).arg(c + 1); });
     QCOMPARE(widget.tooltipText(1, 2), QString("ω23 = q2 · k3"));
     QCOMPARE(widget.tooltipText(6, 0), QString());  // outside the matrix
 }
@@ -512,6 +517,13 @@ void TestHeatmap::valuesHiddenWhenCellsTooSmall() {
     widget.renderImage(QSize(600, 450), 1.0, false);
     QVERIFY(widget.valuesVisible());
     QCOMPARE(widget.subtitle(), QString());
+    const double roomyPx = widget.cellFontPixelSize();
+    QCOMPARE(roomyPx, 14.0);  // the largest cell font
+    // Smaller cells: the font shrinks, the values stay.
+    widget.renderImage(QSize(360, 300), 1.0, false);
+    QVERIFY(widget.valuesVisible());
+    QVERIFY2(widget.cellFontPixelSize() < roomyPx,
+             qPrintable(QString::number(widget.cellFontPixelSize())));
 
     Matrix big = Matrix::Random(64, 64).cwiseAbs();
     widget.setMatrix(big);
@@ -596,7 +608,8 @@ void TestHeatmap::svgExport() {
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QCOMPARE(root, QString("svg"));
     const QString text = QString::fromUtf8(bytes);
-    for (const QString& token : kTokens + kChineseTokens) QVERIFY2(text.contains(token), qPrintable(token));
+    for (const QString& token : kTokens + kChineseTokens)
+        QVERIFY2(text.contains(token), qPrintable(token));
     QVERIFY(text.contains("cross-attention weights"));
     // Every cell value is text, so the figure stays vector and searchable: 6×4 cells + labels.
     QVERIFY2(textElements >= 24 + 10, qPrintable(QString::number(textElements)));
@@ -612,10 +625,12 @@ void TestHeatmap::svgExport() {
     renderer.render(&painter);
     painter.end();
     QVERIFY(distinctColors(image) >= 20);
-    const QString folder = qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR",
-                                                QDir::temp().filePath("views-shots"));
+    const QString folder =
+        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
     QVERIFY(QDir().mkpath(folder));
     QVERIFY(image.save(QDir(folder).filePath("h-svg-rendered-back.png")));
+    QFile::remove(QDir(folder).filePath("h-cross.svg"));
+    QVERIFY(QFile::copy(path, QDir(folder).filePath("h-cross.svg")));
 }
 
 void TestHeatmap::pdfExport() {
@@ -635,6 +650,11 @@ void TestHeatmap::pdfExport() {
     QVERIFY(bytes.size() > 2000);
     // Nothing else was left in the folder (no temporary file).
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList({"masked.pdf"}));
+    const QString folder =
+        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
+    QVERIFY(QDir().mkpath(folder));
+    QFile::remove(QDir(folder).filePath("i-masked.pdf"));
+    QVERIFY(QFile::copy(path, QDir(folder).filePath("i-masked.pdf")));
 }
 
 void TestHeatmap::failedSaveLeavesNothing_data() {
@@ -679,8 +699,8 @@ void TestHeatmap::failedSaveLeavesNothing() {
 // Writes the figures a person should look at (#3: "look at the screenshots yourself") into
 // ATTN_VIEWS_SHOTS_DIR (set by CMake to the build folder), and checks each is a real image.
 void TestHeatmap::saveShots() {
-    const QString folder = qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR",
-                                                QDir::temp().filePath("views-shots"));
+    const QString folder =
+        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
     QVERIFY(QDir().mkpath(folder));
     const double negInf = -std::numeric_limits<double>::infinity();
     struct Shot {
@@ -695,14 +715,32 @@ void TestHeatmap::saveShots() {
     };
     const Matrix weights = tutorialWeights();
     const std::vector<Shot> shots = {
-        {"a-attn-weights.png", "attn_weights = softmax(inputs @ inputs.T)", weights, kTokens, {},
-         std::nullopt, "viridis", true},
+        {"a-attn-weights.png",
+         "attn_weights = softmax(inputs @ inputs.T)",
+         weights,
+         kTokens,
+         {},
+         std::nullopt,
+         "viridis",
+         true},
         {"b-causal-masked-scores.png", "masked_fill(mask, −∞)", causalScores(), kTokens,
          causalBlocked(6), negInf, "viridis", false},
-        {"c-diverging-scores.png", "signed scores (diverging, centred on 0)", signedScores(),
-         kTokens, {}, std::nullopt, "diverging", false},
-        {"d-cross-attention-zh.png", "cross-attention: English queries, Chinese keys",
-         crossWeights(), kChineseTokens, {}, std::nullopt, "viridis", true},
+        {"c-diverging-scores.png",
+         "signed scores (diverging, centred on 0)",
+         signedScores(),
+         kTokens,
+         {},
+         std::nullopt,
+         "diverging",
+         false},
+        {"d-cross-attention-zh.png",
+         "cross-attention: English queries, Chinese keys",
+         crossWeights(),
+         kChineseTokens,
+         {},
+         std::nullopt,
+         "viridis",
+         true},
         {"e-masked-weights.png", "causal attn_weights (masked cells 0)",
          softmaxRows(causalScores()), kTokens, causalBlocked(6), std::nullopt, "cividis", true},
     };
@@ -722,6 +760,20 @@ void TestHeatmap::saveShots() {
         QCOMPARE(image.size(), widget.preferredSize());
         QVERIFY(distinctColors(image) >= 20);
         QVERIFY(widget.valuesVisible());
+    }
+    // The widget itself on the (offscreen) screen, in presentation scale, hovered and highlighted.
+    {
+        HeatmapWidget shown;
+        shown.setTitle("on screen, scale 1.5");
+        shown.setScale(1.5);
+        shown.setMatrix(weights, kTokens, kTokens);
+        shown.setValueRange(0, 1);
+        shown.highlightRow(1);
+        showAndLayOut(shown, QSize(900, 640));
+        const QImage grabbed = shown.grab().toImage();
+        QVERIFY(distinctColors(grabbed) >= 20);
+        QVERIFY(grabbed.save(QDir(folder).filePath("j-onscreen-scale-1.5.png")));
+        QVERIFY(shown.valuesVisible());
     }
     // A big matrix: values hidden, and the figure says so.
     HeatmapWidget widget;

@@ -1,17 +1,16 @@
 // The generic step page (issue #3): every step of the walkthrough builds from its record, each
 // heatmap holds exactly the engine's numbers, and hovering a cell explains it with its own
 // numbers and outlines where it came from.
-#include "model/walkthrough.h"
-#include "views/heatmap_widget.h"
-#include "views/step_page.h"
-#include "views/vector_view.h"
-
 #include <QCheckBox>
 #include <QRegularExpression>
 #include <QTableWidget>
 #include <QtTest>
-
 #include <cmath>
+
+#include "model/walkthrough.h"
+#include "views/heatmap_widget.h"
+#include "views/step_page.h"
+#include "views/vector_view.h"
 
 using attn::HeatmapWidget;
 using views::StepPage;
@@ -167,7 +166,11 @@ void TestStepPage::colourMapsFollowKind() {
                 QVERIFY2(map->colorMapName() == QLatin1String("viridis"), qPrintable(what));
                 QVERIFY2(!map->isAutoRange(), qPrintable(what));
                 QCOMPARE(map->rangeLower(), 0.0);
-                QCOMPARE(map->rangeUpper(), 1.0);
+                // Dropout (p = 0.5) doubles the kept weights: its range is [0, 2].
+                const double upper = m->derivation == attn::Derivation::Dropout
+                                         ? 1.0 / (1.0 - double(m->dropout_p))
+                                         : 1.0;
+                QCOMPARE(map->rangeUpper(), upper);
             } else {
                 QVERIFY2(map->colorMapName() == QLatin1String("diverging"), qPrintable(what));
                 QVERIFY2(map->rangeLower() < 0.0 && map->rangeUpper() > 0.0, qPrintable(what));
@@ -203,8 +206,7 @@ void TestStepPage::cellExplanation_data() {
     QTest::newRow("7 query_2 dim 1")
         << 7 << "queries" << 1 << 0 << QStringList{"q₂₁", "0.5500", "0.4306"};
     // A score above the diagonal is filled with −∞.
-    QTest::newRow("11 masked score")
-        << 11 << "masked-scores" << 0 << 1 << QStringList{"ω₁₂", "−∞"};
+    QTest::newRow("11 masked score") << 11 << "masked-scores" << 0 << 1 << QStringList{"ω₁₂", "−∞"};
     // Given matrices still name the cell and its value.
     QTest::newRow("1 input x_2,3") << 1 << "inputs" << 1 << 2 << QStringList{"x₂₃", "0.6600"};
 }
@@ -219,9 +221,11 @@ void TestStepPage::cellExplanation() {
     const QString text = page.explainCell(matrix, row, column);
     QCOMPARE(page.explanationBarText(), text);
     for (const QString& part : expected)
-        QVERIFY2(text.contains(part), qPrintable(QStringLiteral("'%1' not in '%2'").arg(part, text)));
+        QVERIFY2(text.contains(part),
+                 qPrintable(QStringLiteral("'%1' not in '%2'").arg(part, text)));
     // The hovered cell itself is outlined.
-    QCOMPARE(page.heatmap(matrix)->highlightedCell(), std::make_optional(std::make_pair(row, column)));
+    QCOMPARE(page.heatmap(matrix)->highlightedCell(),
+             std::make_optional(std::make_pair(row, column)));
     QVERIFY(page.explainCell(QStringLiteral("no-such-matrix"), 0, 0).isEmpty());
 }
 
@@ -236,8 +240,8 @@ void TestStepPage::hoverHighlightsSources_data() {
     QTest::addColumn<int>("rhsRow");     // -1: none expected
     QTest::addColumn<int>("rhsColumn");  // -1: none expected
     // ω₂₃ = q₂ · k₃: query row 2, key row 3.
-    QTest::newRow("dot product") << 8 << "attn-scores-scaled" << 1 << 2 << "queries" << 1
-                                 << "keys" << 2 << -1;
+    QTest::newRow("dot product") << 8 << "attn-scores-scaled" << 1 << 2 << "queries" << 1 << "keys"
+                                 << 2 << -1;
     // q₂₁ = x₂ · W_query[:, 1]: input row 2, weight column 1.
     QTest::newRow("projection") << 7 << "queries" << 1 << 0 << "inputs" << 1 << "W_query" << -1
                                 << 0;
@@ -320,6 +324,21 @@ void TestStepPage::kvCacheFrames() {
             compareHeatmap(page.heatmap(id), *m, QStringLiteral("frame %1 %2").arg(frame).arg(id));
             if (QTest::currentTestFailed()) return;
         }
+        // The counters of this frame, and the multiplications the cache saves.
+        double with = 0.0;
+        double without = 0.0;
+        for (const attn::StepFact& f : step.facts) {
+            if (f.frame != frame) continue;
+            if (f.id == "mults_with_cache") with = f.value;
+            if (f.id == "mults_without_cache") without = f.value;
+        }
+        QVERIFY(with > 0.0 && without >= with);
+        const QString facts = page.factsText();
+        const QLocale locale;
+        QVERIFY2(facts.contains(locale.toString(static_cast<qlonglong>(with))), qPrintable(facts));
+        QVERIFY2(facts.contains(QStringLiteral("Multiplications saved: ") +
+                                locale.toString(static_cast<qlonglong>(without - with))),
+                 qPrintable(facts));
         // The row this token appended to the cache is outlined.
         if (frame > 0)
             QCOMPARE(page.heatmap(QStringLiteral("cached-keys"))->highlightedRow(),
@@ -343,8 +362,8 @@ void TestStepPage::dropoutInference() {
     QVERIFY(dropped && input);
     // Training: the engine's dropped weights, some cells 0 and the kept ones ×2.
     compareHeatmap(page.heatmap(QStringLiteral("dropped-weights")), *dropped, "training");
-    QVERIFY(page.explainCell(QStringLiteral("dropped-weights"), 2, 0).contains(
-        QStringLiteral("0.5")));
+    QVERIFY(
+        page.explainCell(QStringLiteral("dropped-weights"), 2, 0).contains(QStringLiteral("0.5")));
     page.setInference(true);
     QVERIFY(page.inference());
     // Inference: dropout is the identity; the keep mask is all ones.
@@ -354,8 +373,8 @@ void TestStepPage::dropoutInference() {
     const HeatmapWidget* keep = page.heatmap(QStringLiteral("dropout-mask"));
     for (int r = 0; r < keep->rowCount(); ++r)
         for (int c = 0; c < keep->columnCount(); ++c) QCOMPARE(keep->cellValue(r, c), 1.0);
-    QVERIFY(page.explainCell(QStringLiteral("dropped-weights"), 2, 0).contains(
-        QStringLiteral("inference")));
+    QVERIFY(page.explainCell(QStringLiteral("dropped-weights"), 2, 0)
+                .contains(QStringLiteral("inference")));
     page.setInference(false);
     compareHeatmap(page.heatmap(QStringLiteral("dropped-weights")), *dropped, "training again");
 }

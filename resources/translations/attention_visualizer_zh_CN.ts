@@ -1,0 +1,674 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+    <context>
+        <name>GuiOptions</name>
+        <message>
+            <source>Learn how transformer attention works, step by step, on the tutorial's six-token example.</source>
+            <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
+        </message>
+        <message>
+            <source>Open on step &lt;N&gt; (1-16).</source>
+            <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
+        </message>
+        <message>
+            <source>Language: en or zh_CN (default: the system's).</source>
+            <translation>语言：en 或 zh_CN（默认跟随系统）。</translation>
+        </message>
+        <message>
+            <source>Walk through the tokens of a JSON example &lt;FILE&gt;.</source>
+            <translation>使用 JSON 示例文件 &lt;FILE&gt; 中的词元进行讲解。</translation>
+        </message>
+        <message>
+            <source>unexpected argument '%1': the options are listed by --help</source>
+            <translation>无法识别的参数 '%1'：可用选项见 --help</translation>
+        </message>
+        <message>
+            <source>--step '%1' is not a step number: give a whole number from 1 to 16</source>
+            <translation>--step '%1' 不是步骤编号：请给出 1 到 16 之间的整数</translation>
+        </message>
+        <message>
+            <source>--lang '%1' is not available: choose en or zh_CN</source>
+            <translation>--lang '%1' 不可用：请选择 en 或 zh_CN</translation>
+        </message>
+    </context>
+    <context>
+        <name>MainWindow</name>
+        <message>
+            <source>Language</source>
+            <translation>语言</translation>
+        </message>
+        <message>
+            <source>The Chinese translation is missing from this build.</source>
+            <translation>此版本缺少中文翻译。</translation>
+        </message>
+        <message>
+            <source>About Attention Visualizer</source>
+            <translation>关于 Attention Visualizer</translation>
+        </message>
+        <message>
+            <source>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;Learn how transformer attention works, step by step: every matrix of the tutorial “Your journey starts with one step”, computed live.&lt;/p&gt;&lt;p&gt;Keys: ←/→ or PageUp/PageDown for the previous and next step, Home/End for the first and last. Point at a cell to see how it is computed.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;一步一步学习 Transformer 注意力机制：教程“Your journey starts with one step”中的每个矩阵都是实时计算的。&lt;/p&gt;&lt;p&gt;按键：←/→ 或 PageUp/PageDown 切换上一步和下一步，Home/End 跳到第一步和最后一步。把鼠标指向单元格即可查看它的计算过程。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Step %1 of %2</source>
+            <translation>第 %1 步，共 %2 步</translation>
+        </message>
+        <message>
+            <source>%1. %2</source>
+            <translation>%1. %2</translation>
+        </message>
+        <message>
+            <source>Attention Visualizer</source>
+            <translation>注意力可视化 Attention Visualizer</translation>
+        </message>
+        <message>
+            <source>&amp;File</source>
+            <translation>文件(&amp;F)</translation>
+        </message>
+        <message>
+            <source>&amp;Quit</source>
+            <translation>退出(&amp;Q)</translation>
+        </message>
+        <message>
+            <source>&amp;View</source>
+            <translation>视图(&amp;V)</translation>
+        </message>
+        <message>
+            <source>Show &amp;numbers as tables</source>
+            <translation>以表格显示数值(&amp;N)</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;in</source>
+            <translation>放大(&amp;I)</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;out</source>
+            <translation>缩小(&amp;O)</translation>
+        </message>
+        <message>
+            <source>&amp;Actual size</source>
+            <translation>实际大小(&amp;A)</translation>
+        </message>
+        <message>
+            <source>&amp;Language</source>
+            <translation>语言(&amp;L)</translation>
+        </message>
+        <message>
+            <source>&amp;Help</source>
+            <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <source>&amp;About Attention Visualizer</source>
+            <translation>关于 Attention Visualizer(&amp;A)</translation>
+        </message>
+        <message>
+            <source>&amp;Steps</source>
+            <translation>步骤(&amp;S)</translation>
+        </message>
+        <message>
+            <source>◀ &amp;Previous</source>
+            <translation>◀ 上一步(&amp;P)</translation>
+        </message>
+        <message>
+            <source>&amp;Next ▶</source>
+            <translation>下一步(&amp;N) ▶</translation>
+        </message>
+        <message>
+            <source>Previous step (← or PageUp)</source>
+            <translation>上一步（← 或 PageUp）</translation>
+        </message>
+        <message>
+            <source>Next step (→ or PageDown)</source>
+            <translation>下一步（→ 或 PageDown）</translation>
+        </message>
+        <message>
+            <source>cannot write the screenshot %1</source>
+            <translation>无法写入截图 %1</translation>
+        </message>
+        <message>
+            <source>cannot create the folder %1</source>
+            <translation>无法创建文件夹 %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>StepText</name>
+        <message>
+            <source>Input embeddings</source>
+            <translation>输入嵌入</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Each token of the sentence &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; is a vector of three numbers, its &lt;b&gt;embedding&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;.&lt;/p&gt;&lt;p&gt;Self-attention computes, for every token, a &lt;b&gt;context vector&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt; that mixes information from all tokens. We follow the second token, &lt;i&gt;journey&lt;/i&gt;, x&lt;sup&gt;(2)&lt;/sup&gt;, as the tutorial does.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;句子 &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; 中的每个词元都是一个由三个数构成的向量，即它的&lt;b&gt;嵌入&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;。&lt;/p&gt;&lt;p&gt;自注意力为每个词元计算一个&lt;b&gt;上下文向量&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt;，它融合了所有词元的信息。和教程一样，我们以第二个词元 &lt;i&gt;journey&lt;/i&gt;（x&lt;sup&gt;(2)&lt;/sup&gt;）为例。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Attention scores for “journey”</source>
+            <translation>“journey”的注意力分数</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; is x&lt;sup&gt;(2)&lt;/sup&gt;. Its attention score with every token is a dot product:&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The larger the dot product, the more the two vectors point the same way: &lt;i&gt;journey&lt;/i&gt; scores highest with itself and with &lt;i&gt;starts&lt;/i&gt;.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;（query）是 x&lt;sup&gt;(2)&lt;/sup&gt;。它与每个词元的注意力分数是一个点积：&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;点积越大，两个向量的方向越接近：&lt;i&gt;journey&lt;/i&gt; 与自身以及与 &lt;i&gt;starts&lt;/i&gt; 的分数最高。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Attention weights: normalising the scores</source>
+            <translation>注意力权重：对分数进行归一化</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Scores become &lt;b&gt;weights&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt; that are positive and sum to 1. Dividing by the sum works here but fails for negative scores. &lt;b&gt;Softmax&lt;/b&gt; always gives positive weights:&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;Computed naively, exp() overflows a float for scores above about 88. The last three rows multiply the scores by 100: the naive softmax returns NaN, while the stable softmax subtracts the row maximum first and gets the right answer.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;分数被转换为&lt;b&gt;权重&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt;：全为正且总和为 1。直接除以总和在这里可行，但遇到负分数就会出错。&lt;b&gt;softmax&lt;/b&gt; 总能给出正的权重：&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;如果朴素地计算，分数超过约 88 时 exp() 会使 float 溢出。最后三行把分数乘以 100：朴素 softmax 得到 NaN，而稳定的 softmax 先减去每行的最大值，结果正确。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>The context vector z⁽²⁾</source>
+            <translation>上下文向量 z⁽²⁾</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;The context vector of &lt;i&gt;journey&lt;/i&gt; is the sum of all embeddings, each weighted by its attention weight:&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;Tokens with larger weights contribute more.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;&lt;i&gt;journey&lt;/i&gt; 的上下文向量是所有嵌入按注意力权重加权后的和：&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;权重越大的词元贡献越多。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>All tokens at once</source>
+            <translation>一次计算所有词元</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;In matrix form every token is a query at the same time:&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6), &amp;nbsp; A = softmax(Ω) row by row, &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;Row 2 repeats what the last three steps computed for &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;写成矩阵形式，每个词元同时都是查询：&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6)， &amp;nbsp; A = 逐行 softmax(Ω)， &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;第 2 行就是前三步为 &lt;i&gt;journey&lt;/i&gt; 计算的结果。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Trainable weights W_q, W_k, W_v</source>
+            <translation>可训练权重 W_q、W_k、W_v</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Self-attention in a transformer &lt;b&gt;learns&lt;/b&gt; three matrices, each d_in × d_out = 3 × 2: W&lt;sub&gt;q&lt;/sub&gt; for queries, W&lt;sub&gt;k&lt;/sub&gt; for keys and W&lt;sub&gt;v&lt;/sub&gt; for values.&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; and &lt;code&gt;torch.rand&lt;/code&gt; give the tutorial's exact numbers; training would change them.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;Transformer 中的自注意力会&lt;b&gt;学习&lt;/b&gt;三个矩阵，大小均为 d_in × d_out = 3 × 2：W&lt;sub&gt;q&lt;/sub&gt; 用于查询，W&lt;sub&gt;k&lt;/sub&gt; 用于键，W&lt;sub&gt;v&lt;/sub&gt; 用于值。&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; 和 &lt;code&gt;torch.rand&lt;/code&gt; 给出与教程完全相同的数值；训练会改变它们。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Queries, keys and values</source>
+            <translation>查询、键和值</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Every token is projected three times:&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;, &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;, &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; asks, the &lt;b&gt;keys&lt;/b&gt; are matched against it, and the &lt;b&gt;values&lt;/b&gt; are what gets mixed. The highlighted row is q&lt;sup&gt;(2)&lt;/sup&gt; of &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;每个词元被投影三次：&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;， &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;， &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;负责提问，&lt;b&gt;键&lt;/b&gt;与查询进行匹配，&lt;b&gt;值&lt;/b&gt;是被加权混合的内容。高亮的一行是 &lt;i&gt;journey&lt;/i&gt; 的 q&lt;sup&gt;(2)&lt;/sup&gt;。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Scaled dot-product attention</source>
+            <translation>缩放点积注意力</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Scores are now ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;, divided by √d&lt;sub&gt;k&lt;/sub&gt; before softmax:&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;), &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;Why scale? Dot products of wide vectors grow like √d&lt;sub&gt;k&lt;/sub&gt;; without the division softmax turns almost one-hot and its gradients vanish. Compare the unscaled and the scaled weights.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;现在分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;，在 softmax 之前除以 √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积的大小大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不除的话 softmax 会接近 one-hot，梯度随之消失。请比较未缩放与缩放后的权重。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>The SelfAttention class, v1 and v2</source>
+            <translation>SelfAttention 类：v1 与 v2</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2's are the tutorial's &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果正是教程中的 &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Causal mask, method 1: mask and renormalise</source>
+            <translation>因果掩码，方法一：掩码后重新归一化</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;A language model must not look at future tokens. Multiply the weights by a lower-triangular mask (1 on and below the diagonal), then divide each row by its new sum so that it adds up to 1 again.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;语言模型不能看到未来的词元。将权重乘以一个下三角掩码（对角线及以下为 1），再把每一行除以新的行和，使其重新加起来等于 1。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Causal mask, method 2: −∞ before softmax</source>
+            <translation>因果掩码，方法二：softmax 之前填充 −∞</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Fill the scores above the diagonal with −∞, then apply softmax. Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 in a single step.&lt;/p&gt;&lt;p&gt;The difference matrix shows that both methods give the same weights.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;把对角线以上的分数填充为 −∞，再做 softmax。由于 exp(−∞) = 0，未来的词元权重为 0，并且每一行一步就加起来等于 1。&lt;/p&gt;&lt;p&gt;差值矩阵表明两种方法得到的权重相同。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Dropout on the attention weights</source>
+            <translation>对注意力权重做 Dropout</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;During &lt;b&gt;training&lt;/b&gt;, dropout with p = 0.5 sets each weight to 0 with probability 0.5 and multiplies the kept ones by 1/(1 − p) = 2, so the expected value stays the same.&lt;/p&gt;&lt;p&gt;In &lt;b&gt;inference&lt;/b&gt; (&lt;code&gt;model.eval()&lt;/code&gt;) dropout does nothing. Switch between the two modes to compare.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;&lt;b&gt;训练&lt;/b&gt;时，p = 0.5 的 dropout 以 0.5 的概率把每个权重置为 0，并把保留下来的权重乘以 1/(1 − p) = 2，使期望值保持不变。&lt;/p&gt;&lt;p&gt;&lt;b&gt;推理&lt;/b&gt;时（&lt;code&gt;model.eval()&lt;/code&gt;）dropout 不起作用。可以在两种模式之间切换进行比较。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>CausalAttention on a batch of two</source>
+            <translation>批处理：CausalAttention</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;The &lt;code&gt;CausalAttention&lt;/code&gt; class combines the projections, the causal mask and dropout, and accepts batches: an input of shape (2, 6, 3) gives context vectors of shape (2, 6, 2). The two copies of the sentence give the same result.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;&lt;code&gt;CausalAttention&lt;/code&gt; 类把投影、因果掩码和 dropout 组合在一起，并支持批处理：形状为 (2, 6, 3) 的输入得到形状为 (2, 6, 2) 的上下文向量。两份相同的句子得到相同的结果。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Multi-head attention</source>
+            <translation>多头注意力</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;Several &lt;b&gt;heads&lt;/b&gt; attend in parallel, each with its own W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt;, and their outputs are concatenated.&lt;/p&gt;&lt;p&gt;The wrapper stacks CausalAttention modules. &lt;code&gt;MultiHeadAttention&lt;/code&gt; uses one wide W&lt;sub&gt;q&lt;/sub&gt; (3 × 4) whose columns are split between the heads (head_dim = d_out / num_heads), computes all heads at once, concatenates them and mixes them with &lt;code&gt;out_proj&lt;/code&gt;.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;，它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把多个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 使用一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（3 × 4），其列被分给各个头（head_dim = d_out / num_heads），一次算出所有头，拼接后再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Cross-attention</source>
+            <translation>交叉注意力</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;In a translation model the decoder's tokens ask and the encoder's tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, 6 × 4: each English token spreads its attention over the four tokens of the Chinese source “你的 旅程 始于 一步”.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，6 × 4：每个英文词元把注意力分配到中文源句“你的 旅程 始于 一步”的四个词元上。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>KV caching</source>
+            <translation>KV 缓存</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention.&lt;/p&gt;&lt;p&gt;Step through the tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及一行注意力。&lt;/p&gt;&lt;p&gt;逐个词元地前进：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Inputs X</source>
+            <translation>输入 X</translation>
+        </message>
+        <message>
+            <source>Query x⁽²⁾</source>
+            <translation>查询 x⁽²⁾</translation>
+        </message>
+        <message>
+            <source>Scores ω₂ⱼ</source>
+            <translation>分数 ω₂ⱼ</translation>
+        </message>
+        <message>
+            <source>Divided by the sum</source>
+            <translation>除以总和</translation>
+        </message>
+        <message>
+            <source>Naive softmax</source>
+            <translation>朴素 softmax</translation>
+        </message>
+        <message>
+            <source>Stable softmax</source>
+            <translation>稳定 softmax</translation>
+        </message>
+        <message>
+            <source>Scores × 100</source>
+            <translation>分数 × 100</translation>
+        </message>
+        <message>
+            <source>Naive softmax of scores × 100</source>
+            <translation>分数 × 100 的朴素 softmax</translation>
+        </message>
+        <message>
+            <source>Stable softmax of scores × 100</source>
+            <translation>分数 × 100 的稳定 softmax</translation>
+        </message>
+        <message>
+            <source>Weights α₂ⱼ</source>
+            <translation>权重 α₂ⱼ</translation>
+        </message>
+        <message>
+            <source>Context vector z⁽²⁾</source>
+            <translation>上下文向量 z⁽²⁾</translation>
+        </message>
+        <message>
+            <source>Attention scores ω</source>
+            <translation>注意力分数 ω</translation>
+        </message>
+        <message>
+            <source>Scaled scores ω / √d_k</source>
+            <translation>缩放后的分数 ω / √d_k</translation>
+        </message>
+        <message>
+            <source>Attention weights α</source>
+            <translation>注意力权重 α</translation>
+        </message>
+        <message>
+            <source>Weights without scaling</source>
+            <translation>未缩放的权重</translation>
+        </message>
+        <message>
+            <source>Context vectors Z</source>
+            <translation>上下文向量 Z</translation>
+        </message>
+        <message>
+            <source>W_query</source>
+            <translation>W_query</translation>
+        </message>
+        <message>
+            <source>W_key</source>
+            <translation>W_key</translation>
+        </message>
+        <message>
+            <source>W_value</source>
+            <translation>W_value</translation>
+        </message>
+        <message>
+            <source>Queries Q</source>
+            <translation>查询 Q</translation>
+        </message>
+        <message>
+            <source>Keys K</source>
+            <translation>键 K</translation>
+        </message>
+        <message>
+            <source>Values V</source>
+            <translation>值 V</translation>
+        </message>
+        <message>
+            <source>v1: attention weights</source>
+            <translation>v1：注意力权重</translation>
+        </message>
+        <message>
+            <source>v1: values</source>
+            <translation>v1：值</translation>
+        </message>
+        <message>
+            <source>v1: context vectors</source>
+            <translation>v1：上下文向量</translation>
+        </message>
+        <message>
+            <source>v2: attention weights</source>
+            <translation>v2：注意力权重</translation>
+        </message>
+        <message>
+            <source>v2: values</source>
+            <translation>v2：值</translation>
+        </message>
+        <message>
+            <source>v2: context vectors</source>
+            <translation>v2：上下文向量</translation>
+        </message>
+        <message>
+            <source>Causal mask (lower triangle)</source>
+            <translation>因果掩码（下三角）</translation>
+        </message>
+        <message>
+            <source>Weights × mask</source>
+            <translation>权重 × 掩码</translation>
+        </message>
+        <message>
+            <source>Causal attention weights</source>
+            <translation>因果注意力权重</translation>
+        </message>
+        <message>
+            <source>Scores with −∞ above the diagonal</source>
+            <translation>对角线以上填充 −∞ 的分数</translation>
+        </message>
+        <message>
+            <source>Method 1 (renormalised)</source>
+            <translation>方法一（重新归一化）</translation>
+        </message>
+        <message>
+            <source>|method 2 − method 1|</source>
+            <translation>|方法二 − 方法一|</translation>
+        </message>
+        <message>
+            <source>Kept (1) and dropped (0)</source>
+            <translation>保留 (1) 与丢弃 (0)</translation>
+        </message>
+        <message>
+            <source>Weights after dropout</source>
+            <translation>dropout 之后的权重</translation>
+        </message>
+        <message>
+            <source>Batch item 1: weights</source>
+            <translation>批次样本 1：权重</translation>
+        </message>
+        <message>
+            <source>Batch item 1: values</source>
+            <translation>批次样本 1：值</translation>
+        </message>
+        <message>
+            <source>Batch item 1: context vectors</source>
+            <translation>批次样本 1：上下文向量</translation>
+        </message>
+        <message>
+            <source>Batch item 2: weights</source>
+            <translation>批次样本 2：权重</translation>
+        </message>
+        <message>
+            <source>Batch item 2: values</source>
+            <translation>批次样本 2：值</translation>
+        </message>
+        <message>
+            <source>Batch item 2: context vectors</source>
+            <translation>批次样本 2：上下文向量</translation>
+        </message>
+        <message>
+            <source>Wrapper, head 1</source>
+            <translation>包装类，头 1</translation>
+        </message>
+        <message>
+            <source>Wrapper, head 2</source>
+            <translation>包装类，头 2</translation>
+        </message>
+        <message>
+            <source>Wrapper: heads concatenated</source>
+            <translation>包装类：各头拼接</translation>
+        </message>
+        <message>
+            <source>Fused W_query, split by head</source>
+            <translation>融合的 W_query，按头切分</translation>
+        </message>
+        <message>
+            <source>Head 1 weights</source>
+            <translation>头 1 的权重</translation>
+        </message>
+        <message>
+            <source>Head 2 weights</source>
+            <translation>头 2 的权重</translation>
+        </message>
+        <message>
+            <source>Heads concatenated</source>
+            <translation>各头拼接</translation>
+        </message>
+        <message>
+            <source>out_proj</source>
+            <translation>out_proj</translation>
+        </message>
+        <message>
+            <source>Output after out_proj</source>
+            <translation>out_proj 之后的输出</translation>
+        </message>
+        <message>
+            <source>Cross-attention scores</source>
+            <translation>交叉注意力分数</translation>
+        </message>
+        <message>
+            <source>Cross-attention weights</source>
+            <translation>交叉注意力权重</translation>
+        </message>
+        <message>
+            <source>Context vectors</source>
+            <translation>上下文向量</translation>
+        </message>
+        <message>
+            <source>Full causal pass</source>
+            <translation>完整的因果计算</translation>
+        </message>
+        <message>
+            <source>New query</source>
+            <translation>新的查询</translation>
+        </message>
+        <message>
+            <source>Cached keys</source>
+            <translation>缓存的键</translation>
+        </message>
+        <message>
+            <source>Cached values</source>
+            <translation>缓存的值</translation>
+        </message>
+        <message>
+            <source>New weights row</source>
+            <translation>新的权重行</translation>
+        </message>
+        <message>
+            <source>Outputs with the cache</source>
+            <translation>使用缓存的输出</translation>
+        </message>
+        <message>
+            <source>Largest difference</source>
+            <translation>最大差值</translation>
+        </message>
+        <message>
+            <source>Dropout probability p</source>
+            <translation>Dropout 概率 p</translation>
+        </message>
+        <message>
+            <source>Cells kept</source>
+            <translation>保留的单元格</translation>
+        </message>
+        <message>
+            <source>Batch size</source>
+            <translation>批次大小</translation>
+        </message>
+        <message>
+            <source>Tokens</source>
+            <translation>词元数</translation>
+        </message>
+        <message>
+            <source>d_out</source>
+            <translation>d_out</translation>
+        </message>
+        <message>
+            <source>Heads</source>
+            <translation>头数</translation>
+        </message>
+        <message>
+            <source>head_dim</source>
+            <translation>head_dim</translation>
+        </message>
+        <message>
+            <source>Multiplications with the cache</source>
+            <translation>使用缓存的乘法次数</translation>
+        </message>
+        <message>
+            <source>Multiplications without the cache</source>
+            <translation>不使用缓存的乘法次数</translation>
+        </message>
+        <message>
+            <source>Tokens in the cache</source>
+            <translation>缓存中的词元数</translation>
+        </message>
+        <message>
+            <source>Cache size (bytes)</source>
+            <translation>缓存大小（字节）</translation>
+        </message>
+    </context>
+    <context>
+        <name>attn::HeatmapWidget</name>
+        <message>
+            <source>values hidden: %1×%2 too small to label</source>
+            <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
+        </message>
+        <message>
+            <source>Could not save %1 to %2: %3</source>
+            <translation>无法将 %1 保存到 %2：%3</translation>
+        </message>
+        <message>
+            <source>Attention Visualizer heatmap</source>
+            <translation>Attention Visualizer 热力图</translation>
+        </message>
+        <message>
+            <source>the SVG painter could not start</source>
+            <translation>SVG 绘图器无法启动</translation>
+        </message>
+        <message>
+            <source>the PDF painter could not start</source>
+            <translation>PDF 绘图器无法启动</translation>
+        </message>
+    </context>
+    <context>
+        <name>views::StepPage</name>
+        <message>
+            <source>Copied</source>
+            <translation>已复制</translation>
+        </message>
+        <message>
+            <source>&amp;Copy code</source>
+            <translation>复制代码(&amp;C)</translation>
+        </message>
+        <message>
+            <source>%1 (inference: unchanged)</source>
+            <translation>%1（推理：不变）</translation>
+        </message>
+        <message>
+            <source>Token %1 of %2: “%3”</source>
+            <translation>第 %1 个词元，共 %2 个：“%3”</translation>
+        </message>
+        <message>
+            <source>Multiplications saved</source>
+            <translation>节省的乘法次数</translation>
+        </message>
+        <message>
+            <source>%1 (%2 %)</source>
+            <translation>%1（%2 %）</translation>
+        </message>
+        <message>
+            <source>%1 = %2: at inference dropout keeps every weight as it is</source>
+            <translation>%1 = %2：推理时 dropout 保持每个权重不变</translation>
+        </message>
+        <message>
+            <source>%1 = 1: at inference nothing is dropped</source>
+            <translation>%1 = 1：推理时不丢弃任何权重</translation>
+        </message>
+        <message>
+            <source>(masked: filled with %1 before softmax)</source>
+            <translation>（已掩码：softmax 之前填充为 %1）</translation>
+        </message>
+        <message>
+            <source>%1 — row “%2”, column “%3”</source>
+            <translation>%1 — 行“%2”，列“%3”</translation>
+        </message>
+        <message>
+            <source>Point at a cell to see how it is computed from the other matrices; click it to keep the explanation.</source>
+            <translation>把鼠标指向单元格，查看它如何由其他矩阵计算得到；点击可固定该说明。</translation>
+        </message>
+        <message>
+            <source>Step %1 · %2</source>
+            <translation>第 %1 步 · %2</translation>
+        </message>
+        <message>
+            <source>Show numbers as &amp;tables</source>
+            <translation>以表格显示数值(&amp;T)</translation>
+        </message>
+        <message>
+            <source>◀ Previous token</source>
+            <translation>◀ 上一个词元</translation>
+        </message>
+        <message>
+            <source>Next token ▶</source>
+            <translation>下一个词元 ▶</translation>
+        </message>
+        <message>
+            <source>Dropout:</source>
+            <translation>Dropout：</translation>
+        </message>
+        <message>
+            <source>Training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>Inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>The same in PyTorch</source>
+            <translation>对应的 PyTorch 代码</translation>
+        </message>
+        <message>
+            <source>Embeddings as arrows</source>
+            <translation>以箭头表示的嵌入</translation>
+        </message>
+    </context>
+    <context>
+        <name>views::VectorView</name>
+        <message>
+            <source>&amp;Plane:</source>
+            <translation>平面(&amp;P)：</translation>
+        </message>
+        <message>
+            <source>dimension %1 and %2</source>
+            <translation>第 %1 维与第 %2 维</translation>
+        </message>
+        <message>
+            <source>dimension %1</source>
+            <translation>第 %1 维</translation>
+        </message>
+    </context>
+</TS>

@@ -1,0 +1,335 @@
+// The walkthrough window (issue #3): opens on step 1, keys and clickers move through all sixteen
+// steps and back from wherever the focus is (except a text field), the last step is remembered,
+// the language switches at run time, and the command line is read as documented.
+#include <QAction>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QtTest>
+
+#include "app/gui_setup.h"
+#include "app/main_window.h"
+#include "views/heatmap_widget.h"
+#include "views/step_page.h"
+
+namespace {
+
+bool containsCjk(const QString& s) {
+    static const QRegularExpression cjk(QStringLiteral("[\\x{4e00}-\\x{9fff}]"));
+    return cjk.match(s).hasMatch();
+}
+
+QStringList parse(const QStringList& args, GuiParseResult::Status* status, GuiOptions* options) {
+    const GuiParseResult r = parseGuiOptions(QStringList{"attention-visualizer"} + args);
+    *status = r.status;
+    *options = r.options;
+    return {r.text};
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void opensOnStepOne();
+    void keysNavigate();
+    void keysWorkFromChildren();
+    void textFieldsKeepTheirKeys();
+    void buttonsAndListNavigate();
+    void remembersLastStep();
+    void everyPageMatchesItsStep();
+    void showNumbersMenu();
+    void zoom();
+    void languageSwitch();
+    void commandLine_data();
+    void commandLine();
+    void helpListsOptions();
+};
+
+void TestMainWindow::initTestCase() {
+    // Never read or write the user's real settings (~/.config).
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttentionVisualizer"));
+    QCoreApplication::setApplicationName(QStringLiteral("attention-visualizer"));
+}
+
+void TestMainWindow::init() { QSettings().clear(); }
+
+void TestMainWindow::opensOnStepOne() {
+    MainWindow w;
+    QCOMPARE(w.stepCount(), 16);
+    QCOMPARE(w.currentStep(), 1);
+    QCOMPARE(w.stepList()->currentRow(), 0);
+    QCOMPARE(w.stepList()->count(), 16);
+    QCOMPARE(w.stepList()->item(0)->text(), QStringLiteral("1. Input embeddings"));
+    QVERIFY(w.stepList()->item(15)->text().startsWith(QStringLiteral("16. ")));
+    // The current step is marked in the list.
+    QVERIFY(w.stepList()->item(0)->font().bold());
+    QVERIFY(!w.stepList()->item(1)->font().bold());
+    QCOMPARE(w.currentPage()->step().number, 1);
+    // 1400 × 900, or 95 % of a smaller screen (the offscreen platform's is 800 × 600).
+    const QSize expected = QSize(1400, 900).boundedTo(
+        QGuiApplication::primaryScreen()->availableGeometry().size() * 0.95);
+    QCOMPARE(w.size(), expected);
+}
+
+void TestMainWindow::keysNavigate() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (int i = 0; i < 15; ++i) QTest::keyClick(&w, Qt::Key_Right);
+    QCOMPARE(w.currentStep(), 16);
+    QCOMPARE(w.currentPage()->step().id, std::string("kv-cache"));
+    QTest::keyClick(&w, Qt::Key_Right);  // past the end stays on the last step
+    QCOMPARE(w.currentStep(), 16);
+    QTest::keyClick(&w, Qt::Key_Home);
+    QCOMPARE(w.currentStep(), 1);
+    QTest::keyClick(&w, Qt::Key_Left);  // before the start stays on step 1
+    QCOMPARE(w.currentStep(), 1);
+    QTest::keyClick(&w, Qt::Key_End);
+    QCOMPARE(w.currentStep(), 16);
+    QTest::keyClick(&w, Qt::Key_PageUp);
+    QCOMPARE(w.currentStep(), 15);
+    QTest::keyClick(&w, Qt::Key_PageUp);
+    QCOMPARE(w.currentStep(), 14);
+    QTest::keyClick(&w, Qt::Key_PageDown);
+    QCOMPARE(w.currentStep(), 15);
+    for (int i = 0; i < 14; ++i) QTest::keyClick(&w, Qt::Key_Left);
+    QCOMPARE(w.currentStep(), 1);
+    QCOMPARE(w.stepList()->currentRow(), 0);
+    // Modified keys are not navigation (Shift+Right selects text elsewhere).
+    QTest::keyClick(&w, Qt::Key_Right, Qt::ShiftModifier);
+    QCOMPARE(w.currentStep(), 1);
+}
+
+void TestMainWindow::keysWorkFromChildren() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    // From the step list, which would otherwise move its own selection on Home/End.
+    w.stepList()->setFocus();
+    QTest::keyClick(w.stepList(), Qt::Key_Right);
+    QCOMPARE(w.currentStep(), 2);
+    QTest::keyClick(w.stepList(), Qt::Key_End);
+    QCOMPARE(w.currentStep(), 16);
+    // From a heatmap of the page and from the read-only snippet.
+    attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
+    map->setFocus();
+    QTest::keyClick(map, Qt::Key_PageUp);
+    QCOMPARE(w.currentStep(), 15);
+    QPlainTextEdit* snippet = w.currentPage()->findChild<QPlainTextEdit*>();
+    QVERIFY(snippet && snippet->isReadOnly());
+    QTest::keyClick(snippet, Qt::Key_Home);
+    QCOMPARE(w.currentStep(), 1);
+}
+
+void TestMainWindow::textFieldsKeepTheirKeys() {
+    MainWindow w;
+    auto* edit = new QLineEdit(QStringLiteral("query"), w.statusBar());
+    w.statusBar()->addWidget(edit);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    edit->setFocus();
+    edit->setCursorPosition(0);
+    QTest::keyClick(edit, Qt::Key_Right);
+    QTest::keyClick(edit, Qt::Key_End);
+    QCOMPARE(w.currentStep(), 1);
+    QCOMPARE(edit->cursorPosition(), 5);
+}
+
+void TestMainWindow::buttonsAndListNavigate() {
+    MainWindow w;
+    QSignalSpy spy(&w, &MainWindow::stepChanged);
+    QPushButton* next = nullptr;
+    QPushButton* previous = nullptr;
+    for (QPushButton* b : w.findChildren<QPushButton*>()) {
+        if (b->text().contains(QStringLiteral("Next ▶"))) next = b;
+        if (b->text().contains(QStringLiteral("◀")) &&
+            b->text().contains(QStringLiteral("Previous")) &&
+            !b->text().contains(QStringLiteral("token")))
+            previous = b;
+    }
+    QVERIFY(next && previous);
+    QVERIFY(!previous->isEnabled());
+    next->click();
+    QCOMPARE(w.currentStep(), 2);
+    QVERIFY(previous->isEnabled());
+    w.stepList()->setCurrentRow(11);
+    QCOMPARE(w.currentStep(), 12);
+    QCOMPARE(w.currentPage()->step().id, std::string("dropout"));
+    previous->click();
+    QCOMPARE(w.currentStep(), 11);
+    QCOMPARE(spy.count(), 3);
+    QCOMPARE(spy.last().at(0).toInt(), 11);
+    w.goToStep(99);
+    QCOMPARE(w.currentStep(), 16);
+    QVERIFY(!next->isEnabled());
+}
+
+void TestMainWindow::remembersLastStep() {
+    {
+        MainWindow first;
+        QCOMPARE(first.currentStep(), 1);
+        first.goToStep(7);
+        first.close();
+    }
+    MainWindow second;
+    QCOMPARE(second.currentStep(), 7);
+    QCOMPARE(second.stepList()->currentRow(), 6);
+    QCOMPARE(second.currentPage()->step().id, std::string("queries-keys-values"));
+}
+
+void TestMainWindow::everyPageMatchesItsStep() {
+    const std::vector<attn::Step> steps = attn::build_walkthrough();
+    MainWindow w;
+    for (int n = 1; n <= w.stepCount(); ++n) {
+        w.goToStep(n);
+        views::StepPage* page = w.currentPage();
+        QCOMPARE(page->step().number, n);
+        QCOMPARE(page->step().id, steps[static_cast<std::size_t>(n - 1)].id);
+        QVERIFY(page->isVisibleTo(&w));
+        QVERIFY(!page->heatmaps().isEmpty());
+    }
+}
+
+void TestMainWindow::showNumbersMenu() {
+    MainWindow w;
+    w.goToStep(8);
+    QAction* action = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text().contains(QStringLiteral("numbers"))) action = a;
+    QVERIFY(action && action->isCheckable());
+    QVERIFY(!w.showNumbers());
+    action->trigger();
+    QVERIFY(w.showNumbers());
+    QVERIFY(w.currentPage()->showTables());
+    // Pages built later follow the setting, and the setting is remembered.
+    QVERIFY(w.page(14)->showTables());
+    QVERIFY(QSettings().value(QStringLiteral("view/showNumbers")).toBool());
+    // The page's own check box drives the menu too.
+    w.page(3)->setShowTables(false);
+    QVERIFY(!w.showNumbers());
+    QVERIFY(!action->isChecked());
+    QVERIFY(!w.currentPage()->showTables());
+}
+
+void TestMainWindow::zoom() {
+    {
+        MainWindow w;
+        QCOMPARE(w.zoom(), 1.0);
+        w.goToStep(8);
+        w.setZoom(1.5);
+        QCOMPARE(w.currentPage()->scale(), 1.5);
+        QCOMPARE(w.currentPage()->heatmaps().constFirst()->scale(), 1.5);
+        QCOMPARE(w.page(2)->scale(), 1.5);  // built after the change
+        w.setZoom(10.0);
+        QCOMPARE(w.zoom(), 2.5);
+        w.setZoom(1.3);
+    }
+    MainWindow again;
+    QCOMPARE(again.zoom(), 1.3);
+    QCOMPARE(again.currentPage()->scale(), 1.3);
+}
+
+void TestMainWindow::languageSwitch() {
+    MainWindow w;
+    w.goToStep(11);
+    QVERIFY(w.setLanguage(QStringLiteral("en")));
+    const QString english = w.stepList()->item(0)->text();
+    const QString englishTitle = w.currentPage()->title();
+    const QString englishMenu = w.menuBar()->actions().constFirst()->text();
+    QCOMPARE(english, QStringLiteral("1. Input embeddings"));
+
+    // Needs the lead's resources/attention_visualizer_zh_CN.ts compiled into attn_gui.
+    QVERIFY2(w.setLanguage(QStringLiteral("zh_CN")),
+             "no :/i18n/attention_visualizer_zh_CN.qm: qt_add_translations missing for attn_gui");
+    QCOMPARE(w.language(), QStringLiteral("zh_CN"));
+    const QString chinese = w.stepList()->item(0)->text();
+    QVERIFY2(chinese != english, qPrintable(chinese));
+    QVERIFY2(containsCjk(chinese), qPrintable(chinese));
+    QVERIFY(chinese.startsWith(QStringLiteral("1")));
+    QVERIFY2(containsCjk(w.currentPage()->title()), qPrintable(w.currentPage()->title()));
+    QVERIFY(w.menuBar()->actions().constFirst()->text() != englishMenu);
+    // Pages built after the switch come up in Chinese too.
+    QVERIFY(containsCjk(w.page(4)->title()));
+
+    QVERIFY(w.setLanguage(QStringLiteral("en")));
+    QCOMPARE(w.stepList()->item(0)->text(), english);
+    QCOMPARE(w.currentPage()->title(), englishTitle);
+    QCOMPARE(w.menuBar()->actions().constFirst()->text(), englishMenu);
+}
+
+void TestMainWindow::commandLine_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<int>("step");
+    QTest::addColumn<QString>("language");
+    using S = GuiParseResult::Status;
+    QTest::newRow("none") << QStringList{} << int(S::Ok) << 0 << QString();
+    QTest::newRow("--step 5") << QStringList{"--step", "5"} << int(S::Ok) << 5 << QString();
+    QTest::newRow("--lang zh_CN") << QStringList{"--lang", "zh_CN"} << int(S::Ok) << 0
+                                  << QStringLiteral("zh_CN");
+    QTest::newRow("--lang zh-cn") << QStringList{"--lang", "zh-cn"} << int(S::Ok) << 0
+                                  << QStringLiteral("zh_CN");
+    QTest::newRow("--lang en") << QStringList{"--lang=en"} << int(S::Ok) << 0
+                               << QStringLiteral("en");
+    QTest::newRow("--step 0") << QStringList{"--step", "0"} << int(S::Error) << 0 << QString();
+    QTest::newRow("--step x") << QStringList{"--step", "x"} << int(S::Error) << 0 << QString();
+    QTest::newRow("--lang fr") << QStringList{"--lang", "fr"} << int(S::Error) << 0 << QString();
+    QTest::newRow("unknown") << QStringList{"--bogus"} << int(S::Error) << 0 << QString();
+    QTest::newRow("stray") << QStringList{"file.json"} << int(S::Error) << 0 << QString();
+    QTest::newRow("--walk alone") << QStringList{"--walk"} << int(S::Error) << 0 << QString();
+    QTest::newRow("--version") << QStringList{"--version"} << int(S::Version) << 0 << QString();
+}
+
+void TestMainWindow::commandLine() {
+    QFETCH(QStringList, args);
+    QFETCH(int, status);
+    QFETCH(int, step);
+    QFETCH(QString, language);
+    GuiParseResult::Status got{};
+    GuiOptions options;
+    const QStringList text = parse(args, &got, &options);
+    QCOMPARE(int(got), status);
+    if (got == GuiParseResult::Status::Error) {
+        QVERIFY(!text.constFirst().isEmpty());
+        return;
+    }
+    QCOMPARE(options.step, step);
+    QCOMPARE(options.language, language);
+}
+
+void TestMainWindow::helpListsOptions() {
+    GuiParseResult::Status status{};
+    GuiOptions options;
+    const QString help = parse({"--help"}, &status, &options).constFirst();
+    QCOMPARE(status, GuiParseResult::Status::Help);
+    for (const char* option : {"--step", "--lang", "--example", "--help", "--version"})
+        QVERIFY2(help.contains(QLatin1String(option)), option);
+    // The screenshot options are for the smoke test, not for users.
+    QVERIFY(!help.contains(QStringLiteral("--walk")));
+    QVERIFY(!help.contains(QStringLiteral("--screenshot-dir")));
+
+    parse({"--screenshot-dir", "/tmp/x", "--walk", "--window-size", "1280x720", "--example",
+           "e.json"},
+          &status, &options);
+    QCOMPARE(status, GuiParseResult::Status::Ok);
+    QVERIFY(options.walk);
+    QCOMPARE(options.screenshotDir, QStringLiteral("/tmp/x"));
+    QCOMPARE(options.windowSize, QSize(1280, 720));
+    QCOMPARE(options.exampleFile, QStringLiteral("e.json"));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

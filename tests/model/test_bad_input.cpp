@@ -1,0 +1,885 @@
+// Bad and extreme input to the engine, tried on purpose (issue #7). Each case checks what the user
+// sees (the exact message, or the documented result) and that nothing else changed: the inputs,
+// the generator's position, a fast-path output buffer, a KV cache, and the next good run. The
+// cases and messages are listed in docs/reliability.md.
+#include <QElapsedTimer>
+#include <QString>
+#include <QTest>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "model/fast_attention.h"
+#include "model/modules.h"
+#include "model/ops.h"
+#include "model/runner.h"
+#include "reference_attention.h"
+
+using attn::AttentionError;
+using attn::Matrix;
+using attn::ModuleConfig;
+using attn::RunResult;
+using attn::Sequence;
+using attn::TorchGenerator;
+
+using Thrower = std::function<void()>;
+Q_DECLARE_METATYPE(Thrower)
+Q_DECLARE_METATYPE(Matrix)
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kSubnormal = std::numeric_limits<float>::denorm_min();
+constexpr double kEps = std::numeric_limits<float>::epsilon();  // 2^-23
+
+QString errorOf(const Thrower& f) {
+    try {
+        f();
+    } catch (const AttentionError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+// Bit-for-bit equality (NaN payloads included): "nothing changed" means exactly nothing.
+bool sameBits(const Matrix& a, const Matrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(float)) == 0;
+}
+
+bool sameOutput(const RunResult& a, const RunResult& b) {
+    if (a.output.context_vecs.size() != b.output.context_vecs.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.output.context_vecs.size(); ++i) {
+        if (!sameBits(a.output.context_vecs[i], b.output.context_vecs[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+ModuleConfig configFor(const QString& module) {
+    ModuleConfig c;
+    c.module = module.toStdString();
+    return c;
+}
+
+// Every row is a probability distribution, or entirely NaN: what softmax promises for any scores.
+QString distributionOrNaN(const Matrix& weights) {
+    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+        const Eigen::Index nans = weights.row(i).array().isNaN().count();
+        if (nans == weights.cols()) {
+            continue;
+        }
+        if (nans != 0 || !weights.row(i).allFinite() || weights.row(i).minCoeff() < 0.0f ||
+            std::abs(static_cast<double>(weights.row(i).sum()) - 1.0) > 1e-5) {
+            return QStringLiteral("row %1 is neither a distribution nor all NaN").arg(i + 1);
+        }
+    }
+    return {};
+}
+
+// MultiHeadAttention (eval, causal) recomputed in double from the module's own float weights, for
+// the query rows listed: an independent reference for the float engine and the fast path.
+Eigen::MatrixXd doubleMha(const attn::MultiHeadAttention& m, const Matrix& x,
+                          const std::vector<Eigen::Index>& rows) {
+    using Eigen::MatrixXd;
+    const MatrixXd X = x.cast<double>();
+    auto project = [&X](const attn::Linear& l) {
+        MatrixXd y = X * l.weight.cast<double>().transpose();
+        if (l.bias.size() > 0) {
+            y.rowwise() += l.bias.cast<double>();
+        }
+        return y;
+    };
+    const MatrixXd q = project(m.W_query), k = project(m.W_key), v = project(m.W_value);
+    MatrixXd out(static_cast<Eigen::Index>(rows.size()), m.d_out);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const Eigen::Index t = rows[r];
+        Eigen::RowVectorXd concat(m.d_out);
+        for (Eigen::Index h = 0; h < m.num_heads; ++h) {
+            const Eigen::Index c0 = h * m.head_dim;
+            // Causal: query t sees keys 0..t.
+            Eigen::RowVectorXd s = (k.block(0, c0, t + 1, m.head_dim) *
+                                    q.block(t, c0, 1, m.head_dim).transpose())
+                                       .transpose() /
+                                   std::sqrt(static_cast<double>(m.head_dim));
+            s = (s.array() - s.maxCoeff()).exp().matrix();
+            s /= s.sum();
+            concat.segment(c0, m.head_dim) = s * v.block(0, c0, t + 1, m.head_dim);
+        }
+        out.row(static_cast<Eigen::Index>(r)) =
+            concat * m.out_proj.weight.cast<double>().transpose() +
+            m.out_proj.bias.cast<double>();
+    }
+    return out;
+}
+
+// max |actual - expected| / max(1, |expected|).
+double relativeError(const Matrix& actual, const Eigen::MatrixXd& expected) {
+    double worst = 0.0;
+    for (Eigen::Index i = 0; i < expected.rows(); ++i) {
+        for (Eigen::Index j = 0; j < expected.cols(); ++j) {
+            const double e = expected(i, j);
+            const double d = std::abs(static_cast<double>(actual(i, j)) - e) / std::max(1.0, std::abs(e));
+            worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
+        }
+    }
+    return worst;
+}
+
+const QStringList kModules = {"self-attention-v1", "self-attention-v2", "causal-attention",
+                              "multi-head-wrapper", "multi-head-attention", "bert-multi-head",
+                              "gpt2-attention", "cross-attention"};
+
+bool isCausal(const QString& module) {
+    return module == "causal-attention" || module == "multi-head-wrapper" ||
+           module == "multi-head-attention" || module == "gpt2-attention";
+}
+
+}  // namespace
+
+class TestBadInput : public QObject {
+    Q_OBJECT
+
+private slots:
+    // --- values in embeddings and weights ---------------------------------------------------
+    void nonFiniteEmbeddings_data();
+    void nonFiniteEmbeddings();
+    void nonFiniteWeights_data();
+    void nonFiniteWeights();
+    void hugeValuesOverflowToNaNRows();
+    void hugeValuesEveryModule_data();
+    void hugeValuesEveryModule();
+    void subnormalValues_data();
+    void subnormalValues();
+    void subnormalWeights();
+    void tokenTextIsNeverRead();
+
+    // --- sizes and settings -----------------------------------------------------------------
+    void sizes_data();
+    void sizes();
+    void oneToken_data();
+    void oneToken();
+    void wrapperMayHaveMoreHeadsThanDOut();
+    void dropoutOneGivesZeros();
+    void dropoutRefusedLeavesGeneratorAlone_data();
+    void dropoutRefusedLeavesGeneratorAlone();
+    void refusedFastPathLeavesBuffersAlone();
+    void tooManyTokensForDisplayedPath();
+    void fastPath4096Tokens();
+
+    // --- numerical robustness ---------------------------------------------------------------
+    void softmaxHugeAndIdentical_data();
+    void softmaxHugeAndIdentical();
+    void fullyMaskedModuleRows_data();
+    void fullyMaskedModuleRows();
+    void floatVersusDoubleAttention_data();
+    void floatVersusDoubleAttention();
+    void floatVersusDoubleModule_data();
+    void floatVersusDoubleModule();
+};
+
+// NaN or ±Inf anywhere in the embeddings: refused before any arithmetic, naming the cell.
+void TestBadInput::nonFiniteEmbeddings_data() {
+    QTest::addColumn<QString>("module");
+    QTest::addColumn<bool>("inSource");
+    QTest::addColumn<float>("value");
+    QTest::addColumn<QString>("expected");
+    const struct {
+        const char* name;
+        float value;
+    } values[] = {{"NaN", kNaN}, {"+Inf", kInf}, {"-Inf", -kInf}};
+    for (const QString& module : kModules) {
+        for (const auto& v : values) {
+            QTest::addRow("%s %s", qPrintable(module), v.name)
+                << module << false << v.value
+                << QStringLiteral("embeddings has %1 at row 2, column 3 (counting from 1): replace "
+                                  "it with a finite number")
+                       .arg(QLatin1String(v.name));
+        }
+    }
+    QTest::newRow("cross-attention source NaN")
+        << "cross-attention" << true << kNaN
+        << "source embeddings has NaN at row 2, column 3 (counting from 1): replace it with a "
+           "finite number";
+}
+
+void TestBadInput::nonFiniteEmbeddings() {
+    QFETCH(QString, module);
+    QFETCH(bool, inSource);
+    QFETCH(float, value);
+    QFETCH(QString, expected);
+    const ModuleConfig config = configFor(module);
+    const Sequence clean = attn::tutorial_inputs();
+    const Sequence cleanSource = attn::cross_attention_source();
+    const RunResult before = attn::run_module(config, clean);
+
+    Sequence bad = inSource ? cleanSource : clean;
+    bad.embeddings(1, 2) = value;
+    const Sequence badCopy = bad;
+    const QString message = errorOf([&] {
+        if (inSource) {
+            attn::run_module(config, clean, &bad);
+        } else {
+            attn::run_module(config, bad);
+        }
+    });
+    QCOMPARE(message, expected);
+    // Nothing else changed: the input is as given, and the next good run is bit for bit the same.
+    QVERIFY(sameBits(bad.embeddings, badCopy.embeddings));
+    QVERIFY(sameOutput(attn::run_module(config, clean), before));
+}
+
+// NaN or ±Inf in a replaced parameter: refused with the state_dict name and the cell.
+void TestBadInput::nonFiniteWeights_data() {
+    QTest::addColumn<QString>("module");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<float>("value");
+    QTest::addColumn<QString>("expected");
+    const struct {
+        const char* module;
+        const char* weight;
+    } cases[] = {
+        {"self-attention-v1", "W_query"},       {"self-attention-v2", "W_key.weight"},
+        {"causal-attention", "W_value.weight"}, {"multi-head-wrapper", "heads.1.W_query.weight"},
+        {"multi-head-attention", "out_proj.bias"}, {"bert-multi-head", "linears.3.bias"},
+        {"gpt2-attention", "c_attn.weight"},    {"cross-attention", "linears.1.weight"},
+    };
+    for (const auto& c : cases) {
+        for (const float v : {kNaN, kInf, -kInf}) {
+            const QString shown = std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf");
+            QTest::addRow("%s %s %s", c.module, c.weight, qPrintable(shown))
+                << c.module << c.weight << v
+                << QStringLiteral("weight \"%1\" has %2 at row 1, column 2 (counting from 1): "
+                                  "replace it with a finite number")
+                       .arg(QLatin1String(c.weight), shown);
+        }
+    }
+}
+
+void TestBadInput::nonFiniteWeights() {
+    QFETCH(QString, module);
+    QFETCH(QString, weight);
+    QFETCH(float, value);
+    QFETCH(QString, expected);
+    ModuleConfig config = configFor(module);
+    const Sequence inputs = attn::tutorial_inputs();
+    const RunResult before = attn::run_module(config, inputs);
+    for (const attn::NamedMatrix& w : before.weights) {
+        if (w.name == weight.toStdString()) {
+            config.weights.push_back(w);
+        }
+    }
+    QCOMPARE(config.weights.size(), std::size_t{1});
+    config.weights.front().value(0, 1) = value;
+    QCOMPARE(errorOf([&] { attn::run_module(config, inputs); }), expected);
+    QVERIFY(sameOutput(attn::run_module(configFor(module), inputs), before));
+}
+
+// 1e30 is a finite float, so it is accepted; q·k = 1e30 · 1e30 overflows float to +inf, and a
+// row holding +inf has softmax NaN (inf - inf), exactly as torch.softmax gives. What the user sees:
+// the scores show "inf", that query's weights and context show NaN (null in attention-cli's JSON),
+// every other query attends entirely to the huge token. Seed 002's SelfAttention_v1 weights are
+// all positive (torch.rand), so the picture is exact.
+void TestBadInput::hugeValuesOverflowToNaNRows() {
+    Sequence inputs = attn::tutorial_inputs();
+    inputs.embeddings(1, 2) = 1e30f;  // "journey", third value
+    const RunResult r = attn::run_module(configFor("self-attention-v1"), inputs);
+    const attn::AttentionResult& head = r.output.heads[0][0];
+    QCOMPARE(head.scores(1, 1), kInf);
+    for (Eigen::Index i = 0; i < 6; ++i) {
+        for (Eigen::Index j = 0; j < 6; ++j) {
+            if (i == 1) {
+                QVERIFY2(std::isnan(head.weights(i, j)), "the query of the huge token: NaN row");
+            } else {
+                QCOMPARE(head.weights(i, j), j == 1 ? 1.0f : 0.0f);  // all on the huge token
+            }
+        }
+    }
+    QVERIFY(r.output.context_vecs[0].row(1).array().isNaN().all());
+    QVERIFY(r.output.context_vecs[0].row(0).allFinite());
+}
+
+// 1e30, FLT_MAX and 1e20 in an embedding, in every module: the run returns (no exception, no
+// crash) and softmax keeps its promise: every row a distribution or entirely NaN.
+void TestBadInput::hugeValuesEveryModule_data() {
+    QTest::addColumn<QString>("module");
+    QTest::addColumn<float>("value");
+    for (const QString& module : kModules) {
+        QTest::addRow("%s 1e30", qPrintable(module)) << module << 1e30f;
+        QTest::addRow("%s -1e30", qPrintable(module)) << module << -1e30f;
+        QTest::addRow("%s FLT_MAX", qPrintable(module)) << module << FLT_MAX;
+        QTest::addRow("%s 1e20", qPrintable(module)) << module << 1e20f;
+    }
+}
+
+void TestBadInput::hugeValuesEveryModule() {
+    QFETCH(QString, module);
+    QFETCH(float, value);
+    Sequence inputs = attn::tutorial_inputs();
+    inputs.embeddings(1, 2) = value;
+    RunResult r;
+    const QString message = errorOf([&] { r = attn::run_module(configFor(module), inputs); });
+    QVERIFY2(message.isEmpty(), qPrintable(message));
+    bool overflowed = false;
+    for (const std::vector<attn::AttentionResult>& item : r.output.heads) {
+        for (const attn::AttentionResult& head : item) {
+            const QString problem = distributionOrNaN(head.weights);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            overflowed = overflowed || !head.scores.allFinite() ||
+                         head.scores.cwiseAbs().maxCoeff() > 1e15f;
+        }
+    }
+    QVERIFY2(overflowed, "a huge embedding gives huge or infinite scores");
+}
+
+// Subnormal embeddings (down to 1.4e-45): their products underflow to 0, so every score of a row
+// is the same and the weights are exactly uniform, 1/T (1/(i+1) under the causal mask).
+void TestBadInput::subnormalValues_data() {
+    QTest::addColumn<QString>("module");
+    for (const QString& module : kModules) {
+        QTest::newRow(qPrintable(module)) << module;
+    }
+}
+
+void TestBadInput::subnormalValues() {
+    QFETCH(QString, module);
+    Sequence inputs = attn::tutorial_inputs();
+    for (Eigen::Index i = 0; i < inputs.embeddings.size(); ++i) {
+        inputs.embeddings.data()[i] = kSubnormal * static_cast<float>(i + 1);
+    }
+    // Cross-attention's keys come from the source: make it subnormal too.
+    Sequence source = attn::cross_attention_source();
+    source.embeddings.setConstant(kSubnormal);
+    RunResult r;
+    const QString message = errorOf([&] {
+        r = attn::run_module(configFor(module), inputs,
+                             module == "cross-attention" ? &source : nullptr);
+    });
+    QVERIFY2(message.isEmpty(), qPrintable(message));
+    const attn::AttentionResult& head = r.output.heads[0][0];
+    for (Eigen::Index i = 0; i < head.weights.rows(); ++i) {
+        const Eigen::Index seen = isCausal(module) ? i + 1 : head.weights.cols();
+        for (Eigen::Index j = 0; j < head.weights.cols(); ++j) {
+            const float expected = j < seen ? 1.0f / static_cast<float>(seen) : 0.0f;
+            QVERIFY2(std::abs(head.weights(i, j) - expected) <= 1e-7f,
+                     qPrintable(QStringLiteral("weight (%1, %2) = %3, expected %4")
+                                    .arg(i + 1).arg(j + 1).arg(head.weights(i, j)).arg(expected)));
+        }
+    }
+    QVERIFY(r.output.context_vecs[0].allFinite());
+}
+
+// Subnormal query weights: queries and scores are subnormal (below FLT_MIN = 1.2e-38), exp() of
+// their differences is exactly 1, so the weights are exactly uniform and each context vector is
+// the plain average of the values.
+void TestBadInput::subnormalWeights() {
+    ModuleConfig config = configFor("self-attention-v2");
+    const Sequence inputs = attn::tutorial_inputs();
+    const RunResult drawn = attn::run_module(config, inputs);
+    attn::NamedMatrix w = drawn.weights.front();
+    QCOMPARE(w.name, std::string("W_query.weight"));
+    w.value.setConstant(kSubnormal);
+    config.weights = {w};
+    const RunResult r = attn::run_module(config, inputs);
+    const attn::AttentionResult& head = r.output.heads[0][0];
+    QVERIFY((head.scores.array().abs() < FLT_MIN).all());
+    QVERIFY((head.weights.array() == 1.0f / 6.0f).all());
+    const attn::RowVector mean = r.output.values[0].colwise().mean();
+    for (Eigen::Index i = 0; i < 6; ++i) {
+        QVERIFY((r.output.context_vecs[0].row(i) - mean).cwiseAbs().maxCoeff() <= 1e-6f);
+    }
+}
+
+// Token text only labels rows: invalid UTF-8, a 10 000-character token and an empty one give the
+// same numbers, bit for bit. (Example files refuse both before the engine, see test_bad_input in
+// tests/app; text pasted into the app never reaches the engine.)
+void TestBadInput::tokenTextIsNeverRead() {
+    const Sequence clean = attn::tutorial_inputs();
+    Sequence odd = clean;
+    odd.tokens[0] = "caf\xE9";  // Latin-1, not UTF-8
+    odd.tokens[1] = std::string(10000, 'x');
+    odd.tokens[2] = "\xF0\x28\x8C\x28";  // a broken 4-byte sequence
+    odd.tokens[3] = "";
+    for (const QString& module : kModules) {
+        QVERIFY2(sameOutput(attn::run_module(configFor(module), odd),
+                            attn::run_module(configFor(module), clean)),
+                 qPrintable(module));
+    }
+}
+
+// Zero tokens, zero width, d_out = 0, heads = 0 or more than d_out, p outside [0, 1]: through
+// run_module (the app and attention-cli) and through the module constructors.
+void TestBadInput::sizes_data() {
+    QTest::addColumn<Thrower>("run");
+    QTest::addColumn<QString>("expected");
+    const Sequence tutorial = attn::tutorial_inputs();
+    auto run = [tutorial](const char* module, Eigen::Index d_out, Eigen::Index heads,
+                          float dropout = 0.0f) {
+        return Thrower([=] {
+            ModuleConfig c = configFor(QString::fromLatin1(module));
+            c.d_out = d_out;
+            c.num_heads = heads;
+            c.dropout = dropout;
+            attn::run_module(c, tutorial);
+        });
+    };
+    Sequence none;
+    none.embeddings.resize(0, 3);
+    QTest::newRow("zero tokens")
+        << Thrower([none] { attn::run_module(configFor("self-attention-v2"), none); })
+        << "embeddings is empty: give at least one token";
+    Sequence noWidth;
+    noWidth.embeddings.resize(2, 0);
+    noWidth.tokens = {"a", "b"};
+    QTest::newRow("zero width")
+        << Thrower([noWidth] { attn::run_module(configFor("causal-attention"), noWidth); })
+        << "embeddings have no values per token: give every token at least one number";
+    Sequence source;
+    source.embeddings.resize(0, 3);
+    QTest::newRow("zero source tokens")
+        << Thrower([tutorial, source] {
+               attn::run_module(configFor("cross-attention"), tutorial, &source);
+           })
+        << "source embeddings is empty: give at least one token";
+    QTest::newRow("tokens and rows disagree")
+        << Thrower([tutorial] {
+               Sequence s = tutorial;
+               s.tokens.pop_back();
+               attn::run_module(configFor("self-attention-v1"), s);
+           })
+        << "embeddings have 6 rows but there are 5 tokens: give one row per token";
+    QTest::newRow("d_out = -1") << run("multi-head-attention", -1, 0)
+                                << "d_out = -1 is outside 1..16384: give d_out between 1 and 16384";
+    QTest::newRow("d_out = 4 for bert (d_model = d_in)")
+        << run("bert-multi-head", 4, 0)
+        << "d_out = 4 does not apply to bert-multi-head: its output width is d_model = d_in = 3 "
+           "(the embedding width); leave d_out unset";
+    QTest::newRow("heads = 8 > d_out = 4")
+        << run("multi-head-attention", 4, 8)
+        << "d_out = 4 is not divisible by num_heads = 8: choose num_heads among 1, 2, 4";
+    QTest::newRow("heads = 5 > d_model = 3")
+        << run("gpt2-attention", 0, 5)
+        << "d_model = 3 is not divisible by num_heads = 5: choose num_heads among 1, 3";
+    QTest::newRow("heads = -1") << run("multi-head-attention", 4, -1)
+                                << "num_heads = -1 is not a number of heads: choose num_heads "
+                                   "among 1, 2, 4";
+    QTest::newRow("heads = 2 on a single-head module")
+        << run("causal-attention", 2, 2)
+        << "causal-attention has a single head: num_heads = 2 does not apply; choose "
+           "multi-head-attention or multi-head-wrapper for several heads";
+    QTest::newRow("p = -0.1") << run("causal-attention", 2, 0, -0.1f)
+                              << "dropout p = -0.1 is outside [0, 1]: use a probability such as "
+                                 "0.1 or 0.5";
+    QTest::newRow("p = 1.5") << run("multi-head-attention", 2, 2, 1.5f)
+                             << "dropout p = 1.5 is outside [0, 1]: use a probability such as 0.1 "
+                                "or 0.5";
+    QTest::newRow("p = NaN") << run("causal-attention", 2, 0, kNaN)
+                             << "dropout p = nan is outside [0, 1]: use a probability such as 0.1 "
+                                "or 0.5";
+
+    // The module constructors, as code using model/ directly calls them.
+    QTest::newRow("MultiHeadAttention d_out = 0")
+        << Thrower([] {
+               TorchGenerator gen(123);
+               attn::MultiHeadAttention m(3, 0, 6, 0.0f, 1, gen);
+           })
+        << "d_out = 0 leaves no width to split into heads: give d_out >= 1";
+    QTest::newRow("SelfAttentionV1 d_out = 0")
+        << Thrower([] {
+               TorchGenerator gen(123);
+               attn::SelfAttentionV1 m(3, 0, gen);
+           })
+        << "d_out = 0 is not a size: give d_out >= 1";
+    QTest::newRow("MultiHeadAttention heads = 0")
+        << Thrower([] {
+               TorchGenerator gen(123);
+               attn::MultiHeadAttention m(3, 4, 6, 0.0f, 0, gen);
+           })
+        << "num_heads = 0 is not a number of heads: choose num_heads among 1, 2, 4";
+    QTest::newRow("MultiHeadAttention heads = 8 > d_out")
+        << Thrower([] {
+               TorchGenerator gen(123);
+               attn::MultiHeadAttention m(3, 4, 6, 0.0f, 8, gen);
+           })
+        << "d_out = 4 is not divisible by num_heads = 8: choose num_heads among 1, 2, 4";
+    QTest::newRow("CausalAttention p = -0.1")
+        << Thrower([] {
+               TorchGenerator gen(123);
+               attn::CausalAttention m(3, 2, 6, -0.1f, gen);
+           })
+        << "dropout p = -0.1 is outside [0, 1]: use a probability such as 0.1 or 0.5";
+}
+
+void TestBadInput::sizes() {
+    QFETCH(Thrower, run);
+    QFETCH(QString, expected);
+    QCOMPARE(errorOf(run), expected);
+}
+
+// One token: the only key gets weight exactly 1 and the context is that token's value vector.
+void TestBadInput::oneToken_data() {
+    QTest::addColumn<QString>("module");
+    for (const QString& module : kModules) {
+        QTest::newRow(qPrintable(module)) << module;
+    }
+}
+
+void TestBadInput::oneToken() {
+    QFETCH(QString, module);
+    Sequence one;
+    one.tokens = {"Your"};
+    one.embeddings = attn::tutorial_inputs().embeddings.topRows(1);
+    Sequence oneSource;
+    oneSource.tokens = {"你的"};
+    oneSource.embeddings = attn::cross_attention_source().embeddings.topRows(1);
+    const RunResult r = attn::run_module(configFor(module), one,
+                                         module == "cross-attention" ? &oneSource : nullptr);
+    QCOMPARE(r.output.context_vecs[0].rows(), Eigen::Index{1});
+    for (const attn::AttentionResult& head : r.output.heads[0]) {
+        QCOMPARE(head.weights.rows(), Eigen::Index{1});
+        QCOMPARE(head.weights.cols(), Eigen::Index{1});
+        QCOMPARE(head.weights(0, 0), 1.0f);
+        QVERIFY(head.context.allFinite());
+    }
+    if (module == "self-attention-v1" || module == "self-attention-v2" ||
+        module == "causal-attention") {
+        QVERIFY(sameBits(r.output.context_vecs[0], r.output.values[0]));
+    }
+}
+
+// The wrapper's d_out is each head's width, so num_heads > d_out is fine: 4 heads of width 2.
+void TestBadInput::wrapperMayHaveMoreHeadsThanDOut() {
+    ModuleConfig c = configFor("multi-head-wrapper");
+    c.d_out = 2;
+    c.num_heads = 4;
+    const RunResult r = attn::run_module(c, attn::tutorial_inputs());
+    QCOMPARE(r.output.context_vecs[0].cols(), Eigen::Index{8});
+    QCOMPARE(r.output.heads[0].size(), std::size_t{4});
+}
+
+// p = 1, as nn.Dropout(1.0) in training mode: every weight dropped, so every context vector is 0;
+// the attention weights before dropout are still shown.
+void TestBadInput::dropoutOneGivesZeros() {
+    for (const char* module : {"causal-attention", "multi-head-wrapper", "multi-head-attention",
+                               "bert-multi-head", "gpt2-attention"}) {
+        ModuleConfig c = configFor(QString::fromLatin1(module));
+        c.dropout = 1.0f;
+        const RunResult r = attn::run_module(c, attn::tutorial_inputs());
+        QVERIFY(r.training);
+        for (const attn::AttentionResult& head : r.output.heads[0]) {
+            QVERIFY2((head.dropped.array() == 0.0f).all(), module);
+            QVERIFY2(!head.kept.any(), module);
+            QVERIFY2((head.context.array() == 0.0f).all(), module);
+            QVERIFY2(distributionOrNaN(head.weights).isEmpty(), module);
+        }
+    }
+}
+
+// A refused dropout draws nothing: the generator is where it was (the next draw equals a fresh
+// generator's), so a student's seeded sequence of runs is not shifted by a typo. p = 1 and p = 0
+// also draw nothing, as in PyTorch.
+void TestBadInput::dropoutRefusedLeavesGeneratorAlone_data() {
+    QTest::addColumn<float>("p");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("p = -0.1") << -0.1f
+                              << "dropout p = -0.1 is outside [0, 1]: use a probability such as "
+                                 "0.1 or 0.5";
+    QTest::newRow("p = 1.0000001") << std::nextafter(1.0f, 2.0f)
+                                   << "dropout p = 1 is outside [0, 1]: use a probability such "
+                                      "as 0.1 or 0.5";
+    QTest::newRow("p = 1 (accepted, draws nothing)") << 1.0f << QString();
+    QTest::newRow("p = 0 (accepted, draws nothing)") << 0.0f << QString();
+}
+
+void TestBadInput::dropoutRefusedLeavesGeneratorAlone() {
+    QFETCH(float, p);
+    QFETCH(QString, expected);
+    const Matrix x = attn::tutorial_inputs().embeddings;
+    attn::AttentionOptions options;
+    options.training = true;
+    options.dropout_p = p;
+    TorchGenerator gen(123);
+    const QString message =
+        errorOf([&] { attn::scaled_dot_product_attention(x, x, x, options, &gen); });
+    QCOMPARE(message, expected);
+    TorchGenerator fresh(123);
+    QCOMPARE(gen.random64(), fresh.random64());
+}
+
+// The fast path refuses NaN, a wrong width and an overfull cache without touching the caller's
+// output buffer or KV cache.
+void TestBadInput::refusedFastPathLeavesBuffersAlone() {
+    TorchGenerator gen(5);
+    const attn::MultiHeadAttention mha(3, 4, 6, 0.0f, 2, gen);
+    const attn::FastAttentionWeights weights(mha);
+    attn::FastAttentionWorkspace workspace;
+    Matrix out;
+    const Matrix x = attn::tutorial_inputs().embeddings;
+    attn::fast_causal_mha_forward(weights, x, workspace, out);
+    const Matrix good = out;
+
+    Matrix bad = x;
+    bad(4, 0) = kNaN;
+    QVERIFY(!errorOf([&] { attn::fast_causal_mha_forward(weights, bad, workspace, out); }).isEmpty());
+    QVERIFY(sameBits(out, good));
+    QVERIFY(!errorOf([&] {
+                 attn::fast_causal_mha_forward(weights, Matrix::Ones(6, 5), workspace, out);
+             }).isEmpty());
+    QVERIFY(sameBits(out, good));
+
+    attn::KVCache cache = mha.make_cache(2);
+    attn::FastDecodeWorkspace decode;
+    attn::RowVector row;
+    attn::fast_decode_step(weights, x.topRows(1), cache, decode, row);
+    const attn::KVCache before = cache;
+    const attn::RowVector rowBefore = row;
+    QVERIFY(!errorOf([&] { attn::fast_decode_step(weights, bad.middleRows(4, 1), cache, decode, row); })
+                 .isEmpty());
+    QCOMPARE(cache.tokens, before.tokens);
+    for (std::size_t h = 0; h < cache.keys.size(); ++h) {
+        QVERIFY(sameBits(cache.keys[h], before.keys[h]));
+        QVERIFY(sameBits(cache.values[h], before.values[h]));
+    }
+    QVERIFY(sameBits(row, rowBefore));
+    attn::fast_decode_step(weights, x.middleRows(1, 1), cache, decode, row);
+    QVERIFY(!errorOf([&] { attn::fast_decode_step(weights, x.middleRows(2, 1), cache, decode, row); })
+                 .isEmpty());  // the cache holds 2 tokens
+    QCOMPARE(cache.tokens, Eigen::Index{2});
+}
+
+// 4096 tokens with every intermediate displayed is refused up front when it would not fit, with a
+// message saying how much memory it needs, instead of running out of memory.
+void TestBadInput::tooManyTokensForDisplayedPath() {
+    ModuleConfig c = configFor("multi-head-attention");
+    c.d_out = 64;
+    c.num_heads = 8;
+    QCOMPARE(errorOf([&] { attn::resolve_config(c, 64, 4096, 4096); }),
+             QStringLiteral("this run would need about 2816 MiB for its displayed intermediates "
+                            "(1 × 8 heads × 4096 × 4096 attention matrices); the limit is 2048 "
+                            "MiB: use fewer tokens, heads or batch copies"));
+    c.num_heads = 2;  // 704 MiB: allowed
+    QCOMPARE(attn::intermediate_bytes(attn::resolve_config(c, 64, 4096, 4096), 4096, 4096),
+             std::size_t{738197504});
+}
+
+// 4096 tokens through the fast path (what the app uses when intermediates are not displayed):
+// finishes in bounded time with memory linear in T, and its rows match a double recomputation.
+void TestBadInput::fastPath4096Tokens() {
+    constexpr Eigen::Index kTokens = 4096;
+    TorchGenerator gen(4096);
+    const attn::MultiHeadAttention mha(16, 16, kTokens, 0.0f, 2, gen);
+    const Matrix x = gen.uniform(kTokens, 16, -1.0, 1.0);
+    QElapsedTimer timer;
+    timer.start();
+    const Matrix out = attn::fast_causal_mha_forward(mha, x);
+    const qint64 ms = timer.elapsed();
+    qInfo("fast path, 4096 tokens, d = 16, 2 heads: %lld ms", ms);
+#ifdef EIGEN_NO_DEBUG
+    constexpr qint64 kLimitMs = 5000;  // optimised builds take ~50 ms; 100x slack for a busy CI
+#else
+    constexpr qint64 kLimitMs = 180000;  // Debug + sanitizers run Eigen unoptimised
+#endif
+    QVERIFY2(ms < kLimitMs, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+    QCOMPARE(out.rows(), kTokens);
+    const std::vector<Eigen::Index> rows = {0, 1, 127, 128, 2047, 4094, 4095};
+    const Eigen::MatrixXd expected = doubleMha(mha, x, rows);
+    Matrix actual(static_cast<Eigen::Index>(rows.size()), 16);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        actual.row(static_cast<Eigen::Index>(r)) = out.row(rows[r]);
+    }
+    // Same bound as floatVersusDoubleModule: (d_in + d_out + T) · ε.
+    const double bound = static_cast<double>(16 + 16 + kTokens) * kEps;
+    const double err = relativeError(actual, expected);
+    QVERIFY2(err <= bound, qPrintable(QStringLiteral("error %1 > bound %2").arg(err).arg(bound)));
+}
+
+// softmax of rows with huge or identical scores: the row max is subtracted first, so 1e30 and
+// FLT_MAX give exact answers; identical scores give exactly 1/n whatever their size; +inf gives a
+// NaN row (inf - inf), as torch.softmax does.
+void TestBadInput::softmaxHugeAndIdentical_data() {
+    QTest::addColumn<Matrix>("scores");
+    QTest::addColumn<Matrix>("expected");  // NaN = NaN expected
+    auto row = [](std::initializer_list<float> v) {
+        Matrix m(1, static_cast<Eigen::Index>(v.size()));
+        Eigen::Index j = 0;
+        for (float x : v) {
+            m(0, j++) = x;
+        }
+        return m;
+    };
+    QTest::newRow("1e30, 1e30, 0") << row({1e30f, 1e30f, 0.0f}) << row({0.5f, 0.5f, 0.0f});
+    QTest::newRow("1e30, -1e30") << row({1e30f, -1e30f}) << row({1.0f, 0.0f});
+    QTest::newRow("FLT_MAX twice") << row({FLT_MAX, FLT_MAX}) << row({0.5f, 0.5f});
+    QTest::newRow("-FLT_MAX, FLT_MAX") << row({-FLT_MAX, FLT_MAX}) << row({0.0f, 1.0f});
+    QTest::newRow("88.8, 0 (naive exp overflows)") << row({88.8f, 0.0f})
+                                                   << row({1.0f, std::exp(-88.8f)});
+    QTest::newRow("identical 7 x4") << row({7, 7, 7, 7}) << row({0.25f, 0.25f, 0.25f, 0.25f});
+    const float third = 1.0f / 3.0f;
+    QTest::newRow("identical 1e30 x3") << row({1e30f, 1e30f, 1e30f}) << row({third, third, third});
+    QTest::newRow("identical -1e30 x3") << row({-1e30f, -1e30f, -1e30f}) << row({third, third, third});
+    QTest::newRow("identical subnormal x5")
+        << row({kSubnormal, kSubnormal, kSubnormal, kSubnormal, kSubnormal})
+        << row({0.2f, 0.2f, 0.2f, 0.2f, 0.2f});
+    const float sixth = 1.0f / 6.0f;
+    QTest::newRow("identical -1e9 x6 (BERT fully masked)")
+        << row({-1e9f, -1e9f, -1e9f, -1e9f, -1e9f, -1e9f})
+        << row({sixth, sixth, sixth, sixth, sixth, sixth});
+    QTest::newRow("-inf beside finite") << row({-kInf, 2.0f, -kInf}) << row({0.0f, 1.0f, 0.0f});
+    QTest::newRow("all -inf (fully masked): NaN") << row({-kInf, -kInf}) << row({kNaN, kNaN});
+    QTest::newRow("+inf: NaN row") << row({kInf, 1.0f}) << row({kNaN, kNaN});
+    QTest::newRow("NaN: NaN row") << row({kNaN, 1.0f, 2.0f}) << row({kNaN, kNaN, kNaN});
+}
+
+void TestBadInput::softmaxHugeAndIdentical() {
+    QFETCH(Matrix, scores);
+    QFETCH(Matrix, expected);
+    const Matrix w = attn::softmax_rows(scores);
+    QCOMPARE(w.cols(), expected.cols());
+    for (Eigen::Index j = 0; j < w.cols(); ++j) {
+        if (std::isnan(expected(0, j))) {
+            QVERIFY2(std::isnan(w(0, j)), qPrintable(QString::number(static_cast<double>(w(0, j)))));
+        } else {
+            QCOMPARE(w(0, j), expected(0, j));  // exact: these cases have exact float answers
+        }
+    }
+}
+
+// Fully masked query rows inside the modules: with -inf (the tutorial's mask) the row is NaN, with
+// -1e9 (BERT) or -1e4 (GPT-2's masked_bias) it is uniform, exactly as PyTorch gives.
+void TestBadInput::fullyMaskedModuleRows_data() {
+    QTest::addColumn<float>("fill");
+    QTest::addColumn<bool>("nan");
+    QTest::newRow("-inf: NaN") << attn::kNegInf << true;
+    QTest::newRow("-1e9: uniform") << -1e9f << false;
+    QTest::newRow("-1e4: uniform") << -1e4f << false;
+}
+
+void TestBadInput::fullyMaskedModuleRows() {
+    QFETCH(float, fill);
+    QFETCH(bool, nan);
+    TorchGenerator gen(123);
+    const attn::BertMultiHeadedAttention m(1, 3, 0.0f, gen);
+    const attn::Batch x{attn::tutorial_inputs().embeddings};
+    Matrix mask = Matrix::Ones(6, 6);  // seed 000: 0 = blocked
+    mask.row(3).setZero();             // query 4 ("with") sees nothing, like a padding query
+    const attn::ModuleOutput out =
+        m.forward(x, x, x, &mask, attn::MaskConvention::FillWhereZero, fill);
+    const attn::AttentionResult& head = out.heads[0][0];
+    for (Eigen::Index j = 0; j < 6; ++j) {
+        if (nan) {
+            QVERIFY(std::isnan(head.weights(3, j)));
+        } else {
+            QCOMPARE(head.weights(3, j), 1.0f / 6.0f);
+        }
+    }
+    QVERIFY(distributionOrNaN(head.weights).isEmpty());
+    for (Eigen::Index i = 0; i < 6; ++i) {
+        QCOMPARE(head.weights.row(i).array().isNaN().any(), nan && i == 3);
+    }
+}
+
+// The float engine against the double loop reference (tests/model/reference_attention.h) on
+// random inputs in [-r, r], far larger than test_ops' sweep.
+//
+// Bound: every intermediate within (d_k + T_k) · max(1, r²) · ε of the reference, relative to
+// max(1, |reference|), ε = 2^-23. Why: a float sum of n terms is off by at most n·ε times the sum
+// of the terms' magnitudes (Higham, ch. 3); scores sum d_k products of size <= r², the softmax
+// and the weighted sum of values sum T_k terms; exp() and the divisions add a few ε. Measured
+// errors stay 20 to 1000 times below the bound (worst: 24ε at T = 64, d_k = 64, r = 3); a wrong
+// scale, mask cell or transposed product is off by 1e-2 or more.
+void TestBadInput::floatVersusDoubleAttention_data() {
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("d_k");
+    QTest::addColumn<double>("range");
+    QTest::addColumn<bool>("causal");
+    const struct {
+        int t, d;
+        double r;
+    } shapes[] = {{1, 1, 1}, {4, 8, 1}, {16, 16, 1}, {64, 64, 1}, {128, 64, 1}, {32, 256, 1},
+                  {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {512, 16, 2}};
+    for (const auto& s : shapes) {
+        for (const bool causal : {false, true}) {
+            QTest::addRow("T=%d d_k=%d r=%g%s", s.t, s.d, s.r, causal ? " causal" : "")
+                << s.t << s.d << s.r << causal;
+        }
+    }
+}
+
+void TestBadInput::floatVersusDoubleAttention() {
+    QFETCH(int, tokens);
+    QFETCH(int, d_k);
+    QFETCH(double, range);
+    QFETCH(bool, causal);
+    const double bound = static_cast<double>(d_k + tokens) * std::max(1.0, range * range) * kEps;
+    double worst = 0.0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        TorchGenerator gen(seed * 1000 + static_cast<std::uint64_t>(tokens));
+        const Matrix q = gen.uniform(tokens, d_k, -range, range);
+        const Matrix k = gen.uniform(tokens, d_k, -range, range);
+        const Matrix v = gen.uniform(tokens, d_k, -range, range);
+        attn::AttentionOptions options;
+        attn::reference::ReferenceOptions ref;
+        const attn::BoolMatrix mask = attn::causal_mask(tokens, tokens);
+        if (causal) {
+            options.blocked = mask;
+            ref.blocked = &mask;
+        }
+        const attn::AttentionResult r = attn::scaled_dot_product_attention(q, k, v, options);
+        const attn::reference::ReferenceResult e = attn::reference::attention(q, k, v, ref);
+        using attn::reference::max_relative_error;
+        for (const double err : {max_relative_error(r.scores, e.scores),
+                                 max_relative_error(r.scaled, e.scaled),
+                                 max_relative_error(r.weights, e.weights),
+                                 max_relative_error(r.context, e.context)}) {
+            worst = std::max(worst, err);
+        }
+    }
+    QVERIFY2(worst <= bound,
+             qPrintable(QStringLiteral("max relative error %1 > bound %2").arg(worst).arg(bound)));
+}
+
+// The whole MultiHeadAttention module (projections, heads, causal softmax, out_proj) in float
+// against the same computation in double from the module's own weights, inputs in [-1, 1].
+// Bound: (d_in + d_out + T) · ε relative to max(1, |reference|): the sums are of length d_in
+// (projections), hd and T (attention) and d_out (out_proj), with terms below 1 because Linear's
+// weights are at most 1/sqrt(in).
+void TestBadInput::floatVersusDoubleModule_data() {
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("heads");
+    QTest::newRow("T=6 d=3 H=1") << 6 << 3 << 1;
+    QTest::newRow("T=64 d=64 H=4") << 64 << 64 << 4;
+    QTest::newRow("T=256 d=32 H=8") << 256 << 32 << 8;
+    QTest::newRow("T=16 d=256 H=2") << 16 << 256 << 2;
+}
+
+void TestBadInput::floatVersusDoubleModule() {
+    QFETCH(int, tokens);
+    QFETCH(int, width);
+    QFETCH(int, heads);
+    TorchGenerator gen(static_cast<std::uint64_t>(tokens * width));
+    const attn::MultiHeadAttention m(width, width, tokens, 0.0f, heads, gen, true);
+    const Matrix x = gen.uniform(tokens, width, -1.0, 1.0);
+    const Matrix out = m.forward(attn::Batch{x}).context_vecs[0];
+    std::vector<Eigen::Index> rows(static_cast<std::size_t>(tokens));
+    for (Eigen::Index t = 0; t < tokens; ++t) {
+        rows[static_cast<std::size_t>(t)] = t;
+    }
+    const double bound = static_cast<double>(2 * width + tokens) * kEps;
+    const double err = relativeError(out, doubleMha(m, x, rows));
+    QVERIFY2(err <= bound, qPrintable(QStringLiteral("error %1 > bound %2").arg(err).arg(bound)));
+    const double fastErr = relativeError(attn::fast_causal_mha_forward(m, x), doubleMha(m, x, rows));
+    QVERIFY2(fastErr <= bound,
+             qPrintable(QStringLiteral("fast path error %1 > bound %2").arg(fastErr).arg(bound)));
+}
+
+QTEST_APPLESS_MAIN(TestBadInput)
+#include "test_bad_input.moc"
