@@ -33,3 +33,6 @@ void addComputeOptions(QCommandLineParser& parser);
 QByteArray runCompute(const QCommandLineParser& parser);
 void addDecodeOptions(QCommandLineParser& parser);
 QByteArray runDecode(const QCommandLineParser& parser);
+// Figures: runs under the QApplication that cli_main.cpp creates for this subcommand only.
+void addExportOptions(QCommandLineParser& parser);
+QByteArray runExport(const QCommandLineParser& parser);

@@ -185,7 +185,8 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         // Check the settings (and the memory they need) before drawing the tokens.
         attn::resolve_config(
             config, d_in, tokens,
-            info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens);
+            info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens,
+            parser.isSet(QStringLiteral("summary")));
         inputs = attn::random_sequence(tokens, d_in, config.seed);
     }
 
@@ -193,7 +194,9 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     const attn::Sequence* sourcePtr = info.uses_source && source ? &*source : nullptr;
     QElapsedTimer timer;
     timer.start();
-    const attn::RunResult result = attn::run_module(config, inputs, sourcePtr);
+    // A summary shows only the output, so multi-head-attention takes the fast path (#6).
+    const attn::RunResult result =
+        attn::run_module(config, inputs, sourcePtr, parser.isSet(QStringLiteral("summary")));
     const double elapsedMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     const attn::ModuleOutput& out = result.output;
 

@@ -1,8 +1,11 @@
 // attention-cli: the headless entry point. `attention-cli <subcommand> [options]`; the
 // subcommands are in cli_<name>.cpp (see cli_command.h).
+#include <QApplication>
 #include <QCoreApplication>
 #include <QStringList>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <new>
 
 #include "cli_args.h"
@@ -17,12 +20,14 @@ const CliCommand kCommands[] = {
      addComputeOptions, runCompute},
     {"decode", "Decode token by token with a KV cache and compare with one full causal pass",
      addDecodeOptions, runDecode},
+    {"export", "Save the walkthrough's heatmaps as PNG, SVG, PDF or CSV, without a display",
+     addExportOptions, runExport},
 };
 
 const char kOutputNote[] =
-    "Output is JSON on stdout. Every number reads back as the same 32-bit float; NaN and "
-    "infinity,\nwhich JSON cannot hold, are printed as null. On an error the message goes to "
-    "stderr, stdout\nstays empty, and the exit status is 2.\n";
+    "Output is JSON on stdout (export: the files written, one per line). Every number reads back "
+    "as the\nsame 32-bit float; NaN and infinity, which JSON cannot hold, are printed as null. On "
+    "an error the\nmessage goes to stderr, stdout stays empty, and the exit status is 2.\n";
 
 void writeOut(FILE* stream, const QByteArray& bytes) {
     std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stream);
@@ -157,7 +162,14 @@ double probabilityOption(const QCommandLineParser& parser, const QString& name, 
 }
 
 int main(int argc, char* argv[]) {
-    QCoreApplication app(argc, argv);
+    // `export` draws widgets, the other subcommands need QtCore only. Widgets without a display:
+    // the offscreen platform, unless the caller chose one.
+    const bool widgets = argc > 1 && std::strcmp(argv[1], "export") == 0;
+    if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    const std::unique_ptr<QCoreApplication> app =
+        widgets ? std::make_unique<QApplication>(argc, argv)
+                : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("attention-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ATTN_VERSION));
 

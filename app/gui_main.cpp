@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLocale>
 #include <QSettings>
 #include <QStandardPaths>
@@ -10,6 +11,7 @@
 #include <cstdio>
 
 #include "example_file.h"
+#include "explore_window.h"
 #include "gui_setup.h"
 #include "main_window.h"
 
@@ -63,15 +65,25 @@ int main(int argc, char* argv[]) {
     if (!options.screenshotDir.isEmpty()) QStandardPaths::setTestModeEnabled(true);
 
     // The engine needs no display either: a bad example file is reported before the GUI starts.
+    // --example opens the file in explore mode too (issue #4); a malformed file opens the
+    // tutorial's example and the explore window shows why.
     std::vector<attn::Step> steps;
+    QString exampleError;
     try {
         if (options.exampleFile.isEmpty()) {
             steps = attn::build_walkthrough();
         } else {
             const ExampleParseResult example = loadExampleFile(options.exampleFile);
-            if (!example.ok())
+            if (example.ok()) {
+                steps = attn::build_walkthrough(example.file->inputs);
+            } else if (!QFileInfo::exists(options.exampleFile)) {
+                // A mistyped path is a command-line error, answered without opening a window.
                 return fail(QStringLiteral("%1: %2").arg(options.exampleFile, example.error));
-            steps = attn::build_walkthrough(example.file->inputs);
+            } else {
+                exampleError = QStringLiteral("%1: %2").arg(options.exampleFile, example.error);
+                printTo(stderr, QStringLiteral("attention-visualizer: %1\n").arg(exampleError));
+                steps = attn::build_walkthrough();
+            }
         }
     } catch (const attn::AttentionError& e) {
         return fail(QString::fromUtf8(e.what()));
@@ -92,7 +104,20 @@ int main(int argc, char* argv[]) {
     window.setLanguage(language.isEmpty() ? QStringLiteral("en") : language);
     if (options.step > 0) window.goToStep(options.step);
     if (options.windowSize.isValid()) window.resize(options.windowSize);
-    window.show();
+    if (options.presentation)
+        window.setPresentation(true);  // shows the window full screen
+    else
+        window.show();
+    if (!options.exampleFile.isEmpty()) {
+        ExploreWindow* explore = ExploreWindow::showFor(&window);
+        if (exampleError.isEmpty())
+            explore->openFile(options.exampleFile, /*quiet=*/true);
+        else
+            explore->showStartupMessage(
+                QCoreApplication::translate("ExploreWindow",
+                                            "%1 — showing the tutorial's example instead.")
+                    .arg(exampleError));
+    }
 
     if (options.screenshotDir.isEmpty()) return QApplication::exec();
 

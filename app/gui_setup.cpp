@@ -20,6 +20,11 @@ void setupGuiApplication(QApplication& app) {
     setApplicationIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Attention Visualizer"));
     QApplication::setDesktopFileName(QStringLiteral("attention-visualizer"));
+    applyGuiFonts(app);
+    app.setWindowIcon(QIcon(QStringLiteral(":/icons/attention-visualizer.svg")));
+}
+
+void applyGuiFonts(QApplication& app) {
     // Latin faces first, then Noto CJK for the Chinese UI and the tokens "你的 旅程 …": without a
     // CJK family in the list some platforms draw boxes.
     QFont font = QApplication::font();
@@ -28,7 +33,6 @@ void setupGuiApplication(QApplication& app) {
                       QStringLiteral("Microsoft YaHei"), QStringLiteral("PingFang SC")});
     if (font.pointSizeF() < 10.0) font.setPointSizeF(10.0);
     app.setFont(font);
-    app.setWindowIcon(QIcon(QStringLiteral(":/icons/attention-visualizer.svg")));
 }
 
 QString normalizeLanguage(const QString& code) {
@@ -69,7 +73,12 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     QCommandLineOption size(QStringLiteral("window-size"),
                             QStringLiteral("Window size <WxH> in pixels."), QStringLiteral("WxH"));
     size.setFlags(QCommandLineOption::HiddenFromHelp);
-    for (const QCommandLineOption& o : {step, lang, example, screenshots, walk, size})
+    const QCommandLineOption presentation(
+        QStringList{QStringLiteral("p"), QStringLiteral("presentation")},
+        QApplication::translate("GuiOptions",
+                                "Start in presentation mode: full screen, large text and "
+                                "heatmaps, no step list (F11 or Escape leaves it)."));
+    for (const QCommandLineOption& o : {step, lang, example, presentation, screenshots, walk, size})
         parser.addOption(o);
 
     GuiParseResult result;
@@ -118,6 +127,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                             .arg(parser.value(lang)));
     }
     o.exampleFile = parser.value(example);
+    o.presentation = parser.isSet(presentation);
     o.screenshotDir = parser.value(screenshots);
     o.walk = parser.isSet(walk);
     if (o.walk && o.screenshotDir.isEmpty())

@@ -1,6 +1,6 @@
 // Start-up of the window application: its identity (QSettings keys), default fonts that render
 // Chinese, and the command line
-//   attention-visualizer [--step N] [--lang en|zh_CN] [--example FILE]
+//   attention-visualizer [--step N] [--lang en|zh_CN] [--example FILE] [--presentation]
 // read by a pure function so tests can check it without starting a process.
 #pragma once
 
@@ -15,6 +15,8 @@ class QApplication;
 void setApplicationIdentity();
 // setApplicationIdentity(), a font list with a CJK fallback, the window icon.
 void setupGuiApplication(QApplication& app);
+// The font list alone (attention-cli export draws figures with the window's fonts).
+void applyGuiFonts(QApplication& app);
 
 // "zh_CN" for "zh", "zh-CN", "zh_CN", "zh_Hans"; "en" for "en", "en_US", "C"; empty if unknown.
 QString normalizeLanguage(const QString& code);
@@ -28,7 +30,7 @@ struct GuiOptions {
     QString screenshotDir;
     bool walk = false;
     QSize windowSize;  // hidden --window-size WxH; invalid = the default
-    // Issue 5 adds `bool presentation` (--presentation) here and in parseGuiOptions().
+    bool presentation = false;  // --presentation: full screen, large, step list hidden (#5)
 };
 
 struct GuiParseResult {

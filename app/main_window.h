@@ -5,11 +5,15 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPalette>
+#include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <vector>
 
 #include "model/walkthrough.h"
+#include "views/figure_export.h"
 
 class QAction;
 class QActionGroup;
@@ -20,6 +24,10 @@ class QPushButton;
 class QSplitter;
 class QStackedWidget;
 class QTranslator;
+
+namespace attn {
+class HeatmapWidget;
+}
 
 namespace views {
 class StepPage;
@@ -68,6 +76,45 @@ public:
     // Grabs the window as it is now into `path` (PNG).
     bool saveScreenshot(const QString& path, QString* error);
 
+    // --- File > Export (issue 5) -----------------------------------------------------------------
+    // The heatmap the export actions act on: the one last pointed at, clicked or right-clicked on
+    // the current page, else the page's first.
+    attn::HeatmapWidget* activeHeatmap();
+    // The page and matrix a heatmap belongs to; a null page for a heatmap of no built page.
+    views::Figure figureOf(attn::HeatmapWidget* map) const;
+    // A right click's menu on `map`: the File > Export actions, acting on `map`. Caller owns it.
+    QMenu* createHeatmapMenu(attn::HeatmapWidget* map);
+    QMenu* exportMenu() const { return exportMenu_; }
+    // The writing half of the actions, without dialogs (the dialogs end here; tests call them).
+    bool exportHeatmap(attn::HeatmapWidget* map, const QString& path,
+                       const views::FigureOptions& options, QString* error);
+    bool exportStepFigures(const QString& dir, const views::FigureOptions& options,
+                           QStringList* written, QString* error);
+    // Every page (built if needed) as it is now, one file per heatmap.
+    bool exportWalkthrough(const QString& dir, const views::FigureOptions& options,
+                           QStringList* written, QString* error);
+    // Puts `map` (the active heatmap when null) on the clipboard as an image, at 2× for slides.
+    void copyFigure(attn::HeatmapWidget* map = nullptr);
+
+    // --- presentation mode (issue 5) -------------------------------------------------------------
+    // Full screen, the step list, menu bar and buttons hidden (keys and clickers navigate),
+    // the presentation zoom and the high-contrast theme. F11 toggles it, Escape leaves it.
+    void setPresentation(bool on);
+    bool presentation() const { return presentation_; }
+    // Scale of the pages in presentation mode (View > Zoom changes it while presenting).
+    double presentationZoom() const { return presentationZoom_; }
+    // System: the desktop's colours (presentation: high-contrast light). Light and Dark, in
+    // presentation mode their high-contrast variants. Remembered.
+    enum class Theme { System, Light, Dark };
+    void setTheme(Theme theme);
+    Theme theme() const { return theme_; }
+    // Reveal: the matrices a page computes show their rows one by one; Space, Down, → and
+    // PageDown reveal the next row (then go to the next step), ↑ hides the last one again.
+    void setReveal(bool on);
+    bool reveal() const { return reveal_; }
+    bool revealNextRow();      // false when every row of the page is shown
+    bool revealPreviousRow();  // false when nothing is revealed
+
 signals:
     void stepChanged(int number);
 
@@ -77,6 +124,22 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildExportMenu();
+    void buildPresentationMenu();
+    void retranslateExtras();
+    void connectHeatmaps(views::StepPage* page);
+    void exportHeatmapWithDialog();
+    void exportStepWithDialog();
+    void exportWalkthroughWithDialog();
+    void exportCsvWithDialog();
+    bool confirmReplace(const QStringList& existing);
+    views::FigureOptions savedExportOptions() const;
+    void saveExportOptions(const views::FigureOptions& options, const QString& folder) const;
+    QString exportFolder() const;
+    double pageScale() const { return presentation_ ? presentationZoom_ : zoom_; }
+    void applyPageScale();
+    void applyTheme();
+    void resetReveal(views::StepPage* page);
     void buildMenus();
     void retranslate();
     void updateStepList();
@@ -112,4 +175,26 @@ private:
     QAction* chineseAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
+
+    // Export and presentation (issue 5).
+    QWidget* stepPane_ = nullptr;
+    QPointer<attn::HeatmapWidget> activeHeatmap_;
+    QMenu* exportMenu_ = nullptr;
+    QAction* exportHeatmapAction_ = nullptr;
+    QAction* exportStepAction_ = nullptr;
+    QAction* exportAllAction_ = nullptr;
+    QAction* copyFigureAction_ = nullptr;
+    QAction* exportCsvAction_ = nullptr;
+    QAction* presentationAction_ = nullptr;
+    QAction* revealAction_ = nullptr;
+    QMenu* themeMenu_ = nullptr;
+    QAction* themeSystemAction_ = nullptr;
+    QAction* themeLightAction_ = nullptr;
+    QAction* themeDarkAction_ = nullptr;
+    bool presentation_ = false;
+    bool reveal_ = false;
+    double presentationZoom_ = 1.5;
+    Theme theme_ = Theme::System;
+    QPalette systemPalette_;
+    bool wasMaximized_ = false;
 };

@@ -45,7 +45,7 @@ struct FastAttentionWorkspace {
     // Block sizes, all >= 1. Large blocks make the GEMMs efficient (fewer repacked operands per
     // FLOP); the diagonal square of each query block is done in strips of diagonal_block rows, so
     // the computed but masked cells are a fraction ~diagonal_block / T of the core work.
-    Eigen::Index query_block = 128;    // Bq: queries per work item
+    Eigen::Index query_block = 256;    // Bq: queries per work item
     Eigen::Index key_block = 256;      // Bk: keys per GEMM left of the diagonal
     Eigen::Index diagonal_block = 64;  // Bd: query rows per strip of the diagonal square
 

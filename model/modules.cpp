@@ -81,12 +81,18 @@ using detail::check_positive;
 
 // The tutorial's causal attention for T tokens: the upper triangle filled with -inf, then dropout
 // on the weights in training mode.
-AttentionOptions causal_options(Eigen::Index tokens, float dropout_p, bool training) {
+// options.causal = false (explore mode, #4) leaves the mask out; options.scale = false the
+// division by sqrt(head_dim).
+AttentionOptions causal_options(Eigen::Index tokens, float dropout_p,
+                                const ForwardOptions& options) {
     AttentionOptions opt;
-    opt.blocked = causal_mask(tokens, tokens);
-    opt.fill_value = kNegInf;
+    if (options.causal) {
+        opt.blocked = causal_mask(tokens, tokens);
+    }
+    opt.fill_value = options.causal_fill;
+    opt.scale = options.scale;
     opt.dropout_p = dropout_p;
-    opt.training = training;
+    opt.training = options.training;
     return opt;
 }
 
@@ -180,14 +186,16 @@ SelfAttentionV1::SelfAttentionV1(Eigen::Index d_in, Eigen::Index d_out, TorchGen
     W_value = gen.rand(d_in, d_out);
 }
 
-ModuleOutput SelfAttentionV1::forward(const Matrix& x) const {
+ModuleOutput SelfAttentionV1::forward(const Matrix& x) const { return forward(x, AttentionOptions{}); }
+
+ModuleOutput SelfAttentionV1::forward(const Matrix& x, const AttentionOptions& attention) const {
     check_batch(Batch{x}, W_query.rows(), "x", "d_in");
     ModuleOutput out;
     out.queries.push_back(x * W_query);
     out.keys.push_back(x * W_key);
     out.values.push_back(x * W_value);
     out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
-                                                      AttentionOptions{})});
+                                                      attention)});
     out.context_vecs.push_back(out.heads[0][0].context);
     return out;
 }
@@ -198,14 +206,16 @@ SelfAttentionV2::SelfAttentionV2(Eigen::Index d_in, Eigen::Index d_out, TorchGen
       W_key(Linear::init(d_in, d_out, qkv_bias, gen)),
       W_value(Linear::init(d_in, d_out, qkv_bias, gen)) {}
 
-ModuleOutput SelfAttentionV2::forward(const Matrix& x) const {
+ModuleOutput SelfAttentionV2::forward(const Matrix& x) const { return forward(x, AttentionOptions{}); }
+
+ModuleOutput SelfAttentionV2::forward(const Matrix& x, const AttentionOptions& attention) const {
     check_batch(Batch{x}, W_query.in_features(), "x", "d_in");
     ModuleOutput out;
     out.queries.push_back(W_query.forward(x));
     out.keys.push_back(W_key.forward(x));
     out.values.push_back(W_value.forward(x));
     out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
-                                                      AttentionOptions{})});
+                                                      attention)});
     out.context_vecs.push_back(out.heads[0][0].context);
     return out;
 }
@@ -234,7 +244,7 @@ ModuleOutput CausalAttention::forward(const Batch& x, const ForwardOptions& opti
     out.queries = project(W_query, x);
     out.keys = project(W_key, x);
     out.values = project(W_value, x);
-    const AttentionOptions opt = causal_options(tokens, dropout, options.training);
+    const AttentionOptions opt = causal_options(tokens, dropout, options);
     for (std::size_t b = 0; b < x.size(); ++b) {
         out.heads.push_back({scaled_dot_product_attention(out.queries[b], out.keys[b],
                                                           out.values[b], opt, options.gen)});
@@ -318,7 +328,7 @@ ModuleOutput MultiHeadAttention::forward(const Batch& x, const ForwardOptions& o
     out.queries = project(W_query, x);
     out.keys = project(W_key, x);
     out.values = project(W_value, x);
-    const AttentionOptions opt = causal_options(tokens, dropout, options.training);
+    const AttentionOptions opt = causal_options(tokens, dropout, options);
     for (std::size_t b = 0; b < x.size(); ++b) {
         out.heads.push_back(attend_heads(split_heads(out.queries[b], num_heads),
                                          split_heads(out.keys[b], num_heads),
@@ -478,6 +488,7 @@ ModuleOutput BertMultiHeadedAttention::forward(const Batch& query, const Batch& 
 
     AttentionOptions opt;
     opt.fill_value = fill_value;
+    opt.scale = options.scale;
     opt.dropout_p = dropout;
     opt.training = options.training;
     if (mask != nullptr) {

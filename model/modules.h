@@ -47,6 +47,12 @@ struct ModuleOutput {
 struct ForwardOptions {
     bool training = false;          // dropout only acts in training mode
     TorchGenerator* gen = nullptr;  // required when training with 0 < dropout < 1
+    // Explore mode's switches (#4); the defaults are the seeds' modules. CausalAttention, the
+    // wrapper and MultiHeadAttention honour causal and causal_fill; the modules taking
+    // ForwardOptions honour scale (divide the scores by sqrt(head_dim) or not).
+    bool causal = true;
+    float causal_fill = kNegInf;
+    bool scale = true;
 };
 
 // Seed 002, "SelfAttention_v1": parameters from torch.rand(d_in, d_out); q = x · W_query.
@@ -55,6 +61,8 @@ struct SelfAttentionV1 {
 
     SelfAttentionV1(Eigen::Index d_in, Eigen::Index d_out, TorchGenerator& gen);
     ModuleOutput forward(const Matrix& x) const;  // (T, d_in) -> B = 1
+    // The same with explore mode's options for the attention step (scale, a causal mask).
+    ModuleOutput forward(const Matrix& x, const AttentionOptions& attention) const;
 };
 
 // Seed 002, "SelfAttention" (v2): Linear projections, optional qkv bias.
@@ -64,6 +72,7 @@ struct SelfAttentionV2 {
     SelfAttentionV2(Eigen::Index d_in, Eigen::Index d_out, TorchGenerator& gen,
                     bool qkv_bias = false);
     ModuleOutput forward(const Matrix& x) const;  // (T, d_in) -> B = 1
+    ModuleOutput forward(const Matrix& x, const AttentionOptions& attention) const;
 };
 
 // Seed 002, CausalAttention: causal -inf mask, dropout on the weights.

@@ -1,5 +1,7 @@
 #include "runner.h"
 
+#include "fast_attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -10,28 +12,32 @@ namespace attn {
 
 namespace {
 
+constexpr float kBertFill = -1e9f;  // seed 000's masked_fill(mask == 0, -1e9)
+constexpr float kGpt2Fill = -1e4f;  // GPT-2's masked_bias
+
 const std::vector<ModuleInfo> kModules = {
-    // name, description, d_out, num_heads, dropout, context_length, qkv_bias, source
+    // name, description, d_out, num_heads, dropout, context_length, qkv_bias, source,
+    // causal switch, causal by default, scale, mask convention, fill, default fill
     {"self-attention-v1", "SelfAttention_v1 (seed 002): parameters from torch.rand(d_in, d_out)",
-     true, false, false, false, false, false},
+     true, false, false, false, false, false, false, false, true, false, false, kNegInf},
     {"self-attention-v2", "SelfAttention v2 (seed 002): nn.Linear projections", true, false, false,
-     false, true, false},
+     false, true, false, true, false, true, false, true, kNegInf},
     {"causal-attention", "CausalAttention (seed 002): causal mask and dropout", true, false, true,
-     true, true, false},
+     true, true, false, true, true, true, false, true, kNegInf},
     {"multi-head-wrapper",
      "MultiHeadAttentionWrapper (seed 002): num_heads CausalAttention heads, d_out each", true,
-     true, true, true, true, false},
+     true, true, true, true, false, true, true, true, false, true, kNegInf},
     {"multi-head-attention",
      "MultiHeadAttention (seed 002): one projection split into heads, out_proj", true, true, true,
-     true, true, false},
+     true, true, false, true, true, true, false, true, kNegInf},
     {"bert-multi-head", "BERT-style MultiHeadedAttention (seed 000), d_model = d_in", false, true,
-     true, false, false, false},
+     true, false, false, false, true, false, true, true, true, kBertFill},
     {"gpt2-attention", "GPT-2 Attention (seed 001): fused c_attn, causal, nx = d_in", false, true,
-     true, true, false, false},
+     true, true, false, false, false, true, true, false, true, kGpt2Fill},
     {"cross-attention",
      "BERT-style MultiHeadedAttention with queries from the inputs, keys and values from a "
      "source sequence",
-     false, true, true, false, false, true},
+     false, true, true, false, false, true, true, false, true, true, true, kBertFill},
 };
 
 std::string joined_names() {
@@ -216,7 +222,7 @@ const ModuleInfo& module_info(std::string_view name) {
 }
 
 ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
-                            Eigen::Index source_tokens) {
+                            Eigen::Index source_tokens, bool output_only) {
     const ModuleInfo& info = module_info(config.module);
     ModuleConfig out = config;
     check_size(d_in, kMaxWidth, "d_in");
@@ -313,6 +319,45 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         fail(msg);
     }
 
+    // #4's switches: a module without the switch keeps what its seed does.
+    if (config.causal.has_value() && *config.causal != info.causal_by_default &&
+        !info.uses_causal) {
+        std::ostringstream msg;
+        if (info.causal_by_default) {
+            msg << "causal = off does not apply to " << info.name
+                << ": its causal mask is part of the module; choose self-attention-v2 or "
+                   "bert-multi-head for attention without one";
+        } else {
+            msg << "causal = on does not apply to " << info.name
+                << ": it has no mask; choose self-attention-v2 for an optional causal mask";
+        }
+        fail(msg);
+    }
+    out.causal = config.causal.value_or(info.causal_by_default);
+    if (!info.uses_mask_convention && config.mask_convention != MaskConvention::FillWhereZero) {
+        std::ostringstream msg;
+        msg << "mask convention \"mask == 1\" does not apply to " << info.name
+            << ": only the BERT-style modules (bert-multi-head, cross-attention) take a mask "
+               "tensor; leave the convention at \"mask == 0\"";
+        fail(msg);
+    }
+    if (config.fill_value.has_value()) {
+        if (!info.uses_fill) {
+            std::ostringstream msg;
+            msg << "fill value does not apply to " << info.name
+                << ": it has no mask; leave the fill value unset";
+            fail(msg);
+        }
+        if (std::isnan(*config.fill_value)) {
+            std::ostringstream msg;
+            msg << "fill value is NaN: give -inf, -1e9 or -1e4";
+            fail(msg);
+        }
+    }
+    if (info.uses_fill) {
+        out.fill_value = config.fill_value.value_or(info.default_fill);
+    }
+
     if (info.uses_source && source_tokens < 1) {
         std::ostringstream msg;
         msg << "the source sequence has no tokens: cross-attention needs at least one source "
@@ -321,7 +366,7 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
     }
 
     const std::size_t bytes = intermediate_bytes(out, tokens, source_tokens);
-    if (bytes > kMaxIntermediateBytes) {
+    if (bytes > kMaxIntermediateBytes && !(output_only && has_fast_path(out))) {
         std::ostringstream msg;
         msg << "this run would need about " << (bytes >> 20) << " MiB for its displayed "
             << "intermediates (" << out.batch << " × " << out.num_heads << " heads × " << tokens
@@ -347,7 +392,15 @@ std::size_t intermediate_bytes(const ModuleConfig& resolved, Eigen::Index tokens
     return bytes >= 1e18 ? static_cast<std::size_t>(1e18) : static_cast<std::size_t>(bytes);
 }
 
-RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const Sequence* source) {
+bool has_fast_path(const ModuleConfig& config) {
+    // The fast path is the seed's module: causal with a -inf fill and scaled.
+    return config.module == "multi-head-attention" && config.dropout == 0.0f &&
+           config.causal.value_or(true) && config.scale &&
+           config.fill_value.value_or(kNegInf) == kNegInf;
+}
+
+RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const Sequence* source,
+                     bool output_only) {
     const ModuleInfo& info = module_info(config.module);
     check_sequence(inputs, "embeddings");
     Sequence default_source;
@@ -377,7 +430,7 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
     const Eigen::Index source_tokens = source != nullptr ? source->embeddings.rows() : tokens;
 
     RunResult result;
-    result.config = resolve_config(config, d_in, tokens, source_tokens);
+    result.config = resolve_config(config, d_in, tokens, source_tokens, output_only);
     const ModuleConfig& c = result.config;
     result.training = c.dropout > 0.0f;
 
@@ -385,6 +438,19 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
     ForwardOptions options;
     options.training = result.training;
     options.gen = &gen;
+    options.causal = c.causal.value_or(info.causal_by_default);
+    options.scale = c.scale;
+    options.causal_fill = c.fill_value.value_or(info.default_fill);
+    // The attention options of the single-sequence modules (v1, v2), which take no ForwardOptions.
+    auto single_options = [&] {
+        AttentionOptions single;
+        single.scale = c.scale;
+        if (options.causal) {
+            single.blocked = causal_mask(tokens, tokens);
+            single.fill_value = options.causal_fill;
+        }
+        return single;
+    };
     const Batch x = stack_copies(inputs.embeddings, static_cast<int>(c.batch));
     std::vector<ParamRef> refs;
     const std::string_view name = info.name;
@@ -395,8 +461,9 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
                 {"W_key", &m.W_key, nullptr, "(d_in, d_out): keys = x · W_key"},
                 {"W_value", &m.W_value, nullptr, "(d_in, d_out): values = x · W_value"}};
         apply_weights(refs, c.weights, c);
+        const AttentionOptions single = single_options();
         for (const Matrix& item : x) {
-            append_output(result.output, m.forward(item));
+            append_output(result.output, m.forward(item, single));
         }
         result.weights = collect_weights(refs);  // refs point into m: collect while it lives
     } else if (name == "self-attention-v2") {
@@ -405,8 +472,9 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
         add_linear(refs, "W_key", m.W_key);
         add_linear(refs, "W_value", m.W_value);
         apply_weights(refs, c.weights, c);
+        const AttentionOptions single = single_options();
         for (const Matrix& item : x) {
-            append_output(result.output, m.forward(item));
+            append_output(result.output, m.forward(item, single));
         }
         result.weights = collect_weights(refs);  // refs point into m: collect while it lives
     } else if (name == "causal-attention") {
@@ -437,7 +505,18 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
         add_linear(refs, "W_value", m.W_value);
         add_linear(refs, "out_proj", m.out_proj);
         apply_weights(refs, c.weights, c);
-        result.output = m.forward(x, options);
+        if (output_only && has_fast_path(c)) {
+            // No (T, T) matrix per head: the fast path, equal to forward() within 1e-5 (#6).
+            const FastAttentionWeights fast(m);
+            FastAttentionWorkspace workspace;
+            for (const Matrix& item : x) {
+                Matrix context_vecs;
+                fast_causal_mha_forward(fast, item, workspace, context_vecs);
+                result.output.context_vecs.push_back(std::move(context_vecs));
+            }
+        } else {
+            result.output = m.forward(x, options);
+        }
         result.weights = collect_weights(refs);
     } else if (name == "bert-multi-head" || name == "cross-attention") {
         BertMultiHeadedAttention m(c.num_heads, d_in, c.dropout, gen);
@@ -445,18 +524,26 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
             add_linear(refs, "linears." + std::to_string(i), m.linears[i]);
         }
         apply_weights(refs, c.weights, c);
+        const Eigen::Index t_k = info.uses_source ? source_tokens : tokens;
+        // The seeds' subsequent_mask: 1 where query i may see key j (j <= i), 0 for the future.
+        Matrix mask = Matrix::Zero(tokens, t_k);
+        for (Eigen::Index i = 0; i < tokens; ++i) {
+            mask.row(i).head(std::min(i + 1, t_k)).setOnes();
+        }
+        const Matrix* mask_ptr = options.causal ? &mask : nullptr;
         if (info.uses_source) {
             const Batch src = stack_copies(source->embeddings, static_cast<int>(c.batch));
-            result.output =
-                m.forward(x, src, src, nullptr, MaskConvention::FillWhereZero, -1e9f, options);
+            result.output = m.forward(x, src, src, mask_ptr, c.mask_convention,
+                                      options.causal_fill, options);
         } else {
             result.output =
-                m.forward(x, x, x, nullptr, MaskConvention::FillWhereZero, -1e9f, options);
+                m.forward(x, x, x, mask_ptr, c.mask_convention, options.causal_fill, options);
         }
         result.weights = collect_weights(refs);
     } else if (name == "gpt2-attention") {
-        Gpt2Attention m(d_in, c.context_length, c.num_heads, /*scale=*/true,
+        Gpt2Attention m(d_in, c.context_length, c.num_heads, c.scale,
                         /*is_cross_attention=*/false, gen, c.dropout);
+        m.masked_bias = options.causal_fill;
         add_conv1d(refs, "c_attn", m.c_attn);
         add_conv1d(refs, "c_proj", m.c_proj);
         apply_weights(refs, c.weights, c);

@@ -10,9 +10,10 @@
 //   multi-head-wrapper    MultiHeadAttentionWrapper: H CausalAttention heads of width d_out each
 //   multi-head-attention  MultiHeadAttention: one d_out-wide projection split into H heads
 //   bert-multi-head       BERT-style MultiHeadedAttention (seed 000), d_model = d_in,
-//   self-attention gpt2-attention        GPT-2's Attention (seed 001), nx = d_in, scale = true as
-//   GPT2Block uses it cross-attention       the BERT-style module with queries from `inputs` and
-//   keys and values
+//                         self-attention
+//   gpt2-attention        GPT-2's Attention (seed 001), nx = d_in, scale = true as GPT2Block
+//                         uses it
+//   cross-attention       the BERT-style module with queries from `inputs` and keys and values
 //                         from `source`: both sides go through the module's own Linear layers
 //                         (Wq on the target, Wk and Wv on the source), so both need width d_model
 //
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +56,18 @@ struct ModuleConfig {
     Eigen::Index context_length = 0;  // 0 = the sequence length
     float dropout = 0.0f;             // > 0 runs in training mode with the seeded generator
     bool qkv_bias = false;
+    // Explore mode's switches (#4); the defaults keep every module as its seed writes it.
+    // causal: nullopt = the module's own choice (ModuleInfo::causal_by_default).
+    std::optional<bool> causal;
+    bool scale = true;  // false: softmax of the raw scores, no division by sqrt(head_dim)
+    // bert-multi-head / cross-attention with causal on: the mask tensor is the seeds'
+    // subsequent_mask (1 = may attend, 0 = future); the convention says which cells are filled.
+    // FillWhereOne on that tensor is seed 004's pairing: it hides the past and the diagonal, so
+    // the last query row is fully masked (NaN weights with a -inf fill, uniform with -1e9).
+    MaskConvention mask_convention = MaskConvention::FillWhereZero;
+    // Fill of masked scores; nullopt = the module's (ModuleInfo::default_fill): -inf in seed 002's
+    // modules, -1e9 in the BERT-style module, -1e4 (masked_bias) in GPT-2.
+    std::optional<float> fill_value;
     // Parameters that replace the drawn ones after construction (like load_state_dict with
     // strict=False); shapes are checked. The generator has drawn all parameters by then, so the
     // dropout draws are the same with or without replacements.
@@ -71,6 +85,14 @@ struct ModuleInfo {
     bool uses_context_length;
     bool uses_qkv_bias;
     bool uses_source;  // cross-attention: keys and values come from a second sequence
+    // #4's switches. uses_causal: causal can be turned on/off; causal_by_default: what the seed's
+    // module does (also for modules without the switch: gpt2-attention is always causal).
+    bool uses_causal;
+    bool causal_by_default;
+    bool uses_scale;            // every module divides by sqrt(d); all can turn it off
+    bool uses_mask_convention;  // the BERT-style modules' masked_fill(mask == 0 / == 1)
+    bool uses_fill;             // the module has a mask whose fill value can be chosen
+    float default_fill;         // the seed's fill value (only meaningful with uses_fill)
 };
 
 // All modules in the order the tutorial introduces them.
@@ -88,9 +110,13 @@ inline constexpr std::size_t kMaxIntermediateBytes = std::size_t{2} << 30;  // 2
 
 // Checks config against inputs of width d_in and `tokens` tokens (source_tokens keys for
 // cross-attention, otherwise equal to tokens) and returns it with every default filled in.
-// Throws AttentionError naming the setting and the fix.
+// Throws AttentionError naming the setting and the fix. With output_only (see run_module) a
+// config that has_fast_path() is not held to kMaxIntermediateBytes: it stores no (T, T) matrix.
 ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
-                            Eigen::Index source_tokens);
+                            Eigen::Index source_tokens, bool output_only = false);
+// Whether an output-only run takes the fast path of model/fast_attention.h (#6):
+// multi-head-attention without dropout, since the fast path is inference only.
+bool has_fast_path(const ModuleConfig& config);
 // Bytes the displayed intermediates of a run would take (see kMaxIntermediateBytes).
 std::size_t intermediate_bytes(const ModuleConfig& resolved, Eigen::Index tokens,
                                Eigen::Index source_tokens);
@@ -106,8 +132,12 @@ struct RunResult {
 // inputs and runs forward. `source` is used by cross-attention only (nullptr: the default
 // cross_attention_source()); other modules refuse a source. Throws AttentionError on bad input
 // (empty or non-finite embeddings, tokens/rows mismatch, unknown weight names, wrong shapes ...).
+// output_only (attention-cli compute --summary): the caller keeps only context_vecs and weights;
+// when has_fast_path(config) they come from the fast path (equal to forward() within 1e-5
+// relative, tests/model/test_fast_attention.cpp) and heads, queries, keys, values and concat
+// stay empty.
 RunResult run_module(const ModuleConfig& config, const Sequence& inputs,
-                     const Sequence* source = nullptr);
+                     const Sequence* source = nullptr, bool output_only = false);
 
 // `tokens` random tokens named "t1".."tN": embeddings torch.rand(tokens, d_in) from a generator
 // seeded with `seed` (its own generator, so the module's weights stay those of the same seed).

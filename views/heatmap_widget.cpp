@@ -44,11 +44,24 @@ const QString kCjkFallback = QStringLiteral("Noto Sans CJK SC");
 const QColor kLabelColor(0x22, 0x22, 0x22);
 const QColor kSubtitleColor(0x60, 0x60, 0x60);
 const QColor kMaskedTextColor(0x33, 0x33, 0x33);
+const QColor kHiddenCellColor(0xe4, 0xe4, 0xe4);  // rows not yet revealed (presentation)
 
 QStringList numberedLabels(Eigen::Index count) {
     QStringList labels;
     for (Eigen::Index i = 1; i <= count; ++i) labels << QString::number(i);
     return labels;
+}
+
+// Writes all of `bytes`. A write that runs out of disk space first comes back short without an
+// error; writing the rest then fails with the system's reason ("No space left on device").
+bool writeAll(QIODevice& device, const QByteArray& bytes) {
+    qint64 done = 0;
+    while (done < bytes.size()) {
+        const qint64 n = device.write(bytes.constData() + done, bytes.size() - done);
+        if (n <= 0) return false;
+        done += n;
+    }
+    return true;
 }
 
 double maxAdvance(const QFontMetricsF& metrics, const auto& texts) {
@@ -375,6 +388,11 @@ void HeatmapWidget::setColumnLabelsOnTop(bool onTop) {
     requestReplot();
 }
 
+void HeatmapWidget::setRevealedRows(int rows) {
+    revealedRows_ = std::max(rows, -1);
+    requestReplot();
+}
+
 QFont HeatmapWidget::makeFont(double px, bool bold) const {
     QFont f = font();
     // The widget font first; Noto Sans CJK for tokens such as "你的" when it lacks the glyphs.
@@ -564,7 +582,7 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
     hatchPen.setCapStyle(Qt::FlatCap);
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
-            if (cellKind(r, c) != CellKind::Masked) continue;
+            if (cellKind(r, c) != CellKind::Masked || !rowRevealed(r)) continue;
             const QRectF cell = cellRect(r, c);
             painter->fillRect(cell, colormap::maskedColor());
             painter->setPen(hatchPen);
@@ -579,6 +597,10 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
             }
         }
     }
+
+    // Rows still to be revealed cover the colour map's cells: neither colour nor value shows.
+    for (int r = std::max(revealedRows_, 0); revealedRows_ >= 0 && r < rows; ++r)
+        painter->fillRect(cellRect(r, 0).united(cellRect(r, cols - 1)), kHiddenCellColor);
 
     // Thin white separators make single cells easy to follow along a row.
     const double cellW = matrix.width() / cols;
@@ -601,6 +623,11 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const QRectF cell = cellRect(r, c);
+                if (!rowRevealed(r)) {
+                    painter->setPen(kSubtitleColor);
+                    painter->drawText(cell, Qt::AlignCenter, QStringLiteral("?"));
+                    continue;
+                }
                 if (cellKind(r, c) == CellKind::Masked) {
                     // A plain plate under the fill text keeps "−∞" clear of the hatching.
                     QRectF plate = metrics.boundingRect(cell, Qt::AlignCenter, cellText(r, c));
@@ -669,6 +696,7 @@ void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider
 
 QString HeatmapWidget::tooltipText(int row, int column) const {
     if (row < 0 || row >= rowCount() || column < 0 || column >= columnCount()) return {};
+    if (!rowRevealed(row)) return {};
     if (tooltipProvider_) return tooltipProvider_(row, column);
     return QStringLiteral("%1 → %2: %3")
         .arg(rowLabels_.at(row), columnLabels_.at(column), cellText(row, column));
@@ -698,7 +726,8 @@ QPointF HeatmapWidget::cellCenter(int row, int column) const {
 }
 
 void HeatmapWidget::onMouseMove(QMouseEvent* event) {
-    const auto cell = cellAt(event->position());
+    auto cell = cellAt(event->position());
+    if (cell && !rowRevealed(cell->first)) cell.reset();  // a hidden row gives nothing away
     if (cell == hovered_) return;
     hovered_ = cell;
     if (!cell) {
@@ -719,7 +748,7 @@ void HeatmapWidget::onMousePress(QMouseEvent* event) {
 
 void HeatmapWidget::onMouseRelease(QMouseEvent* event) {
     const auto cell = cellAt(event->position());
-    if (event->button() == Qt::LeftButton && cell && cell == pressed_)
+    if (event->button() == Qt::LeftButton && cell && cell == pressed_ && rowRevealed(cell->first))
         emit cellClicked(cell->first, cell->second);
     pressed_.reset();
 }
@@ -807,6 +836,13 @@ bool HeatmapWidget::writeAtomically(const QString& path, const QString& kind,
         file.cancelWriting();
         return fail(reason.isEmpty() ? file.errorString() : reason);
     }
+    // QSaveFile::commit() ignores a failure of the final flush of its buffer and would keep a
+    // truncated file (a full disk, a file size limit): flush first and check.
+    if (!file.flush()) {
+        const QString flushError = file.errorString();
+        file.cancelWriting();
+        return fail(flushError);
+    }
     if (!file.commit()) return fail(file.errorString());
     return true;
 }
@@ -817,9 +853,17 @@ bool HeatmapWidget::savePng(const QString& path, QSize size, double scale, bool 
     return writeAtomically(
         path, QStringLiteral("PNG"),
         [&](QIODevice& device, QString& reason) {
-            QImageWriter writer(&device, "png");
-            if (writer.write(image)) return true;
-            reason = writer.errorString();
+            // Encoded in memory first: libpng reports a failed write (a full disk) only as
+            // "Unknown error", the file device names the cause.
+            QBuffer buffer;
+            buffer.open(QIODevice::WriteOnly);
+            QImageWriter writer(&buffer, "png");
+            if (!writer.write(image)) {
+                reason = writer.errorString();
+                return false;
+            }
+            if (writeAll(device, buffer.data())) return true;
+            reason = device.errorString();
             return false;
         },
         error);
@@ -854,7 +898,7 @@ bool HeatmapWidget::saveSvg(const QString& path, QSize size, QString* error) {
             svg.replace(QByteArrayLiteral("font-family=\"") + font().family().toUtf8() + '"',
                         QByteArrayLiteral("font-family=\"") + font().family().toUtf8() + ", " +
                             kCjkFallback.toUtf8() + ", sans-serif\"");
-            if (device.write(svg) == svg.size()) return true;
+            if (writeAll(device, svg)) return true;
             reason = device.errorString();
             return false;
         },

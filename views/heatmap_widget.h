@@ -80,6 +80,12 @@ public:
     double scale() const;
     // Column labels above the matrix (default) or below it.
     void setColumnLabelsOnTop(bool onTop);
+    // Presentation "reveal" (issue 5): rows from `rows` on are drawn as blank "?" cells with no
+    // colour, value, tooltip or hover signal, so a class can predict them before they appear.
+    // -1 (the default) shows every row.
+    void setRevealedRows(int rows);
+    int revealedRows() const { return revealedRows_; }
+    bool rowRevealed(int row) const { return revealedRows_ < 0 || row < revealedRows_; }
 
     // Outlines that tie a cell to the matrices it came from. Each call replaces the previous
     // highlight of the same kind; row, column and cell highlights can be shown together.
@@ -205,6 +211,7 @@ private:
     int decimals_ = 4;
     double scale_ = 1.0;
     bool columnLabelsOnTop_ = true;
+    int revealedRows_ = -1;
 
     std::optional<int> highlightRow_;
     std::optional<int> highlightColumn_;

@@ -462,8 +462,7 @@ private slots:
                                                      "--d-out",
                                                      "48",
                                                      "--num-heads",
-                                                     "12",
-                                                     "--summary"}
+                                                     "12"}
                                       << "attention-cli: compute: this run would need about 16896 "
                                          "MiB for its displayed intermediates "
                                          "(1 × 12 heads × 8192 × 8192 attention matrices); the "
@@ -586,10 +585,16 @@ private slots:
         config.module = "multi-head-attention";
         config.d_out = 16;
         config.num_heads = 4;
-        const attn::RunResult expected =
-            attn::run_module(config, attn::random_sequence(64, 16, 123));
+        // The summary takes the fast path (#6): the same numbers as run_module's output-only
+        // run, and the displayed path's within the fast path's 1e-5 relative tolerance.
+        const attn::Sequence inputs = attn::random_sequence(64, 16, 123);
+        const attn::RunResult expected = attn::run_module(config, inputs, nullptr, true);
+        QVERIFY(expected.output.heads.empty());
         const double sum = expected.output.context_vecs[0].cast<double>().sum();
         QCOMPARE(json.value(QStringLiteral("checksum")).toDouble(), sum);
+        const attn::Matrix displayed = attn::run_module(config, inputs).output.context_vecs[0];
+        const double absSum = displayed.cast<double>().cwiseAbs().sum();
+        QVERIFY(std::abs(displayed.cast<double>().sum() - sum) <= 1e-5 * absSum);
         QVERIFY(json.value(QStringLiteral("elapsed_ms")).toDouble(-1.0) >= 0.0);
         QVERIFY(json.value(QStringLiteral("peak_rss_mb")).toDouble() > 0.0);
         QVERIFY(run.out.size() < 1000);

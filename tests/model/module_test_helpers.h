@@ -1,5 +1,5 @@
-// Small helpers shared by test_modules.cpp and test_kv_cache.cpp: comparisons that report where
-// they fail, random inputs, and catching the engine's error message.
+// Small helpers shared by the model tests: comparisons with the tutorial's printed digits that
+// report where they fail, random inputs, and catching the engine's error message.
 #pragma once
 
 #include <QString>

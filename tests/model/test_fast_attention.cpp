@@ -10,6 +10,7 @@
 #include "model/fast_attention.h"
 #include "model/modules.h"
 #include "model/rng.h"
+#include "model/runner.h"
 
 #include <QString>
 #include <QTest>
@@ -99,6 +100,7 @@ private slots:
     void decodeDoesNotReallocate();
     void errors_data();
     void errors();
+    void runnerOutputOnly();
 };
 
 void TestFastAttention::matchesDisplayedPath_data() {
@@ -106,7 +108,7 @@ void TestFastAttention::matchesDisplayedPath_data() {
     QTest::addColumn<int>("numHeads");
     QTest::addColumn<int>("dModel");
     QTest::addColumn<bool>("qkvBias");
-    // T around the default block sizes (128 queries, 256 keys, strips of 64): one partial block,
+    // T around the default block sizes (256 queries, 256 keys, strips of 64): one partial strip,
     // exactly one strip, one more, several key blocks before the diagonal (513 = 2·256 + 1).
     for (const int tokens : {1, 2, 7, 63, 64, 65, 200, 513}) {
         for (const int heads : {1, 2, 3, 12}) {
@@ -366,6 +368,43 @@ void TestFastAttention::errors() {
         }
     });
     QVERIFY2(message.contains(expected), qPrintable(message));
+}
+
+void TestFastAttention::runnerOutputOnly() {
+    // run_module(..., output_only = true) takes the fast path for multi-head-attention without
+    // dropout, and only there lifts the displayed-intermediates limit (attention-cli --summary).
+    attn::ModuleConfig config;
+    config.module = "multi-head-attention";
+    config.d_out = 16;
+    config.num_heads = 4;
+    config.qkv_bias = true;
+    QVERIFY(attn::has_fast_path(config));
+    const attn::Sequence inputs = attn::random_sequence(70, 16, 123);
+    const attn::RunResult fast = attn::run_module(config, inputs, nullptr, true);
+    const attn::RunResult displayed = attn::run_module(config, inputs);
+    QVERIFY(fast.output.heads.empty());
+    QVERIFY(fast.output.queries.empty());
+    QCOMPARE(fast.weights.size(), displayed.weights.size());
+    QCOMPARE(mismatch(fast.output.context_vecs.at(0), displayed.output.context_vecs.at(0)),
+             QString());
+
+    // 12 heads × 8192² cells: far over kMaxIntermediateBytes when displayed, fine on the fast path.
+    config.num_heads = 12;
+    config.d_out = 48;
+    QCOMPARE(attn::resolve_config(config, 48, 8192, 8192, true).num_heads, Eigen::Index{12});
+    QVERIFY(errorOf([&] { attn::resolve_config(config, 48, 8192, 8192); })
+                .contains("displayed intermediates"));
+    attn::ModuleConfig training = config;
+    training.dropout = 0.1f;  // dropout draws masks: the fast path is inference only
+    QVERIFY(!attn::has_fast_path(training));
+    QVERIFY(errorOf([&] { attn::resolve_config(training, 48, 8192, 8192, true); })
+                .contains("displayed intermediates"));
+    attn::ModuleConfig wrapper = config;
+    wrapper.module = "multi-head-wrapper";
+    wrapper.d_out = 4;
+    QVERIFY(!attn::has_fast_path(wrapper));
+    QVERIFY(errorOf([&] { attn::resolve_config(wrapper, 48, 8192, 8192, true); })
+                .contains("displayed intermediates"));
 }
 
 QTEST_APPLESS_MAIN(TestFastAttention)

@@ -9,6 +9,7 @@
 #include "model/ops.h"
 #include "model/rng.h"
 #include "model/tensor.h"
+#include "module_test_helpers.h"
 
 using attn::BoolMatrix;
 using attn::Matrix;
@@ -17,52 +18,11 @@ Q_DECLARE_METATYPE(Matrix)
 
 namespace {
 
-using Printed = std::vector<std::vector<double>>;
+using modtest::toMatrix;
 
-// A printed 4-decimal value stands for the interval +-0.00005 around it; 2e-6 of slack absorbs
-// float32 rounding differences between Eigen's and PyTorch's summation order.
-constexpr double kPrintedHalfStep = 0.00005;
-constexpr double kFloatSlack = 2e-6;
-
-Matrix toMatrix(const Printed& rows) {
-    Matrix m(static_cast<Eigen::Index>(rows.size()),
-             rows.empty() ? 0 : static_cast<Eigen::Index>(rows.front().size()));
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            m(i, j) =
-                static_cast<float>(rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
-        }
-    }
-    return m;
-}
-
-// Empty when actual matches printed; otherwise a description of every mismatching cell. A printed
-// 0.0000 must be an exact 0.0f: masked and dropped weights are zeros, not small numbers.
+// A printed 0.0000 must be an exact 0.0f: masked and dropped weights are zeros, not small numbers.
 QString mismatches(const Matrix& actual, const Matrix& printed) {
-    if (actual.rows() != printed.rows() || actual.cols() != printed.cols()) {
-        return QStringLiteral("shape (%1, %2), printed (%3, %4)")
-            .arg(actual.rows())
-            .arg(actual.cols())
-            .arg(printed.rows())
-            .arg(printed.cols());
-    }
-    QString out;
-    for (Eigen::Index i = 0; i < actual.rows(); ++i) {
-        for (Eigen::Index j = 0; j < actual.cols(); ++j) {
-            const double a = static_cast<double>(actual(i, j));
-            const double p = static_cast<double>(printed(i, j));
-            const bool ok =
-                p == 0.0 ? actual(i, j) == 0.0f : std::abs(a - p) <= kPrintedHalfStep + kFloatSlack;
-            if (!ok) {
-                out += QStringLiteral("[%1,%2] got %3 printed %4; ")
-                           .arg(i)
-                           .arg(j)
-                           .arg(QString::number(a, 'f', 7))
-                           .arg(QString::number(p, 'f', 4));
-            }
-        }
-    }
-    return out;
+    return modtest::printedMismatches(actual, printed, /*exactZeros=*/true);
 }
 
 // Everything the tutorial computes, in its order.

@@ -3,6 +3,7 @@
 #include "model/walkthrough.h"
 
 #include "model/ops.h"
+#include "module_test_helpers.h"
 
 #include <QtTest>
 
@@ -13,17 +14,9 @@ using attn::Matrix;
 
 namespace {
 
-// Printed to 4 decimals: the value rounds to the printed digits (half a unit plus float slack).
+// Every cell rounds to the printed 4 decimals; printed zeros must be exact zeros.
 bool matchesPrinted(const Matrix& m, const std::vector<std::vector<double>>& printed) {
-    if (m.rows() != static_cast<Eigen::Index>(printed.size())) return false;
-    for (Eigen::Index r = 0; r < m.rows(); ++r) {
-        const auto& row = printed[static_cast<std::size_t>(r)];
-        if (m.cols() != static_cast<Eigen::Index>(row.size())) return false;
-        for (Eigen::Index c = 0; c < m.cols(); ++c)
-            if (std::abs(static_cast<double>(m(r, c)) - row[static_cast<std::size_t>(c)]) > 0.00005 + 1e-6)
-                return false;
-    }
-    return true;
+    return modtest::printedMismatches(m, modtest::toMatrix(printed), /*exactZeros=*/true).isEmpty();
 }
 
 const attn::StepMatrix& matrix(const attn::Step& step, const std::string& id) {

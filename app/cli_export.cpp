@@ -1,0 +1,215 @@
+// attention-cli export: the walkthrough's heatmaps as files, without a display. The figures come
+// from the same StepPage and HeatmapWidget as the window's (views/figure_export.h), on Qt's
+// offscreen platform (cli_main.cpp makes a QApplication for this subcommand only).
+#include <QApplication>
+#include <QDir>
+#include <QRegularExpression>
+#include <QTranslator>
+#include <memory>
+#include <vector>
+
+#include "cli_command.h"
+#include "example_file.h"
+#include "gui_setup.h"
+#include "model/walkthrough.h"
+#include "views/colormaps.h"
+#include "views/figure_export.h"
+#include "views/step_page.h"
+
+namespace {
+
+// The largest figure side in logical pixels: 8000 × 4 = 32000 px stays inside QImage's limits.
+constexpr int kMaxFigureSide = 8000;
+
+QSize sizeOption(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("size"))) return {};
+    static const QRegularExpression wxh(QStringLiteral("^\\s*(\\d{1,6})\\s*[xX×]\\s*(\\d{1,6})\\s*$"));
+    const QString text = parser.value(QStringLiteral("size"));
+    const QRegularExpressionMatch m = wxh.match(text);
+    if (!m.hasMatch())
+        cliFail(QStringLiteral("--size \"%1\" is not WIDTHxHEIGHT: give e.g. --size 800x600").arg(text));
+    const int w = m.captured(1).toInt();
+    const int h = m.captured(2).toInt();
+    if (w < 100 || h < 100 || w > kMaxFigureSide || h > kMaxFigureSide)
+        cliFail(QStringLiteral("--size %1x%2 is outside 100..%3 pixels per side: give e.g. "
+                               "--size 800x600 (and --scale for more pixels)")
+                    .arg(w)
+                    .arg(h)
+                    .arg(kMaxFigureSide));
+    return {w, h};
+}
+
+double scaleOption(const QCommandLineParser& parser, views::FigureFormat format) {
+    if (!parser.isSet(QStringLiteral("scale"))) return 1.0;
+    const QString text = parser.value(QStringLiteral("scale"));
+    if (format != views::FigureFormat::Png)
+        cliFail(QStringLiteral("--scale applies to PNG only: SVG and PDF are vector figures and CSV "
+                               "has no pixels (leave --scale out, or use --format png)"));
+    bool ok = false;
+    const double scale = text.trimmed().toDouble(&ok);  // QString::toDouble is C-locale
+    if (!ok || !(scale >= 1.0 && scale <= views::kMaxFigureScale))
+        cliFail(QStringLiteral("--scale \"%1\" is not a number from 1 to %2: give e.g. --scale 2 "
+                               "(4 for print)")
+                    .arg(text)
+                    .arg(views::kMaxFigureScale));
+    return scale;
+}
+
+// The steps `--step` names: "all", a number 1..16 or a step id such as "causal-softmax".
+std::vector<std::size_t> selectSteps(const std::vector<attn::Step>& steps, const QString& which) {
+    std::vector<std::size_t> chosen;
+    if (which.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0) {
+        for (std::size_t i = 0; i < steps.size(); ++i) chosen.push_back(i);
+        return chosen;
+    }
+    bool isNumber = false;
+    const int number = which.toInt(&isNumber);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if ((isNumber && steps[i].number == number) ||
+            (!isNumber && QString::fromStdString(steps[i].id) == which))
+            chosen.push_back(i);
+    }
+    if (chosen.empty()) {
+        QStringList ids;
+        for (const attn::Step& s : steps) ids << QString::fromStdString(s.id);
+        cliFail(QStringLiteral("--step \"%1\" is not a step: give all, a number from 1 to %2, or "
+                               "one of %3")
+                    .arg(which)
+                    .arg(steps.size())
+                    .arg(ids.join(QStringLiteral(", "))));
+    }
+    return chosen;
+}
+
+}  // namespace
+
+void addExportOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "Save the walkthrough's heatmaps as figures, drawn exactly as the window draws them, "
+        "without\na display. One file per heatmap, named step-NN-<matrix>.<format> (e.g. "
+        "step-11-causal-weights.png);\nthe KV-cache step exports its last frame. Prints the files "
+        "written, one per line. Nothing is\nwritten when a file exists (unless --force) or when "
+        "a write fails (the files written before\nare removed again)."));
+    parser.addOptions({
+        {QStringLiteral("out"), QStringLiteral("Folder for the figures (created if missing)."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("step"),
+         QStringLiteral("all (default), a step number 1-16 or a step id such as causal-softmax."),
+         QStringLiteral("ID")},
+        {QStringLiteral("matrix"),
+         QStringLiteral("Only the heatmap of this matrix id, e.g. causal-weights or head-2."),
+         QStringLiteral("ID")},
+        {QStringLiteral("format"), QStringLiteral("png (default), svg, pdf or csv (the numbers)."),
+         QStringLiteral("FORMAT")},
+        {QStringLiteral("size"),
+         QStringLiteral("Figure size in pixels, e.g. 800x600 (default: fitted to each matrix)."),
+         QStringLiteral("WxH")},
+        {QStringLiteral("scale"),
+         QStringLiteral("PNG pixels per figure pixel, 1 to 4 (default 1; 4 for print)."),
+         QStringLiteral("N")},
+        {QStringLiteral("lang"), QStringLiteral("Language of titles: en (default) or zh_CN."),
+         QStringLiteral("L")},
+        {QStringLiteral("colormap"),
+         QStringLiteral("viridis, cividis, magma or diverging (default: as the window shows "
+                        "each matrix)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("no-title"), QStringLiteral("Leave out the matrix title.")},
+        {QStringLiteral("no-values"), QStringLiteral("Leave out the numbers in the cells.")},
+        {QStringLiteral("transparent"),
+         QStringLiteral("No background (PNG, SVG, PDF) instead of white.")},
+        {QStringLiteral("example"),
+         QStringLiteral("Walk through the tokens of a JSON example FILE instead of the "
+                        "tutorial's."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("force"), QStringLiteral("Replace figures that already exist.")},
+    });
+}
+
+QByteArray runExport(const QCommandLineParser& parser) {
+    if (!qobject_cast<QApplication*>(QCoreApplication::instance()))
+        cliFail(QStringLiteral("export needs a QApplication (internal error)"));
+    if (!parser.isSet(QStringLiteral("out")) || parser.value(QStringLiteral("out")).isEmpty())
+        cliFail(QStringLiteral("give --out DIR, the folder for the figures"));
+
+    views::FigureOptions options;
+    if (parser.isSet(QStringLiteral("format"))) {
+        const QString name = parser.value(QStringLiteral("format"));
+        const std::optional<views::FigureFormat> format = views::figureFormatFromName(name);
+        if (!format)
+            cliFail(QStringLiteral("--format \"%1\" is unknown: give png, svg, pdf or csv").arg(name));
+        options.format = *format;
+    }
+    options.size = sizeOption(parser);
+    options.scale = scaleOption(parser, options.format);
+    options.title = !parser.isSet(QStringLiteral("no-title"));
+    options.values = !parser.isSet(QStringLiteral("no-values"));
+    options.transparent = parser.isSet(QStringLiteral("transparent"));
+    options.overwrite = parser.isSet(QStringLiteral("force"));
+    if (parser.isSet(QStringLiteral("colormap"))) {
+        options.colorMap = parser.value(QStringLiteral("colormap"));
+        if (!attn::colormap::isKnown(options.colorMap))
+            cliFail(QStringLiteral("--colormap \"%1\" is unknown: give one of %2")
+                        .arg(options.colorMap, attn::colormap::names().join(QStringLiteral(", "))));
+    }
+
+    QString language = QStringLiteral("en");
+    if (parser.isSet(QStringLiteral("lang"))) {
+        language = normalizeLanguage(parser.value(QStringLiteral("lang")));
+        if (language.isEmpty())
+            cliFail(QStringLiteral("--lang \"%1\" is not available: give en or zh_CN")
+                        .arg(parser.value(QStringLiteral("lang"))));
+    }
+    // The window's translation, embedded in attn_gui (see app/CMakeLists.txt).
+    QTranslator translator;
+    if (language != QLatin1String("en")) {
+        if (!translator.load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(language)))
+            cliFail(QStringLiteral("the %1 translation is missing from this build").arg(language));
+        QCoreApplication::installTranslator(&translator);
+    }
+    // The window's fonts (a CJK fallback for "你的"), so figures match it glyph for glyph.
+    applyGuiFonts(*qApp);
+
+    std::vector<attn::Step> steps;
+    if (parser.isSet(QStringLiteral("example"))) {
+        const QString path = parser.value(QStringLiteral("example"));
+        const ExampleParseResult example = loadExampleFile(path);
+        if (!example.ok()) cliFail(QStringLiteral("%1: %2").arg(path, example.error));
+        steps = attn::build_walkthrough(example.file->inputs);
+    } else {
+        steps = attn::build_walkthrough();
+    }
+    const std::vector<std::size_t> chosen = selectSteps(
+        steps, parser.isSet(QStringLiteral("step")) ? parser.value(QStringLiteral("step"))
+                                                    : QStringLiteral("all"));
+
+    // The pages as the window opens them (last frame, training mode, the step's highlights).
+    std::vector<std::unique_ptr<views::StepPage>> pages;
+    QList<views::Figure> figures;
+    const QString matrix = parser.value(QStringLiteral("matrix"));
+    for (std::size_t i : chosen) {
+        pages.push_back(std::make_unique<views::StepPage>(steps[i]));
+        for (const views::Figure& f : views::pageFigures(*pages.back()))
+            if (matrix.isEmpty() || f.matrixId == matrix) figures.append(f);
+    }
+    if (figures.isEmpty())
+        cliFail(QStringLiteral("--matrix \"%1\" is not shown on the chosen step(s): the ids are "
+                               "printed in the file names of an export without --matrix")
+                    .arg(matrix));
+
+    const QString dir = QDir::cleanPath(parser.value(QStringLiteral("out")));
+    if (!options.overwrite) {
+        const QStringList existing = views::existingFigureFiles(figures, dir, options.format);
+        if (!existing.isEmpty())
+            cliFail(QStringLiteral("%1 already exists (%2 of the %3 files): nothing was written; "
+                                   "--force replaces existing files")
+                        .arg(QDir::toNativeSeparators(existing.first()))
+                        .arg(existing.size())
+                        .arg(figures.size()));
+    }
+    QStringList written;
+    QString error;
+    if (!views::exportFigures(figures, dir, options, &written, &error)) cliFail(error);
+    QByteArray out;
+    for (const QString& path : written) out += QDir::toNativeSeparators(path).toUtf8() + '\n';
+    return out;
+}

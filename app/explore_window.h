@@ -1,0 +1,124 @@
+// ExploreWindow: explore mode (issue #4). The tokens and their embeddings, the module settings
+// and the weights are editable; every view (heads grid, output, lines, weight split, KV cache,
+// cross-attention) shows the session's last valid run and follows each edit. Edits go through
+// ExploreSession, so each one can be undone.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <functional>
+#include <vector>
+
+#include "app/explore_session.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+
+namespace attn {
+class HeatmapWidget;
+}
+
+namespace views {
+class ExploreTokenModel;
+class ExploreParameterPanel;
+class ExploreHeadsGrid;
+class ExploreWeightEditor;
+class ExploreKvStepper;
+class ExploreLinesView;
+class ExploreWeightSplit;
+}  // namespace views
+
+class ExploreWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit ExploreWindow(QWidget* parent = nullptr);
+    ~ExploreWindow() override;
+
+    // The explore window of `owner` (created on first use as its child window), shown and raised:
+    // the hook the walkthrough window's Explore action and --example call.
+    static ExploreWindow* showFor(QWidget* owner);
+
+    ExploreSession* session() const { return session_; }
+    views::ExploreTokenModel* tokenModel() const { return inputsModel_; }
+    views::ExploreTokenModel* sourceModel() const { return sourceModel_; }
+    views::ExploreParameterPanel* parameterPanel() const { return panel_; }
+    views::ExploreHeadsGrid* headsGrid() const { return grid_; }
+    views::ExploreWeightEditor* weightEditor() const { return weightEditor_; }
+    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    QTabWidget* viewTabs() const { return tabs_; }
+    QTableView* tokenView() const { return inputsView_; }
+    views::ExploreKvStepper* kvStepper() const { return kvStepper_; }
+    views::ExploreLinesView* linesView() const { return lines_; }
+    views::ExploreWeightSplit* weightSplit() const { return split_; }
+    attn::HeatmapWidget* crossHeatmap() const { return crossHeatmap_; }
+    views::ExploreLinesView* crossLines() const { return crossLines_; }
+    QWidget* crossTab() const { return crossTab_; }
+
+    // Opens `path`; on failure shows the message in the status bar and a dialog (unless quiet)
+    // and keeps the session. Returns whether the file was loaded.
+    bool openFile(const QString& path, bool quiet = false);
+    // The message shown at start-up when --example named a bad file.
+    void showStartupMessage(const QString& message);
+    QString lastMessage() const { return lastMessage_; }
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    QWidget* buildTokenEditor(ExploreSide side, views::ExploreTokenModel* model, QTableView** view);
+    void buildMenus();
+    void retranslate();
+    void updateFromState();
+    void updateFromResult();
+    void updateKvStepper();
+    void updateWeightSplit();
+    void updateCross();
+    void updateRecentMenu();
+    void pasteInto(ExploreSide side);
+    void showMessage(const QString& text);
+    void saveAs();
+    void save();
+    void openDialog();
+
+    ExploreSession* session_ = nullptr;
+    views::ExploreTokenModel* inputsModel_ = nullptr;
+    views::ExploreTokenModel* sourceModel_ = nullptr;
+    QTableView* inputsView_ = nullptr;
+    QTableView* sourceView_ = nullptr;
+    QTabWidget* editTabs_ = nullptr;
+    QWidget* sourceEditor_ = nullptr;
+    views::ExploreParameterPanel* panel_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    views::ExploreHeadsGrid* grid_ = nullptr;
+    views::ExploreWeightEditor* weightEditor_ = nullptr;
+    attn::HeatmapWidget* output_ = nullptr;
+    views::ExploreKvStepper* kvStepper_ = nullptr;
+    views::ExploreLinesView* lines_ = nullptr;
+    views::ExploreWeightSplit* split_ = nullptr;
+    QWidget* crossTab_ = nullptr;
+    QLabel* crossNote_ = nullptr;
+    QSpinBox* crossHead_ = nullptr;
+    attn::HeatmapWidget* crossHeatmap_ = nullptr;
+    views::ExploreLinesView* crossLines_ = nullptr;
+    QLabel* status_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QString lastMessage_;
+    std::vector<std::function<void()>> retranslators_;
+
+    QMenu* fileMenu_ = nullptr;
+    QMenu* editMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QAction* openAction_ = nullptr;
+    QAction* saveAction_ = nullptr;
+    QAction* saveAsAction_ = nullptr;
+    QAction* closeAction_ = nullptr;
+    QAction* undoAction_ = nullptr;
+    QAction* redoAction_ = nullptr;
+    QAction* resetAction_ = nullptr;
+};

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Prints the ratios of issue #6's targets from one attention-bench JSON file.
+
+    build/bin/attention-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        --benchmark_out=bench.json --benchmark_out_format=json
+    python3 tests/bench/bench_ratios.py bench.json
+
+Uses the median of the repetitions when there are several, the single run otherwise. Times are
+CPU times (the benchmarks are single-threaded unless run with --threads=2).
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    runs = {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        kind = b.get("aggregate_name", "")
+        if kind not in ("", "median"):
+            continue
+        # A median overrides single iterations of the same benchmark.
+        if kind == "median" or name not in runs:
+            runs[name] = b
+    return data.get("context", {}), runs
+
+
+def seconds(b):
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+    return b["cpu_time"] * scale
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench_ratios.py bench.json")
+    context, runs = load(sys.argv[1])
+    print(f"threads: {context.get('attn_threads', '?')}")
+    print(f"{'benchmark':28} {'cpu time':>12} {'gflops':>8} {'/ Gemm':>7}")
+    gemm = runs["BM_Gemm/1024"]["gflops"]
+    for name, b in runs.items():
+        t = seconds(b)
+        unit = (t * 1e3, "ms") if t >= 1e-3 else (t * 1e6, "us")
+        g = b.get("gflops", 0.0)
+        print(f"{name:28} {unit[0]:9.3f} {unit[1]:2} {g:8.2f} {g / gemm:7.2f}")
+
+    def ratio(a, b):
+        return seconds(runs[a]) / seconds(runs[b])
+
+    print("\ntargets")
+    for t in (1024, 2048):
+        r = runs[f"BM_LayerForward/{t}"]["gflops"] / gemm
+        print(f"  LayerForward/{t} gflops / Gemm/1024 gflops = {r:.3f}  (>= 0.85)")
+    r = ratio("BM_LayerForwardNaive/2048", "BM_LayerForward/2048")
+    print(f"  LayerForwardNaive/2048 / LayerForward/2048  = {r:.2f}  (>= 1.5)")
+    for n in (128, 512, 1024, 2048):
+        r = ratio(f"BM_FullRecompute/{n}", f"BM_DecodeStep/{n}")
+        goal = f"(>= n/4 = {n // 4})" if n >= 512 else "(no target below 512)"
+        print(f"  FullRecompute/{n} / DecodeStep/{n} = {r:.0f}  {goal}")
+    w = seconds(runs["BM_WalkthroughRecompute"]) * 1e3
+    e = seconds(runs["BM_ExploreRecompute"]) * 1e3
+    print(f"  WalkthroughRecompute = {w:.3f} ms  (< 1 ms)")
+    print(f"  ExploreRecompute     = {e:.3f} ms  (< 10 ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+// Explore mode's views (issue #4): the KV-cache stepper's outputs equal the full pass at every
+// step, its counters and cache size; the heads grid, the lines view and the weight split draw
+// the engine's numbers.
+#include <QTest>
+
+#include "model/runner.h"
+#include "views/explore_heads_grid.h"
+#include "views/explore_kv_stepper.h"
+#include "views/explore_kv_trace.h"
+#include "views/explore_lines_view.h"
+#include "views/explore_weight_split.h"
+#include "views/heatmap_widget.h"
+
+namespace {
+
+attn::Matrix weightNamed(const attn::RunResult& run, const std::string& name) {
+    for (const attn::NamedMatrix& w : run.weights)
+        if (w.name == name) return w.value;
+    return {};
+}
+
+}  // namespace
+
+class TestExploreViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void kvTraceEqualsFullPass_data() {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("dIn");
+        QTest::addColumn<int>("dOut");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<bool>("bias");
+        QTest::newRow("tutorial T=6 d_out=2 H=2") << 6 << 3 << 2 << 2 << false;
+        QTest::newRow("T=1") << 1 << 3 << 4 << 2 << false;
+        QTest::newRow("T=12 d_out=8 H=4 bias") << 12 << 5 << 8 << 4 << true;
+        QTest::newRow("one head") << 7 << 4 << 4 << 1 << false;
+    }
+    void kvTraceEqualsFullPass() {
+        QFETCH(int, tokens);
+        QFETCH(int, dIn);
+        QFETCH(int, dOut);
+        QFETCH(int, heads);
+        QFETCH(bool, bias);
+        const attn::Sequence inputs = attn::random_sequence(tokens, dIn, 9);
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = dOut;
+        config.num_heads = heads;
+        config.qkv_bias = bias;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        const views::KvTraceConfig kv = views::kv_trace_config(run, dIn);
+        const views::KvTrace trace = views::build_kv_trace(inputs, kv);
+        QCOMPARE(trace.steps.size(), static_cast<std::size_t>(tokens));
+        QCOMPARE(trace.num_heads, Eigen::Index{heads});
+        const Eigen::Index hd = dOut / heads;
+        // The same module's full forward pass over all tokens (causal): row t is token t's output.
+        const attn::Matrix& full = run.output.context_vecs[0];
+        for (int t = 0; t < tokens; ++t) {
+            const views::KvTraceStep& s = trace.steps[static_cast<std::size_t>(t)];
+            // float sums in a different order: 1e-5 covers the rounding of these small widths.
+            QVERIFY2((s.output - full.row(t)).cwiseAbs().maxCoeff() <= 1e-5f, qPrintable(QString::number(t)));
+            QVERIFY((s.output - s.full_output).cwiseAbs().maxCoeff() <= 1e-5f);
+            QCOMPARE(s.cache_keys[0].rows(), Eigen::Index{t + 1});
+            QCOMPARE(s.attn_weights[0].cols(), Eigen::Index{t + 1});
+            QVERIFY(std::abs(s.attn_weights[0].sum() - 1.0f) <= 1e-5f);
+            // Cache size: 2 × heads × tokens × head_dim × 4 bytes.
+            QCOMPARE(s.cache_bytes, static_cast<std::size_t>(2 * heads * (t + 1) * hd * 4));
+            // The new key row is the token's own key, as the full pass computes it.
+            QVERIFY((s.cache_keys[0].row(t) - run.output.keys[0].row(t).leftCols(hd))
+                        .cwiseAbs()
+                        .maxCoeff() <= 1e-6f);
+            const std::int64_t n = t + 1;
+            QCOMPARE(s.mults_cached, 3 * dIn * dOut + 2 * n * dOut + dOut * dOut);
+            QCOMPARE(s.mults_full, 3 * n * dIn * dOut + 2 * n * n * dOut + n * dOut * dOut);
+        }
+        QVERIFY(trace.max_abs_diff <= 1e-5f);
+        if (tokens > 1) QVERIFY(trace.steps.back().total_cached < trace.steps.back().total_full);
+    }
+
+    void kvTraceUsesEditedWeights() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        const attn::RunResult drawn = attn::run_module(config, inputs);
+        attn::Matrix edited = weightNamed(drawn, "W_query.weight");
+        QCOMPARE(edited.rows(), Eigen::Index{2});
+        edited(0, 0) = 3.0f;
+        config.weights = {attn::NamedMatrix{"W_query.weight", edited, false}};
+        const attn::RunResult run = attn::run_module(config, inputs);
+        const views::KvTrace trace =
+            views::build_kv_trace(inputs, views::kv_trace_config(run, 3));
+        for (Eigen::Index t = 0; t < 6; ++t)
+            QVERIFY((trace.steps[static_cast<std::size_t>(t)].output -
+                     run.output.context_vecs[0].row(t))
+                        .cwiseAbs()
+                        .maxCoeff() <= 1e-5f);
+    }
+
+    void stepperShowsTheStep() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = 4;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        views::ExploreKvStepper stepper;
+        stepper.resize(1000, 700);
+        stepper.setTrace(views::build_kv_trace(inputs, views::kv_trace_config(run, 3)),
+                         {"Your", "journey", "starts", "with", "one", "step"});
+        stepper.setStep(3);
+        QCOMPARE(stepper.keysHeatmap()->rowCount(), 4);
+        QCOMPARE(stepper.keysHeatmap()->highlightedRow(), std::optional<int>(3));
+        QCOMPARE(stepper.weightsHeatmap()->columnCount(), 4);
+        QCOMPARE(stepper.outputHeatmap()->rowCount(), 2);
+        for (int c = 0; c < 4; ++c)
+            QCOMPARE(stepper.outputHeatmap()->inputValue(0, c),
+                     stepper.outputHeatmap()->inputValue(1, c));
+        // 2 heads × 4 tokens × head_dim 2 × 2 tensors × 4 bytes = 128
+        QVERIFY2(stepper.countersText().contains(QStringLiteral("128")),
+                 qPrintable(stepper.countersText()));
+        stepper.setStep(99);
+        QCOMPARE(stepper.step(), 5);
+        stepper.setHead(1);
+        QCOMPARE(stepper.keysHeatmap()->rowCount(), 6);
+    }
+
+    void headsGridSharedAndHover() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = 4;
+        config.num_heads = 4;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        std::vector<attn::Matrix> weights;
+        for (const attn::AttentionResult& h : run.output.heads[0]) weights.push_back(h.weights);
+        views::ExploreHeadsGrid grid;
+        grid.setHeads(weights, {"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"});
+        QCOMPARE(grid.headCount(), 4);
+        QCOMPARE(grid.heatmap(2)->inputValue(4, 1), double{weights[2](4, 1)});
+        QVERIFY(!grid.heatmap(0)->isAutoRange());
+        QCOMPARE(grid.heatmap(0)->rangeUpper(), grid.heatmap(3)->rangeUpper());
+        grid.setSharedScale(false);
+        QVERIFY(grid.heatmap(0)->isAutoRange());
+        grid.highlightRow(2);
+        for (int h = 0; h < 4; ++h)
+            QCOMPARE(grid.heatmap(h)->highlightedRow(), std::optional<int>(2));
+        attn::HeatmapWidget* big = grid.enlarge(1);
+        QVERIFY(big);
+        QCOMPARE(big->inputValue(5, 5), double{weights[1](5, 5)});
+        QVERIFY(!grid.simplified());
+        // A long sequence is drawn as block averages and says so.
+        grid.setHeads({attn::Matrix::Constant(300, 300, 1.0f / 300.0f)}, {}, {});
+        QVERIFY(grid.simplified());
+        QCOMPARE(grid.heatmap(0)->rowCount(), int{views::ExploreHeadsGrid::kMaxGridCells});
+    }
+
+    void linesViewFocus() {
+        views::ExploreLinesView lines;
+        attn::Matrix w(2, 3);
+        w << 0.5f, 0.5f, 0.0f, 0.2f, 0.3f, 0.5f;
+        attn::Matrix w2 = attn::Matrix::Constant(2, 3, 1.0f / 3.0f);
+        lines.setData({"a", "b"}, {"x", "y", "z"}, {w, w2});
+        QCOMPARE(lines.headCount(), 2);
+        QVERIFY(lines.headVisible(0));
+        QVERIFY(!lines.headVisible(1));
+        QCOMPARE(lines.drawnLineCount(), 5);  // the 0 weight draws no line
+        lines.setHeadVisible(1, true);
+        QCOMPARE(lines.drawnLineCount(), 11);
+        lines.setFocusToken(std::make_pair(views::ExploreLinesView::Side::Left, 0));
+        QCOMPARE(lines.drawnLineCount(), 5);
+        lines.setFocusToken(std::make_pair(views::ExploreLinesView::Side::Right, 2));
+        QCOMPARE(lines.drawnLineCount(), 3);
+        QVERIFY(views::ExploreLinesView::headColor(0) != views::ExploreLinesView::headColor(1));
+    }
+
+    void weightSplitSlices() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = 6;
+        config.num_heads = 3;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        views::WeightSplitData data;
+        data.fused_query = weightNamed(run, "W_query.weight");  // (6, 3)
+        data.num_heads = 3;
+        data.concat = run.output.concat[0];
+        data.out_proj = weightNamed(run, "out_proj.weight");
+        data.output = run.output.context_vecs[0];
+        QCOMPARE(data.out_proj.rows(), Eigen::Index{6});
+        views::ExploreWeightSplit split;
+        split.setData(data);
+        QCOMPARE(split.sliceCount(), 3);
+        // head 2's slice is rows 2..3 of the fused matrix
+        QCOMPARE(split.slice(1)->rowCount(), 2);
+        QCOMPARE(split.slice(1)->inputValue(1, 2), double{data.fused_query(3, 2)});
+        QCOMPARE(split.concatHeatmap()->columnCount(), 6);
+        // the concatenation's columns of head h are that head's context vectors
+        QCOMPARE(split.concatHeatmap()->inputValue(4, 3),
+                 double{run.output.heads[0][1].context(4, 1)});
+    }
+};
+
+QTEST_MAIN(TestExploreViews)
+#include "test_explore_views.moc"

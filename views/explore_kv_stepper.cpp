@@ -1,0 +1,208 @@
+#include "explore_kv_stepper.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "heatmap_widget.h"
+
+namespace views {
+
+namespace {
+
+attn::Matrix rowMatrix(const attn::RowVector& v) { return attn::Matrix(v); }
+
+QStringList numbered(Eigen::Index n, const QString& prefix) {
+    QStringList out;
+    for (Eigen::Index i = 0; i < n; ++i) out << QStringLiteral("%1%2").arg(prefix).arg(i + 1);
+    return out;
+}
+
+}  // namespace
+
+ExploreKvStepper::ExploreKvStepper(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* controls = new QHBoxLayout;
+    previous_ = new QPushButton(this);
+    next_ = new QPushButton(this);
+    slider_ = new QSlider(Qt::Horizontal, this);
+    position_ = new QLabel(this);
+    headCaption_ = new QLabel(this);
+    headBox_ = new QSpinBox(this);
+    headBox_->setMinimum(1);
+    controls->addWidget(previous_);
+    controls->addWidget(next_);
+    controls->addWidget(slider_, 1);
+    controls->addWidget(position_);
+    controls->addSpacing(16);
+    controls->addWidget(headCaption_);
+    controls->addWidget(headBox_);
+    layout->addLayout(controls);
+    explanation_ = new QLabel(this);
+    explanation_->setWordWrap(true);
+    layout->addWidget(explanation_);
+
+    auto* grid = new QGridLayout;
+    keys_ = new attn::HeatmapWidget(this);
+    values_ = new attn::HeatmapWidget(this);
+    query_ = new attn::HeatmapWidget(this);
+    weights_ = new attn::HeatmapWidget(this);
+    output_ = new attn::HeatmapWidget(this);
+    for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) {
+        map->setMinimumSize(200, 110);
+        map->setDecimals(3);
+    }
+    keys_->setColorMap(QStringLiteral("diverging"));
+    values_->setColorMap(QStringLiteral("diverging"));
+    query_->setColorMap(QStringLiteral("diverging"));
+    output_->setColorMap(QStringLiteral("diverging"));
+    grid->addWidget(keys_, 0, 0, 2, 1);
+    grid->addWidget(values_, 0, 1, 2, 1);
+    grid->addWidget(query_, 0, 2);
+    grid->addWidget(weights_, 1, 2);
+    grid->addWidget(output_, 2, 0, 1, 3);
+    grid->setRowStretch(0, 2);
+    grid->setRowStretch(1, 2);
+    grid->setRowStretch(2, 1);
+    layout->addLayout(grid, 1);
+    counters_ = new QLabel(this);
+    counters_->setWordWrap(true);
+    counters_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(counters_);
+
+    connect(previous_, &QPushButton::clicked, this, [this] { setStep(step_ - 1); });
+    connect(next_, &QPushButton::clicked, this, [this] { setStep(step_ + 1); });
+    connect(slider_, &QSlider::valueChanged, this, [this](int v) { setStep(v); });
+    connect(headBox_, &QSpinBox::valueChanged, this, [this](int v) { setHead(v - 1); });
+    retranslate();
+}
+
+void ExploreKvStepper::retranslate() {
+    previous_->setText(tr("◀ Previous token"));
+    next_->setText(tr("Next token ▶"));
+    headCaption_->setText(tr("Head"));
+    showStep();
+}
+
+void ExploreKvStepper::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QWidget::changeEvent(event);
+}
+
+void ExploreKvStepper::setTrace(KvTrace trace, const QStringList& tokens, const QString& note) {
+    trace_ = std::move(trace);
+    tokens_ = tokens;
+    note_ = note;
+    const int count = static_cast<int>(trace_.steps.size());
+    {
+        const QSignalBlocker b1(slider_), b2(headBox_);
+        slider_->setRange(0, std::max(count - 1, 0));
+        headBox_->setMaximum(std::max<int>(static_cast<int>(trace_.num_heads), 1));
+    }
+    step_ = std::clamp(step_, 0, std::max(count - 1, 0));
+    head_ = std::clamp(head_, 0, std::max<int>(static_cast<int>(trace_.num_heads) - 1, 0));
+    showStep();
+}
+
+void ExploreKvStepper::setStep(int step) {
+    const int count = static_cast<int>(trace_.steps.size());
+    step_ = std::clamp(step, 0, std::max(count - 1, 0));
+    showStep();
+}
+
+void ExploreKvStepper::setHead(int head) {
+    head_ = std::clamp(head, 0, std::max<int>(static_cast<int>(trace_.num_heads) - 1, 0));
+    showStep();
+}
+
+QString ExploreKvStepper::countersText() const { return counters_->text(); }
+
+void ExploreKvStepper::showStep() {
+    const int count = static_cast<int>(trace_.steps.size());
+    {
+        const QSignalBlocker b1(slider_), b2(headBox_);
+        slider_->setValue(step_);
+        headBox_->setValue(head_ + 1);
+    }
+    previous_->setEnabled(step_ > 0);
+    next_->setEnabled(step_ + 1 < count);
+    if (count == 0) {
+        position_->clear();
+        explanation_->setText(note_);
+        counters_->clear();
+        for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
+        return;
+    }
+    const KvTraceStep& s = trace_.steps[static_cast<std::size_t>(step_)];
+    const std::size_t h = static_cast<std::size_t>(head_);
+    const QStringList seen = tokens_.mid(0, static_cast<qsizetype>(s.token + 1));
+    const QString token = tokens_.value(static_cast<qsizetype>(s.token));
+    position_->setText(tr("token %1 of %2").arg(s.token + 1).arg(count));
+    const QLocale locale;
+    QString text =
+        tr("Step %1 feeds “%2”: its key and value are computed once and appended to the cache "
+           "(outlined row); the keys and values of the %3 earlier tokens are reused, not "
+           "recomputed. Only the new query row attends over the cache, so no causal mask is "
+           "needed: every cached token is in the past.")
+            .arg(s.token + 1)
+            .arg(token)
+            .arg(s.token);
+    if (!note_.isEmpty()) text += QStringLiteral(" ") + note_;
+    explanation_->setText(text);
+
+    const QStringList dims = numbered(trace_.head_dim, QStringLiteral("d"));
+    try {
+        keys_->setMatrix(s.cache_keys[h], seen, dims);
+        keys_->setTitle(tr("K cache, head %1 (%2 × %3)")
+                            .arg(head_ + 1)
+                            .arg(s.token + 1)
+                            .arg(trace_.head_dim));
+        keys_->highlightRow(static_cast<int>(s.token));
+        values_->setMatrix(s.cache_values[h], seen, dims);
+        values_->setTitle(tr("V cache, head %1").arg(head_ + 1));
+        values_->highlightRow(static_cast<int>(s.token));
+        query_->setMatrix(rowMatrix(s.query[h]), QStringList{token}, dims);
+        query_->setTitle(tr("new query row"));
+        weights_->setMatrix(rowMatrix(s.attn_weights[h]), QStringList{token}, seen);
+        weights_->setTitle(tr("its attn_weights over the cache"));
+        weights_->setValueRange(0.0, 1.0);
+        attn::Matrix both(2, s.output.cols());
+        both.row(0) = s.output;
+        both.row(1) = s.full_output;
+        output_->setMatrix(both, QStringList{tr("with cache"), tr("full recomputation")},
+                           numbered(trace_.d_out, QStringLiteral("y")));
+        const float diff = (s.output - s.full_output).cwiseAbs().maxCoeff();
+        output_->setTitle(tr("output row of “%1”: max difference %2")
+                              .arg(token)
+                              .arg(QString::number(static_cast<double>(diff), 'g', 3)));
+    } catch (const attn::AttentionError&) {
+        for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
+    }
+    const double saved =
+        s.total_full > 0 ? 100.0 * (1.0 - static_cast<double>(s.total_cached) /
+                                              static_cast<double>(s.total_full))
+                         : 0.0;
+    counters_->setText(
+        tr("Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). "
+           "So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 "
+           "head_dim × 4 bytes = %9 bytes per layer.")
+            .arg(locale.toString(static_cast<qlonglong>(s.mults_cached)),
+                 locale.toString(static_cast<qlonglong>(s.mults_full)))
+            .arg(s.token + 1)
+            .arg(locale.toString(static_cast<qlonglong>(s.total_cached)),
+                 locale.toString(static_cast<qlonglong>(s.total_full)))
+            .arg(saved, 0, 'f', 1)
+            .arg(trace_.num_heads)
+            .arg(trace_.head_dim)
+            .arg(locale.toString(static_cast<qulonglong>(s.cache_bytes))));
+}
+
+}  // namespace views

@@ -1,0 +1,72 @@
+// ExploreKvStepper: the KV-cache stepper of explore mode. Feeds the tokens one at a time (Next /
+// Previous / slider) and shows, for one head, the cache's keys and values growing (the new row
+// outlined), the new query row and its weights over the cache, and the output row beside the full
+// recomputation's; counters compare the multiplications with and without the cache and give the
+// cache's size. It draws a KvTrace (explore_kv_trace.h) and computes nothing itself.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+#include "views/explore_kv_trace.h"
+
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace attn {
+class HeatmapWidget;
+}
+
+namespace views {
+
+class ExploreKvStepper : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ExploreKvStepper(QWidget* parent = nullptr);
+
+    // Keeps the current step when the trace still has it.
+    void setTrace(KvTrace trace, const QStringList& tokens, const QString& note = QString());
+    const KvTrace& trace() const { return trace_; }
+    void setStep(int step);  // 0-based, clamped
+    int step() const { return step_; }
+    void setHead(int head);
+    int head() const { return head_; }
+
+    attn::HeatmapWidget* keysHeatmap() const { return keys_; }
+    attn::HeatmapWidget* valuesHeatmap() const { return values_; }
+    attn::HeatmapWidget* queryHeatmap() const { return query_; }
+    attn::HeatmapWidget* weightsHeatmap() const { return weights_; }
+    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    QString countersText() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void showStep();
+    void retranslate();
+
+    KvTrace trace_;
+    QStringList tokens_;
+    QString note_;
+    int step_ = 0;
+    int head_ = 0;
+    QPushButton* previous_ = nullptr;
+    QPushButton* next_ = nullptr;
+    QSlider* slider_ = nullptr;
+    QLabel* position_ = nullptr;
+    QSpinBox* headBox_ = nullptr;
+    QLabel* headCaption_ = nullptr;
+    QLabel* explanation_ = nullptr;
+    QLabel* counters_ = nullptr;
+    attn::HeatmapWidget* keys_ = nullptr;
+    attn::HeatmapWidget* values_ = nullptr;
+    attn::HeatmapWidget* query_ = nullptr;
+    attn::HeatmapWidget* weights_ = nullptr;
+    attn::HeatmapWidget* output_ = nullptr;
+};
+
+}  // namespace views

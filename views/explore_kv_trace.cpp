@@ -1,0 +1,98 @@
+#include "explore_kv_trace.h"
+
+#include <algorithm>
+
+namespace views {
+
+namespace {
+
+void replace(attn::Linear& layer, const std::string& prefix,
+             const std::vector<attn::NamedMatrix>& weights) {
+    for (const attn::NamedMatrix& w : weights) {
+        if (w.name == prefix + ".weight" && w.value.rows() == layer.weight.rows() &&
+            w.value.cols() == layer.weight.cols())
+            layer.weight = w.value;
+        if (w.name == prefix + ".bias" && w.value.cols() == layer.bias.cols() && w.value.rows() == 1)
+            layer.bias = w.value.row(0);
+    }
+}
+
+}  // namespace
+
+KvTraceConfig kv_trace_config(const attn::RunResult& run, Eigen::Index d_in) {
+    KvTraceConfig c;
+    c.seed = run.config.seed;
+    if (run.config.module == "multi-head-attention") {
+        c.d_out = run.config.d_out;
+        c.num_heads = run.config.num_heads;
+        c.qkv_bias = run.config.qkv_bias;
+        c.weights = run.weights;
+        return c;
+    }
+    c.d_out = d_in;
+    const Eigen::Index h = std::max<Eigen::Index>(run.config.num_heads, 1);
+    c.num_heads = d_in % h == 0 ? h : 1;
+    return c;
+}
+
+KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config,
+                       Eigen::Index max_tokens) {
+    attn::check_not_empty(inputs.embeddings, "embeddings");
+    attn::check_finite(inputs.embeddings, "embeddings");
+    const Eigen::Index d_in = inputs.embeddings.cols();
+    const Eigen::Index d_out = config.d_out == 0 ? d_in : config.d_out;
+    attn::check_heads_divide(d_out, config.num_heads, "d_out");
+    KvTrace trace;
+    trace.truncated = inputs.embeddings.rows() > max_tokens;
+    const Eigen::Index tokens = std::min(inputs.embeddings.rows(), max_tokens);
+    const attn::Matrix x = inputs.embeddings.topRows(tokens);
+
+    attn::TorchGenerator gen(config.seed);
+    attn::MultiHeadAttention m(d_in, d_out, tokens, 0.0f, config.num_heads, gen, config.qkv_bias);
+    replace(m.W_query, "W_query", config.weights);
+    replace(m.W_key, "W_key", config.weights);
+    replace(m.W_value, "W_value", config.weights);
+    replace(m.out_proj, "out_proj", config.weights);
+    trace.num_heads = m.num_heads;
+    trace.head_dim = m.head_dim;
+    trace.d_in = d_in;
+    trace.d_out = d_out;
+
+    attn::KVCache cache = m.make_cache(tokens);
+    const std::int64_t din = d_in, dout = d_out;
+    std::int64_t totalCached = 0, totalFull = 0;
+    for (Eigen::Index t = 0; t < tokens; ++t) {
+        KvTraceStep step;
+        step.token = t;
+        const attn::Matrix x_t = x.middleRows(t, 1);
+        const attn::Heads queries = attn::split_heads(m.W_query.forward(x_t), m.num_heads);
+        for (const attn::Matrix& q : queries) step.query.push_back(q.row(0));
+        const attn::DecodeStep decoded = m.decode_step(x_t, cache);
+        step.output = decoded.output;
+        step.attn_weights = decoded.attn_weights;
+        step.cache_bytes = decoded.cache_bytes;
+        for (Eigen::Index h = 0; h < m.num_heads; ++h) {
+            step.cache_keys.push_back(cache.keys_of(h));
+            step.cache_values.push_back(cache.values_of(h));
+        }
+        // The recomputation a decoder without a cache does: all tokens so far, causal.
+        const attn::Matrix full = m.forward(attn::Batch{x.topRows(t + 1)}).context_vecs[0];
+        step.full_output = full.row(t);
+        trace.max_abs_diff =
+            std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());
+
+        const std::int64_t n = t + 1;
+        // q, k, v of one token + q·kᵀ and weights·v over n cached tokens + out_proj of one row.
+        step.mults_cached = 3 * din * dout + 2 * n * dout + dout * dout;
+        // q, k, v of n tokens + n × n scores and weighted sums + out_proj of n rows.
+        step.mults_full = 3 * n * din * dout + 2 * n * n * dout + n * dout * dout;
+        totalCached += step.mults_cached;
+        totalFull += step.mults_full;
+        step.total_cached = totalCached;
+        step.total_full = totalFull;
+        trace.steps.push_back(std::move(step));
+    }
+    return trace;
+}
+
+}  // namespace views

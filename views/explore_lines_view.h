@@ -1,0 +1,68 @@
+// ExploreLinesView: the "head view" of attention: the query tokens in a left column, the key
+// tokens in a right column, and a line from query i to key j whose opacity is attn_weights[i][j].
+// Several heads are drawn at once in distinct colours (a check box per head); pointing at a token
+// shows only its lines. Used for self-attention and, with other right-hand tokens, for
+// cross-attention. Long sequences are cut to the first kMaxTokens tokens and say so.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "model/tensor.h"
+
+class QCheckBox;
+class QHBoxLayout;
+class QLabel;
+
+namespace views {
+
+class LinesCanvas;
+
+class ExploreLinesView : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr int kMaxTokens = 64;
+    enum class Side { Left, Right };
+
+    explicit ExploreLinesView(QWidget* parent = nullptr);
+
+    // weights: one (left.size(), right.size()) matrix per head.
+    void setData(const QStringList& left, const QStringList& right,
+                 const std::vector<attn::Matrix>& weights);
+    void setHeadVisible(int head, bool visible);
+    bool headVisible(int head) const;
+    int headCount() const { return static_cast<int>(weights_.size()); }
+    // The token whose lines alone are shown (what hovering does); nullopt shows all.
+    void setFocusToken(std::optional<std::pair<Side, int>> token);
+    std::optional<std::pair<Side, int>> focusToken() const { return focus_; }
+    // Lines that would be drawn now (visible heads, focus, weight > 0.01), for tests.
+    int drawnLineCount() const;
+    // The colour of head h's lines.
+    static QColor headColor(int head);
+    bool simplified() const;
+
+signals:
+    void tokenHovered(views::ExploreLinesView::Side side, int index);  // index -1: left the view
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    friend class LinesCanvas;
+    void rebuildHeadBoxes();
+    void retranslate();
+
+    QStringList left_, right_;
+    std::vector<attn::Matrix> weights_;
+    std::vector<bool> visible_;
+    std::optional<std::pair<Side, int>> focus_;
+    QHBoxLayout* headBoxes_ = nullptr;
+    std::vector<QCheckBox*> boxes_;
+    QLabel* note_ = nullptr;
+    LinesCanvas* canvas_ = nullptr;
+};
+
+}  // namespace views

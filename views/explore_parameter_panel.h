@@ -1,0 +1,81 @@
+// ExploreParameterPanel: the module settings of explore mode. One control per setting of
+// attn::ModuleConfig plus d_in and training/inference; a control the chosen module does not use
+// (attn::ModuleInfo) is disabled. The engine's message about an invalid combination is shown
+// under the control it names, e.g. under num_heads: "d_out = 6 is not divisible by num_heads = 4".
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+#include "model/runner.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+
+namespace views {
+
+class ExploreParameterPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ExploreParameterPanel(QWidget* parent = nullptr);
+
+    // Shows config (0 = default shown as the resolved value `resolved` when given) without
+    // emitting anything.
+    void setConfig(const attn::ModuleConfig& config, bool training, Eigen::Index d_in,
+                   const attn::ModuleConfig* resolved = nullptr);
+    // The settings as the controls show them; settings the module does not use are 0 / false.
+    attn::ModuleConfig config() const;
+    bool training() const;
+    Eigen::Index dIn() const;
+
+    // Empty hides the message. Otherwise it goes under the control whose setting it names first.
+    void setError(const QString& message);
+    QString error() const { return error_; }
+    // The setting the current error is shown under ("d_out", "num_heads", ... or "" = general).
+    QString errorSetting() const { return errorSetting_; }
+
+    QComboBox* moduleBox() const { return module_; }
+    QSpinBox* dOutBox() const { return dOut_; }
+    QSpinBox* headsBox() const { return heads_; }
+    QSpinBox* dInBox() const { return dIn_; }
+    QSpinBox* seedBox() const { return seed_; }
+    QDoubleSpinBox* dropoutBox() const { return dropout_; }
+    QCheckBox* trainingBox() const { return training_; }
+    QCheckBox* causalBox() const { return causal_; }
+    QCheckBox* biasBox() const { return bias_; }
+
+signals:
+    // The user changed a module setting.
+    void configEdited(const attn::ModuleConfig& config, bool training);
+    void dInEdited(Eigen::Index d_in);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void updateEnabled();
+    void emitEdited();
+    void retranslate();
+
+    QComboBox* module_ = nullptr;
+    QLabel* description_ = nullptr;
+    QSpinBox* dIn_ = nullptr;
+    QSpinBox* dOut_ = nullptr;
+    QSpinBox* heads_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QDoubleSpinBox* dropout_ = nullptr;
+    QCheckBox* training_ = nullptr;
+    QCheckBox* causal_ = nullptr;
+    QCheckBox* bias_ = nullptr;
+    QHash<QString, QLabel*> errorLabels_;  // setting -> label under its control; "" = general
+    QHash<QString, QLabel*> captions_;
+    QString error_;
+    QString errorSetting_;
+    bool updating_ = false;
+};
+
+}  // namespace views

@@ -1,0 +1,52 @@
+// ExploreWeightSplit: how multi-head attention cuts one fused projection into heads and puts
+// them back together. Top: the fused W_query (nn.Linear layout (d_out, d_in)) and its per-head
+// slices of head_dim rows each; bottom: the heads' context vectors concatenated (T, H·hd), then
+// out_proj and the module's output. The window finds the matrices; this widget draws them.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <vector>
+
+#include "model/tensor.h"
+
+class QHBoxLayout;
+class QLabel;
+
+namespace attn {
+class HeatmapWidget;
+}
+
+namespace views {
+
+struct WeightSplitData {
+    attn::Matrix fused_query;  // (d_out, d_in); empty when the module has no fused projection
+    Eigen::Index num_heads = 1;
+    attn::Matrix concat;       // (T, H·hd) before out_proj; empty for single-head modules
+    attn::Matrix out_proj;     // (d_out, H·hd) Linear layout; empty when there is none
+    attn::Matrix output;       // (T, d_out) context_vecs
+    QStringList tokens;
+    QString note;              // why something is missing, e.g. "one head: nothing to split"
+};
+
+class ExploreWeightSplit : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ExploreWeightSplit(QWidget* parent = nullptr);
+    void setData(const WeightSplitData& data);
+    int sliceCount() const { return static_cast<int>(slices_.size()); }
+    attn::HeatmapWidget* slice(int head) const;
+    attn::HeatmapWidget* concatHeatmap() const { return concat_; }
+
+private:
+    QLabel* note_ = nullptr;
+    attn::HeatmapWidget* fused_ = nullptr;
+    QHBoxLayout* slicesLayout_ = nullptr;
+    std::vector<attn::HeatmapWidget*> slices_;
+    attn::HeatmapWidget* concat_ = nullptr;
+    attn::HeatmapWidget* outProj_ = nullptr;
+    attn::HeatmapWidget* output_ = nullptr;
+};
+
+}  // namespace views

@@ -1,0 +1,91 @@
+// Figure export (issue 5): the heatmaps of the walkthrough as PNG, SVG, PDF or CSV. The window's
+// File ▸ Export and `attention-cli export` both call these functions on the heatmaps of StepPages,
+// so a figure is drawn by the same code, with the same styling (colour map, range, labels,
+// masked cells, highlights), as the page on screen; the options change only what they name, for
+// the time of the export.
+//
+// Names: step-NN-<matrix-id>.<ext>, NN the step number with two digits ("step-11-causal-weights.png",
+// "step-14-head-2.svg"). The KV-cache page exports the frame it shows: its last frame (the one the
+// page opens on, every matrix at its largest) gets no suffix, an earlier frame adds -frame-N
+// (1-based, as the page counts tokens). A dropout page at inference adds -inference to the
+// matrices that inference changes.
+//
+// Writing: every file atomically (QSaveFile); an existing file is refused unless `overwrite`; a
+// batch checks every name before writing anything and, if a write fails part-way, removes the
+// files it created, so a failed export leaves the folder as it found it.
+#pragma once
+
+#include <QByteArray>
+#include <QImage>
+#include <QList>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace attn {
+class HeatmapWidget;
+}
+
+namespace views {
+
+class StepPage;
+
+enum class FigureFormat { Png, Svg, Pdf, Csv };
+
+// "png", "svg", "pdf", "csv": the file suffix and the name the CLI accepts.
+QString figureSuffix(FigureFormat format);
+// Case-insensitive; nullopt for an unknown name.
+std::optional<FigureFormat> figureFormatFromName(const QString& name);
+
+// Print resolution: 4 × a 900 px figure is a 3600 px PNG, 300 dpi over 30 cm.
+inline constexpr double kMaxFigureScale = 4.0;
+
+struct FigureOptions {
+    FigureFormat format = FigureFormat::Png;
+    QSize size;               // layout in logical pixels; empty = the heatmap's preferredSize()
+    double scale = 1.0;       // PNG only: pixels per logical pixel, (0, kMaxFigureScale]
+    bool title = true;        // the matrix caption above the figure, as the page shows it
+    bool values = true;       // the numbers in the cells
+    QString colorMap;         // one of attn::colormap::names(); empty = as on screen
+    bool transparent = false; // PNG/SVG/PDF: no background instead of white
+    bool overwrite = false;   // false: an existing file is refused
+};
+
+// One heatmap of a page, by the stable id of its matrix.
+struct Figure {
+    StepPage* page = nullptr;
+    QString matrixId;
+};
+
+// The heatmaps a page shows now (a frame step: the shown frame), in the page's order.
+QList<Figure> pageFigures(StepPage& page);
+
+// "step-11-causal-weights" (see the naming rules above); figureFileName adds ".<suffix>".
+QString figureBaseName(const StepPage& page, const QString& matrixId);
+QString figureFileName(const StepPage& page, const QString& matrixId, FigureFormat format);
+
+// The figure as the PNG export draws it (size, scale, title, values, colour map, background),
+// for the clipboard. A null image for an unknown matrix.
+QImage renderFigure(const Figure& figure, const FigureOptions& options);
+
+// The matrix the heatmap shows, as CSV (RFC 4180, UTF-8): a header row with an empty corner and
+// the column labels, then one row per matrix row starting with its label. Numbers with the
+// shortest digits that read back as the same float; masked -inf as "-inf", NaN as "nan".
+QByteArray matrixCsv(const attn::HeatmapWidget& map);
+
+// Writes one figure to `path` in options.format. False with a message naming the file and the
+// reason (existing file, unwritable folder, disk full); nothing is left at `path` then.
+bool exportFigure(const Figure& figure, const QString& path, const FigureOptions& options,
+                  QString* error);
+
+// Writes each figure into `dir` (created if missing) under figureFileName. *written gets the
+// paths in order. All or nothing: see the header comment.
+bool exportFigures(const QList<Figure>& figures, const QString& dir, const FigureOptions& options,
+                   QStringList* written, QString* error);
+
+// The files of `figures` that already exist in `dir` (to ask before replacing them).
+QStringList existingFigureFiles(const QList<Figure>& figures, const QString& dir,
+                                FigureFormat format);
+
+}  // namespace views
