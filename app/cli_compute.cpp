@@ -103,6 +103,21 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {QStringLiteral("qkv-bias"),
          QStringLiteral("Give the query, key and value projections a bias.")},
+        {QStringLiteral("causal"),
+         QStringLiteral("Turn the causal mask on (self-attention-v2, bert-multi-head, "
+                        "cross-attention).")},
+        {QStringLiteral("no-causal"),
+         QStringLiteral("Turn the causal mask off (causal-attention, multi-head-wrapper, "
+                        "multi-head-attention).")},
+        {QStringLiteral("no-scale"), QStringLiteral("Do not divide the scores by sqrt(head_dim).")},
+        {QStringLiteral("mask-convention"),
+         QStringLiteral("zero (default, seed 000: fill where mask == 0) or one (seed 004: fill "
+                        "where mask == 1) for the BERT-style modules' causal mask tensor."),
+         QStringLiteral("zero|one")},
+        {QStringLiteral("fill"),
+         QStringLiteral("Fill value of masked scores: -inf, -1e9 or -1e4 (default: the module's; "
+                        "-inf, -1e9 for the BERT-style modules, -1e4 for gpt2-attention)."),
+         QStringLiteral("VALUE")},
         {QStringLiteral("input"),
          QStringLiteral("JSON example file with tokens and embeddings (and optionally weights, "
                         "source, config)."),
@@ -145,6 +160,10 @@ QByteArray runCompute(const QCommandLineParser& parser) {
             config = *file.config;
         }
         config.weights = std::move(file.weights);
+        // An inference session saved with its dropout p (#4): no dropout unless --dropout says so.
+        if (file.training.has_value() && !*file.training) {
+            config.dropout = 0.0f;
+        }
     }
 
     // Options override the file's config.
@@ -167,6 +186,39 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         probabilityOption(parser, QStringLiteral("dropout"), static_cast<double>(config.dropout)));
     if (parser.isSet(QStringLiteral("qkv-bias"))) {
         config.qkv_bias = true;
+    }
+    if (parser.isSet(QStringLiteral("causal")) && parser.isSet(QStringLiteral("no-causal"))) {
+        cliFail(QStringLiteral("--causal and --no-causal contradict each other: choose one"));
+    }
+    if (parser.isSet(QStringLiteral("causal"))) {
+        config.causal = true;
+    } else if (parser.isSet(QStringLiteral("no-causal"))) {
+        config.causal = false;
+    }
+    if (parser.isSet(QStringLiteral("no-scale"))) {
+        config.scale = false;
+    }
+    if (parser.isSet(QStringLiteral("mask-convention"))) {
+        const QString v = parser.value(QStringLiteral("mask-convention"));
+        if (v == QLatin1String("zero")) {
+            config.mask_convention = attn::MaskConvention::FillWhereZero;
+        } else if (v == QLatin1String("one")) {
+            config.mask_convention = attn::MaskConvention::FillWhereOne;
+        } else {
+            cliFail(QStringLiteral("--mask-convention \"%1\": give zero (fill where mask == 0) "
+                                   "or one (fill where mask == 1)")
+                        .arg(v));
+        }
+    }
+    if (parser.isSet(QStringLiteral("fill"))) {
+        const QString v = parser.value(QStringLiteral("fill")).trimmed();
+        bool ok = false;
+        const float fill = v == QLatin1String("-inf") ? attn::kNegInf : v.toFloat(&ok);
+        if (v != QLatin1String("-inf") && (!ok || !std::isfinite(fill))) {
+            cliFail(
+                QStringLiteral("--fill \"%1\" is not a number: give -inf, -1e9 or -1e4").arg(v));
+        }
+        config.fill_value = fill;
     }
 
     if (random) {

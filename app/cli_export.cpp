@@ -23,11 +23,13 @@ constexpr int kMaxFigureSide = 8000;
 
 QSize sizeOption(const QCommandLineParser& parser) {
     if (!parser.isSet(QStringLiteral("size"))) return {};
-    static const QRegularExpression wxh(QStringLiteral("^\\s*(\\d{1,6})\\s*[xX×]\\s*(\\d{1,6})\\s*$"));
+    static const QRegularExpression wxh(
+        QStringLiteral("^\\s*(\\d{1,6})\\s*[xX×]\\s*(\\d{1,6})\\s*$"));
     const QString text = parser.value(QStringLiteral("size"));
     const QRegularExpressionMatch m = wxh.match(text);
     if (!m.hasMatch())
-        cliFail(QStringLiteral("--size \"%1\" is not WIDTHxHEIGHT: give e.g. --size 800x600").arg(text));
+        cliFail(QStringLiteral("--size \"%1\" is not WIDTHxHEIGHT: give e.g. --size 800x600")
+                    .arg(text));
     const int w = m.captured(1).toInt();
     const int h = m.captured(2).toInt();
     if (w < 100 || h < 100 || w > kMaxFigureSide || h > kMaxFigureSide)
@@ -43,8 +45,9 @@ double scaleOption(const QCommandLineParser& parser, views::FigureFormat format)
     if (!parser.isSet(QStringLiteral("scale"))) return 1.0;
     const QString text = parser.value(QStringLiteral("scale"));
     if (format != views::FigureFormat::Png)
-        cliFail(QStringLiteral("--scale applies to PNG only: SVG and PDF are vector figures and CSV "
-                               "has no pixels (leave --scale out, or use --format png)"));
+        cliFail(
+            QStringLiteral("--scale applies to PNG only: SVG and PDF are vector figures and CSV "
+                           "has no pixels (leave --scale out, or use --format png)"));
     bool ok = false;
     const double scale = text.trimmed().toDouble(&ok);  // QString::toDouble is C-locale
     if (!ok || !(scale >= 1.0 && scale <= views::kMaxFigureScale))
@@ -136,7 +139,8 @@ QByteArray runExport(const QCommandLineParser& parser) {
         const QString name = parser.value(QStringLiteral("format"));
         const std::optional<views::FigureFormat> format = views::figureFormatFromName(name);
         if (!format)
-            cliFail(QStringLiteral("--format \"%1\" is unknown: give png, svg, pdf or csv").arg(name));
+            cliFail(
+                QStringLiteral("--format \"%1\" is unknown: give png, svg, pdf or csv").arg(name));
         options.format = *format;
     }
     options.size = sizeOption(parser);

@@ -155,7 +155,7 @@ public:
         }
         if (root.contains(QLatin1String("config"))) {
             file.config = parseConfig(root.value(QLatin1String("config")),
-                                      child({}, QStringLiteral("config")));
+                                      child({}, QStringLiteral("config")), &file.training);
         }
         return file;
     }
@@ -372,7 +372,8 @@ private:
         return static_cast<qsizetype>(d);
     }
 
-    attn::ModuleConfig parseConfig(const QJsonValue& value, const JsonPath& at) const {
+    attn::ModuleConfig parseConfig(const QJsonValue& value, const JsonPath& at,
+                                   std::optional<bool>* training) const {
         if (!value.isObject()) {
             fail(at, QStringLiteral("\"config\" is %1, not an object of module settings")
                          .arg(describe(value)));
@@ -380,7 +381,7 @@ private:
         const QJsonObject object = value.toObject();
         checkKeys(object, at,
                   {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout",
-                   "qkv_bias"},
+                   "qkv_bias", "training", "causal", "scale", "mask_convention", "fill"},
                   QStringLiteral("\"config\""));
         attn::ModuleConfig config;
         for (auto it = object.begin(); it != object.end(); ++it) {
@@ -427,6 +428,41 @@ private:
                                   .arg(describe(v)));
                 }
                 config.qkv_bias = v.toBool();
+            } else if (key == QLatin1String("training") || key == QLatin1String("causal") ||
+                       key == QLatin1String("scale")) {
+                if (!v.isBool()) {
+                    fail(vAt, QStringLiteral("config \"%1\" is %2: give true or false")
+                                  .arg(key, describe(v)));
+                }
+                if (key == QLatin1String("training")) {
+                    *training = v.toBool();
+                } else if (key == QLatin1String("causal")) {
+                    config.causal = v.toBool();
+                } else {
+                    config.scale = v.toBool();
+                }
+            } else if (key == QLatin1String("mask_convention")) {
+                if (v == QJsonValue(QStringLiteral("zero"))) {
+                    config.mask_convention = attn::MaskConvention::FillWhereZero;
+                } else if (v == QJsonValue(QStringLiteral("one"))) {
+                    config.mask_convention = attn::MaskConvention::FillWhereOne;
+                } else {
+                    fail(vAt, QStringLiteral("config \"mask_convention\" is %1: give \"zero\" "
+                                             "(fill where mask == 0) or \"one\" (mask == 1)")
+                                  .arg(describe(v)));
+                }
+            } else if (key == QLatin1String("fill")) {
+                // JSON has no infinity: -inf is written as the string "-inf".
+                if (v == QJsonValue(QStringLiteral("-inf"))) {
+                    config.fill_value = attn::kNegInf;
+                } else if (v.isDouble() && std::isfinite(v.toDouble()) &&
+                           std::abs(v.toDouble()) <= 3.0e38) {
+                    config.fill_value = static_cast<float>(v.toDouble());
+                } else {
+                    fail(vAt, QStringLiteral("config \"fill\" is %1: give a number such as "
+                                             "-1e9 or -1e4, or \"-inf\"")
+                                  .arg(describe(v)));
+                }
             }
         }
         return config;
@@ -564,6 +600,31 @@ QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     o.insert(QStringLiteral("context_length"), static_cast<double>(config.context_length));
     o.insert(QStringLiteral("dropout"), jsonNumber(config.dropout));
     o.insert(QStringLiteral("qkv_bias"), config.qkv_bias);
+    // #4's switches only when they differ from the module's own, so existing output is unchanged.
+    const attn::ModuleInfo* info = nullptr;
+    for (const attn::ModuleInfo& i : attn::module_infos()) {
+        if (i.name == config.module) {
+            info = &i;
+        }
+    }
+    if (config.causal.has_value() &&
+        (info == nullptr || *config.causal != info->causal_by_default)) {
+        o.insert(QStringLiteral("causal"), *config.causal);
+    }
+    if (!config.scale) {
+        o.insert(QStringLiteral("scale"), false);
+    }
+    if (config.mask_convention == attn::MaskConvention::FillWhereOne) {
+        o.insert(QStringLiteral("mask_convention"), QStringLiteral("one"));
+    }
+    if (config.fill_value.has_value() &&
+        (info == nullptr || *config.fill_value != info->default_fill)) {
+        if (std::isinf(*config.fill_value)) {
+            o.insert(QStringLiteral("fill"), QStringLiteral("-inf"));
+        } else {
+            o.insert(QStringLiteral("fill"), jsonNumber(*config.fill_value));
+        }
+    }
     return o;
 }
 
@@ -598,7 +659,11 @@ QByteArray serializeExampleFile(const ExampleFile& file) {
         members.emplace_back(QStringLiteral("source"), source);
     }
     if (file.config) {
-        members.emplace_back(QStringLiteral("config"), moduleConfigToJson(*file.config));
+        QJsonObject config = moduleConfigToJson(*file.config);
+        if (file.training.has_value()) {
+            config.insert(QStringLiteral("training"), *file.training);
+        }
+        members.emplace_back(QStringLiteral("config"), config);
     }
     return writeJsonObject(members);
 }

@@ -10,7 +10,9 @@
 //     "weights": {"W_query.weight": [[...]], "W_query.bias": [...]},   optional, state_dict names
 //     "source": {"tokens": [...], "embeddings": [[...]]},            optional (cross-attention)
 //     "config": {"module": "causal-attention", "seed": 123, "d_out": 2, "num_heads": 2,
-//                "batch": 1, "context_length": 0, "dropout": 0.0, "qkv_bias": false}  optional
+//                "batch": 1, "context_length": 0, "dropout": 0.0, "qkv_bias": false,
+//                "training": true, "causal": false, "scale": false, "mask_convention": "one",
+//                "fill": -1e9}  optional; the last five only when set (fill: a number or "-inf")
 //   }
 //
 // Parsing is a pure function from bytes to a file or to one message naming the line, the column
@@ -37,6 +39,9 @@ struct ExampleFile {
     std::vector<attn::NamedMatrix> weights;    // "weights", in the file's order
     std::optional<attn::Sequence> source;      // "source"
     std::optional<attn::ModuleConfig> config;  // "config"; its `weights` stay empty (see above)
+    // config "training" (#4): false = an inference session that keeps its dropout p. Unset in
+    // older files: then training is dropout > 0.
+    std::optional<bool> training;
     QString description;
 };
 

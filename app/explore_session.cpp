@@ -92,7 +92,9 @@ bool operator==(const ExploreState& a, const ExploreState& b) {
            x.module == y.module && x.seed == y.seed && x.d_out == y.d_out &&
            x.num_heads == y.num_heads && x.batch == y.batch &&
            x.context_length == y.context_length && x.dropout == y.dropout &&
-           x.qkv_bias == y.qkv_bias && sameWeights(x.weights, y.weights) &&
+           x.qkv_bias == y.qkv_bias && x.causal == y.causal && x.scale == y.scale &&
+           x.mask_convention == y.mask_convention && x.fill_value == y.fill_value &&
+           sameWeights(x.weights, y.weights) &&
            a.training == b.training && a.description == b.description;
 }
 
@@ -379,9 +381,11 @@ ExampleFile ExploreSession::toExampleFile() const {
     file.inputs = state_.inputs;
     file.weights = state_.config.weights;
     if (state_.usesSource()) file.source = state_.source;
-    attn::ModuleConfig config = state_.runConfig();
+    // The dropout p is kept at inference too; "training" says whether it acts (#4).
+    attn::ModuleConfig config = state_.config;
     config.weights.clear();
     file.config = config;
+    file.training = state_.training;
     file.description = state_.description;
     return file;
 }
@@ -402,6 +406,8 @@ bool ExploreSession::loadExample(const ExampleFile& file, QString* error) {
         s.source.embeddings = std::move(resized);
     }
     if (file.config) s.config = *file.config;
+    // Files without "training" predate the flag: they trained exactly when dropout > 0.
+    s.training = file.training.value_or(s.config.dropout > 0.0f);
     s.config.weights = file.weights;
     s.description = file.description;
     // Refuse what the engine cannot run, so an opened file never leaves an empty screen. Large

@@ -46,9 +46,8 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
     format_->addItem(tr("CSV numbers (the matrix)"), static_cast<int>(views::FigureFormat::Csv));
     form->addRow(tr("&Format:"), format_);
 
-    fit_ = new QCheckBox(target == Target::Heatmap ? tr("Fit to the matrix")
-                                                   : tr("Fit to each matrix"),
-                         this);
+    fit_ = new QCheckBox(
+        target == Target::Heatmap ? tr("Fit to the matrix") : tr("Fit to each matrix"), this);
     fit_->setChecked(true);
     width_ = new QSpinBox(this);
     height_ = new QSpinBox(this);
@@ -194,9 +193,8 @@ void ExportDialog::browse() {
         const QString suffix = views::figureSuffix(options().format);
         // The dialog asks before replacing a file; MainWindow asks once more only when needed.
         const QString path = QFileDialog::getSaveFileName(
-            this, windowTitle(), destination(),
-            tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix), nullptr,
-            QFileDialog::DontConfirmOverwrite);
+            this, windowTitle(), destination(), tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix),
+            nullptr, QFileDialog::DontConfirmOverwrite);
         if (!path.isEmpty()) setDestination(path);
     } else {
         const QString dir = QFileDialog::getExistingDirectory(this, windowTitle(), destination());
@@ -217,7 +215,8 @@ void ExportDialog::updateEnabled() {
     colorMap_->setEnabled(picture);
     background_->setEnabled(picture);
     if (png && (!fit_->isChecked() || fittedSize_.isValid() || target_ == Target::Heatmap)) {
-        const QSize logical = fit_->isChecked() ? fittedSize_ : QSize(width_->value(), height_->value());
+        const QSize logical =
+            fit_->isChecked() ? fittedSize_ : QSize(width_->value(), height_->value());
         pixels_->setText(logical.isValid() ? tr("%1 × %2 pixels")
                                                  .arg(qRound(logical.width() * o.scale))
                                                  .arg(qRound(logical.height() * o.scale))

@@ -29,7 +29,7 @@ struct GuiOptions {
     // exit; with walk, one PNG per step (step-01.png ... step-16.png).
     QString screenshotDir;
     bool walk = false;
-    QSize windowSize;  // hidden --window-size WxH; invalid = the default
+    QSize windowSize;           // hidden --window-size WxH; invalid = the default
     bool presentation = false;  // --presentation: full screen, large, step list hidden (#5)
 };
 

@@ -23,6 +23,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -165,9 +167,11 @@ void MainWindow::buildMenus() {
     showNumbersAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     connect(showNumbersAction_, &QAction::toggled, this, &MainWindow::setShowNumbers);
     viewMenu_->addSeparator();
-    zoomInAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(pageScale() * kZoomStep); });
+    zoomInAction_ =
+        viewMenu_->addAction(QString(), this, [this] { setZoom(pageScale() * kZoomStep); });
     zoomInAction_->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
-    zoomOutAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(pageScale() / kZoomStep); });
+    zoomOutAction_ =
+        viewMenu_->addAction(QString(), this, [this] { setZoom(pageScale() / kZoomStep); });
     zoomOutAction_->setShortcut(QKeySequence::ZoomOut);
     zoomResetAction_ = viewMenu_->addAction(QString(), this, [this] { setZoom(1.0); });
     zoomResetAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
@@ -360,6 +364,20 @@ bool MainWindow::handleNavigationKey(int key) {
         setPresentation(false);
         return true;
     }
+    if (presentation_ && !reveal_ && (key == Qt::Key_Down || key == Qt::Key_Up)) {
+        // No scroll bar to aim at on a projector: ↓ and ↑ scroll the page by a third.
+        if (QScrollArea* area =
+                currentPage() ? currentPage()->findChild<QScrollArea*>() : nullptr) {
+            QScrollBar* bar = area->verticalScrollBar();
+            const int step = std::max(area->viewport()->height() / 3, 1);
+            bar->setValue(bar->value() + (key == Qt::Key_Down ? step : -step));
+        }
+        return true;
+    }
+    if (presentation_ && !reveal_ && key == Qt::Key_Space) {
+        nextStep();
+        return true;
+    }
     if (reveal_) {
         // A clicker's "next" first reveals the page's rows, then moves on, as slides with builds.
         if (key == Qt::Key_Space || key == Qt::Key_Down || key == Qt::Key_Right ||
@@ -450,7 +468,8 @@ const QString kExportGroup = QStringLiteral("export");
 
 void MainWindow::buildExportMenu() {
     exportMenu_ = fileMenu_->addMenu(QString());
-    exportHeatmapAction_ = exportMenu_->addAction(QString(), this, &MainWindow::exportHeatmapWithDialog);
+    exportHeatmapAction_ =
+        exportMenu_->addAction(QString(), this, &MainWindow::exportHeatmapWithDialog);
     exportHeatmapAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportStepAction_ = exportMenu_->addAction(QString(), this, &MainWindow::exportStepWithDialog);
     exportStepAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
@@ -466,8 +485,10 @@ void MainWindow::buildExportMenu() {
 void MainWindow::connectHeatmaps(views::StepPage* page) {
     for (attn::HeatmapWidget* map : page->heatmaps()) {
         // "The heatmap under the cursor": the last one pointed at or clicked.
-        connect(map, &attn::HeatmapWidget::cellHovered, this, [this, map] { activeHeatmap_ = map; });
-        connect(map, &attn::HeatmapWidget::cellClicked, this, [this, map] { activeHeatmap_ = map; });
+        connect(map, &attn::HeatmapWidget::cellHovered, this,
+                [this, map] { activeHeatmap_ = map; });
+        connect(map, &attn::HeatmapWidget::cellClicked, this,
+                [this, map] { activeHeatmap_ = map; });
         map->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(map, &QWidget::customContextMenuRequested, this, [this, map](const QPoint& pos) {
             const std::unique_ptr<QMenu> menu(createHeatmapMenu(map));
@@ -548,9 +569,9 @@ void MainWindow::copyFigure(attn::HeatmapWidget* map) {
     const QImage image = views::renderFigure(figure, options);
     if (image.isNull()) return;
     QApplication::clipboard()->setImage(image);
-    statusBar()->showMessage(tr("Copied the figure “%1” to the clipboard")
-                                 .arg(figure.page->caption(figure.matrixId)),
-                             4000);
+    statusBar()->showMessage(
+        tr("Copied the figure “%1” to the clipboard").arg(figure.page->caption(figure.matrixId)),
+        4000);
 }
 
 views::FigureOptions MainWindow::savedExportOptions() const {
@@ -609,7 +630,7 @@ void MainWindow::exportHeatmapWithDialog() {
     views::FigureOptions options = savedExportOptions();
     const QString name = views::figureFileName(*figure.page, figure.matrixId, options.format);
     ExportDialog dialog(ExportDialog::Target::Heatmap, QDir(exportFolder()).filePath(name),
-                        map->preferredSize(), this);
+                        views::fittedFigureSize(figure, options), this);
     dialog.setOptions(options);
     if (dialog.exec() != QDialog::Accepted) return;
     options = dialog.options();
@@ -632,9 +653,9 @@ void MainWindow::exportCsvWithDialog() {
     const QString name =
         views::figureFileName(*figure.page, figure.matrixId, views::FigureFormat::Csv);
     // The file dialog asks before replacing a file.
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export matrix as CSV"), QDir(exportFolder()).filePath(name),
-        tr("CSV files (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export matrix as CSV"),
+                                     QDir(exportFolder()).filePath(name), tr("CSV files (*.csv)"));
     if (path.isEmpty()) return;
     views::FigureOptions options;
     options.format = views::FigureFormat::Csv;
@@ -709,7 +730,8 @@ void MainWindow::buildPresentationMenu() {
     connect(revealAction_, &QAction::toggled, this, &MainWindow::setReveal);
     themeMenu_ = viewMenu_->addMenu(QString());
     auto* themes = new QActionGroup(this);
-    themeSystemAction_ = themeMenu_->addAction(QString(), this, [this] { setTheme(Theme::System); });
+    themeSystemAction_ =
+        themeMenu_->addAction(QString(), this, [this] { setTheme(Theme::System); });
     themeLightAction_ = themeMenu_->addAction(QString(), this, [this] { setTheme(Theme::Light); });
     themeDarkAction_ = themeMenu_->addAction(QString(), this, [this] { setTheme(Theme::Dark); });
     for (QAction* a : {themeSystemAction_, themeLightAction_, themeDarkAction_}) {
@@ -718,8 +740,8 @@ void MainWindow::buildPresentationMenu() {
     }
     themeSystemAction_->setChecked(true);
     // The menu bar is hidden while presenting: actions of the window itself keep their keys.
-    addActions({presentationAction_, revealAction_, zoomInAction_, zoomOutAction_,
-                zoomResetAction_, exportHeatmapAction_, exportStepAction_, copyFigureAction_});
+    addActions({presentationAction_, revealAction_, zoomInAction_, zoomOutAction_, zoomResetAction_,
+                exportHeatmapAction_, exportStepAction_, copyFigureAction_});
 }
 
 void MainWindow::retranslateExtras() {
@@ -759,11 +781,17 @@ void MainWindow::setPresentation(bool on) {
     applyPageScale();
     if (on) {
         wasMaximized_ = isMaximized();
+        normalGeometry_ = geometry();
+        // Without a window manager (a kiosk, a bare X server) nobody resizes the window to the
+        // screen: do it first; with one, this is the geometry it sets anyway. (After
+        // showFullScreen() a new geometry would end the full-screen state.)
+        if (const QScreen* s = screen()) setGeometry(s->geometry());
         showFullScreen();
     } else if (wasMaximized_) {
         showMaximized();
     } else {
         showNormal();
+        if (normalGeometry_.isValid()) setGeometry(normalGeometry_);
     }
 }
 
@@ -853,6 +881,9 @@ bool MainWindow::revealNextRow() {
         const int shown = map->revealedRows();
         if (shown >= 0 && shown < map->rowCount()) {
             map->setRevealedRows(shown + 1);
+            // The matrix being revealed stays in view however far down the page it is.
+            if (QScrollArea* area = p->findChild<QScrollArea*>())
+                area->ensureWidgetVisible(map, 0, 24);
             return true;
         }
     }

@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QPalette>
 #include <QPointer>
+#include <QRect>
 #include <QString>
 #include <QStringList>
 #include <memory>
@@ -197,4 +198,5 @@ private:
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
     bool wasMaximized_ = false;
+    QRect normalGeometry_;
 };

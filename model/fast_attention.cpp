@@ -2,11 +2,11 @@
 // softmax, heads in parallel. See fast_attention.h for the algorithm and its shapes.
 #include "fast_attention.h"
 
-#include "module_checks.h"
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+
+#include "module_checks.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -247,14 +247,22 @@ void fast_decode_step(const FastAttentionWeights& weights, const Matrix& x_t, KV
     cache.tokens = n + 1;
     const Eigen::Index keys = n + 1;
 
-    if (ws.scores.size() < cache.capacity()) {
-        ws.scores.resize(cache.capacity());
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    // One row of scores per thread, sized for the whole cache once: no allocation per token.
+    if (ws.scores.rows() < threads || ws.scores.cols() < cache.capacity()) {
+        ws.scores.resize(threads, cache.capacity());
     }
     ws.concat.resize(d);
-    // All cached tokens are in the past of the new one (or the token itself): no mask.
+    // All cached tokens are in the past of the new one (or the token itself): no mask. Heads in
+    // parallel only when there is enough to read: a step is bound by memory bandwidth.
+#pragma omp parallel for schedule(static) if (keys * d >= 65536)
     for (Eigen::Index h = 0; h < heads; ++h) {
         const std::size_t hi = static_cast<std::size_t>(h);
-        Eigen::Map<RowVector> p(ws.scores.data(), keys);
+        Eigen::Map<RowVector> p(ws.scores.row(thread_index()).data(), keys);
         p.noalias() = ws.qkv.segment(h * hd, hd) * cache.keys[hi].topRows(keys).transpose();
         const float m = p.maxCoeff();
         p = (p.array() - m).exp().matrix();

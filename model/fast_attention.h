@@ -19,10 +19,10 @@
 // i.e. 8·T·d², the causal core 2·T²·d (q·kᵀ and weights·v over the ~T²/2 unmasked cells).
 #pragma once
 
+#include <vector>
+
 #include "modules.h"
 #include "tensor.h"
-
-#include <vector>
 
 namespace attn {
 
@@ -71,7 +71,7 @@ Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x);
 // Buffers of one decoding step, sized once by the first call.
 struct FastDecodeWorkspace {
     RowVector qkv;     // (3·d_out)
-    RowVector scores;  // (capacity): one head's q · kᵀ, then its weights
+    Matrix scores;     // (threads, capacity): per thread one head's q · kᵀ, then its weights
     RowVector concat;  // (d_out)
 };
 

@@ -186,7 +186,9 @@ SelfAttentionV1::SelfAttentionV1(Eigen::Index d_in, Eigen::Index d_out, TorchGen
     W_value = gen.rand(d_in, d_out);
 }
 
-ModuleOutput SelfAttentionV1::forward(const Matrix& x) const { return forward(x, AttentionOptions{}); }
+ModuleOutput SelfAttentionV1::forward(const Matrix& x) const {
+    return forward(x, AttentionOptions{});
+}
 
 ModuleOutput SelfAttentionV1::forward(const Matrix& x, const AttentionOptions& attention) const {
     check_batch(Batch{x}, W_query.rows(), "x", "d_in");
@@ -194,8 +196,8 @@ ModuleOutput SelfAttentionV1::forward(const Matrix& x, const AttentionOptions& a
     out.queries.push_back(x * W_query);
     out.keys.push_back(x * W_key);
     out.values.push_back(x * W_value);
-    out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
-                                                      attention)});
+    out.heads.push_back(
+        {scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0], attention)});
     out.context_vecs.push_back(out.heads[0][0].context);
     return out;
 }
@@ -206,7 +208,9 @@ SelfAttentionV2::SelfAttentionV2(Eigen::Index d_in, Eigen::Index d_out, TorchGen
       W_key(Linear::init(d_in, d_out, qkv_bias, gen)),
       W_value(Linear::init(d_in, d_out, qkv_bias, gen)) {}
 
-ModuleOutput SelfAttentionV2::forward(const Matrix& x) const { return forward(x, AttentionOptions{}); }
+ModuleOutput SelfAttentionV2::forward(const Matrix& x) const {
+    return forward(x, AttentionOptions{});
+}
 
 ModuleOutput SelfAttentionV2::forward(const Matrix& x, const AttentionOptions& attention) const {
     check_batch(Batch{x}, W_query.in_features(), "x", "d_in");
@@ -214,8 +218,8 @@ ModuleOutput SelfAttentionV2::forward(const Matrix& x, const AttentionOptions& a
     out.queries.push_back(W_query.forward(x));
     out.keys.push_back(W_key.forward(x));
     out.values.push_back(W_value.forward(x));
-    out.heads.push_back({scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0],
-                                                      attention)});
+    out.heads.push_back(
+        {scaled_dot_product_attention(out.queries[0], out.keys[0], out.values[0], attention)});
     out.context_vecs.push_back(out.heads[0][0].context);
     return out;
 }

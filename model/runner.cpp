@@ -1,12 +1,12 @@
 #include "runner.h"
 
-#include "fast_attention.h"
-
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "fast_attention.h"
 
 namespace attn {
 
@@ -533,8 +533,8 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
         const Matrix* mask_ptr = options.causal ? &mask : nullptr;
         if (info.uses_source) {
             const Batch src = stack_copies(source->embeddings, static_cast<int>(c.batch));
-            result.output = m.forward(x, src, src, mask_ptr, c.mask_convention,
-                                      options.causal_fill, options);
+            result.output =
+                m.forward(x, src, src, mask_ptr, c.mask_convention, options.causal_fill, options);
         } else {
             result.output =
                 m.forward(x, x, x, mask_ptr, c.mask_convention, options.causal_fill, options);

@@ -9,16 +9,18 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <cmath>
 #include <limits>
 
 namespace views {
 
 namespace {
 
-// Modules whose forward applies a causal mask (the runner has no switch: it follows the module).
-bool isCausal(std::string_view module) {
-    return module == "causal-attention" || module == "multi-head-wrapper" ||
-           module == "multi-head-attention" || module == "gpt2-attention";
+// The fill values of the seeds: -inf (seed 002), -1e9 (BERT), -1e4 (GPT-2's masked_bias).
+constexpr float kFills[] = {attn::kNegInf, -1e9f, -1e4f};
+
+QString fillText(float fill) {
+    return std::isinf(fill) ? QStringLiteral("-inf") : QString::number(static_cast<double>(fill));
 }
 
 QLabel* makeErrorLabel(QWidget* parent) {
@@ -37,7 +39,8 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     module_ = new QComboBox(this);
     for (const attn::ModuleInfo& info : attn::module_infos())
-        module_->addItem(QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size())));
+        module_->addItem(
+            QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size())));
     description_ = new QLabel(this);
     description_->setWordWrap(true);
     description_->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -55,8 +58,13 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     dropout_->setDecimals(2);
     training_ = new QCheckBox(this);
     causal_ = new QCheckBox(this);
-    causal_->setEnabled(false);
     bias_ = new QCheckBox(this);
+    scale_ = new QCheckBox(this);
+    maskConvention_ = new QComboBox(this);
+    maskConvention_->addItem(QString(), static_cast<int>(attn::MaskConvention::FillWhereZero));
+    maskConvention_->addItem(QString(), static_cast<int>(attn::MaskConvention::FillWhereOne));
+    fill_ = new QComboBox(this);
+    for (float fill : kFills) fill_->addItem(fillText(fill), fill);
 
     auto addRow = [&](const QString& key, QWidget* field) {
         auto* caption = new QLabel(this);
@@ -80,6 +88,9 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     addRow(QStringLiteral("dropout"), dropout_);
     addRow(QStringLiteral("training"), training_);
     addRow(QStringLiteral("causal"), causal_);
+    addRow(QStringLiteral("mask_convention"), maskConvention_);
+    addRow(QStringLiteral("fill"), fill_);
+    addRow(QStringLiteral("scale"), scale_);
     addRow(QStringLiteral("qkv_bias"), bias_);
     QLabel* general = makeErrorLabel(this);
     errorLabels_.insert(QString(), general);
@@ -90,13 +101,20 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     outer->addStretch(1);
 
     connect(module_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!updating_) showModuleDefaults();
+        updateEnabled();
+        emitEdited();
+    });
+    for (QComboBox* box : {maskConvention_, fill_})
+        connect(box, &QComboBox::currentIndexChanged, this, [this] { emitEdited(); });
+    connect(causal_, &QCheckBox::toggled, this, [this] {
         updateEnabled();
         emitEdited();
     });
     for (QSpinBox* box : {dOut_, heads_, seed_})
         connect(box, &QSpinBox::valueChanged, this, [this] { emitEdited(); });
     connect(dropout_, &QDoubleSpinBox::valueChanged, this, [this] { emitEdited(); });
-    for (QCheckBox* box : {training_, bias_})
+    for (QCheckBox* box : {training_, bias_, scale_})
         connect(box, &QCheckBox::toggled, this, [this] { emitEdited(); });
     connect(dIn_, &QSpinBox::valueChanged, this, [this](int v) {
         if (!updating_) emit dInEdited(v);
@@ -115,10 +133,20 @@ void ExploreParameterPanel::retranslate() {
     captions_[QStringLiteral("training")]->setText(tr("Mode"));
     captions_[QStringLiteral("causal")]->setText(tr("Causal mask"));
     captions_[QStringLiteral("qkv_bias")]->setText(tr("qkv_bias"));
+    captions_[QStringLiteral("mask_convention")]->setText(tr("Mask convention"));
+    captions_[QStringLiteral("fill")]->setText(tr("Fill value"));
+    captions_[QStringLiteral("scale")]->setText(tr("Scaling"));
     training_->setText(tr("training (dropout on)"));
     causal_->setText(tr("future tokens hidden"));
-    causal_->setToolTip(tr("The causal mask is part of the module: choose causal-attention, a "
-                           "multi-head module or gpt2-attention to see it."));
+    scale_->setText(tr("divide scores by √head_dim"));
+    maskConvention_->setItemText(0, tr("fill where mask == 0 (seed 000)"));
+    maskConvention_->setItemText(1, tr("fill where mask == 1 (seed 004)"));
+    maskConvention_->setToolTip(
+        tr("The mask tensor is the subsequent mask: 1 where a token may look, 0 for the future. "
+           "Filling where mask == 1 hides the past instead, and the last token sees nothing."));
+    fill_->setToolTip(
+        tr("The score put in masked cells before softmax. A fully masked row gives "
+           "NaN with -inf and equal weights with -1e9 or -1e4."));
     bias_->setText(tr("bias in W_query, W_key, W_value"));
     module_->setToolTip(tr("The attention module of the tutorials to run."));
     updateEnabled();
@@ -140,15 +168,44 @@ void ExploreParameterPanel::updateEnabled() {
     dropout_->setEnabled(info.uses_dropout);
     training_->setEnabled(info.uses_dropout);
     bias_->setEnabled(info.uses_qkv_bias);
-    const QSignalBlocker block(causal_);
-    causal_->setChecked(isCausal(info.name));
+    causal_->setEnabled(info.uses_causal);
+    causal_->setToolTip(info.uses_causal
+                            ? QString()
+                            : (info.causal_by_default
+                                   ? tr("The causal mask is part of this module.")
+                                   : tr("This module has no mask: choose self-attention-v2 for "
+                                        "an optional causal mask.")));
+    scale_->setEnabled(info.uses_scale);
+    // Convention and fill matter only while a mask is applied.
+    const bool masked = info.uses_causal ? causal_->isChecked() : info.causal_by_default;
+    maskConvention_->setEnabled(info.uses_mask_convention && masked);
+    fill_->setEnabled(info.uses_fill && masked);
+}
+
+void ExploreParameterPanel::showModuleDefaults() {
+    const attn::ModuleInfo& info = attn::module_info(module_->currentText().toStdString());
+    const QSignalBlocker b1(causal_), b2(maskConvention_), b3(fill_);
+    causal_->setChecked(info.causal_by_default);
+    maskConvention_->setCurrentIndex(0);
+    setFill(info.default_fill);
+}
+
+void ExploreParameterPanel::setFill(float fill) {
+    int index = -1;
+    for (int i = 0; i < fill_->count(); ++i)
+        if (fill_->itemData(i).toFloat() == fill) index = i;
+    if (index < 0) {  // a value from a file: offer it too
+        fill_->addItem(fillText(fill), fill);
+        index = fill_->count() - 1;
+    }
+    fill_->setCurrentIndex(index);
 }
 
 void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool training,
                                       Eigen::Index d_in, const attn::ModuleConfig* resolved) {
     updating_ = true;
-    const QSignalBlocker b1(module_), b2(dOut_), b3(heads_), b4(seed_), b5(dropout_),
-        b6(training_), b7(bias_), b8(dIn_);
+    const QSignalBlocker b1(module_), b2(dOut_), b3(heads_), b4(seed_), b5(dropout_), b6(training_),
+        b7(bias_), b8(dIn_), b9(causal_), b10(scale_), b11(maskConvention_), b12(fill_);
     const int index = module_->findText(QString::fromStdString(config.module));
     if (index >= 0) module_->setCurrentIndex(index);
     dIn_->setValue(static_cast<int>(d_in));
@@ -167,6 +224,11 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
     dropout_->setValue(static_cast<double>(config.dropout));
     training_->setChecked(training);
     bias_->setChecked(config.qkv_bias);
+    causal_->setChecked(config.causal.value_or(info.causal_by_default));
+    scale_->setChecked(config.scale);
+    maskConvention_->setCurrentIndex(
+        config.mask_convention == attn::MaskConvention::FillWhereOne ? 1 : 0);
+    setFill(config.fill_value.value_or(info.default_fill));
     updateEnabled();
     updating_ = false;
 }
@@ -180,6 +242,14 @@ attn::ModuleConfig ExploreParameterPanel::config() const {
     c.num_heads = info.uses_num_heads ? heads_->value() : 0;
     c.dropout = info.uses_dropout ? static_cast<float>(dropout_->value()) : 0.0f;
     c.qkv_bias = info.uses_qkv_bias && bias_->isChecked();
+    // The module's own choices stay unset, so a session saved from the panel reads back equal.
+    if (info.uses_causal && causal_->isChecked() != info.causal_by_default)
+        c.causal = causal_->isChecked();
+    c.scale = !info.uses_scale || scale_->isChecked();
+    if (info.uses_mask_convention && maskConvention_->currentIndex() == 1)
+        c.mask_convention = attn::MaskConvention::FillWhereOne;
+    const float fill = fill_->currentData().toFloat();
+    if (info.uses_fill && fill != info.default_fill) c.fill_value = fill;
     return c;
 }
 
@@ -204,10 +274,16 @@ void ExploreParameterPanel::setError(const QString& message) {
         key = QStringLiteral("num_heads");
     } else {
         qsizetype best = -1;
-        const std::pair<const char*, const char*> names[] = {
-            {"d_out", "d_out"},     {"d_model", "d_in"},   {"d_in", "d_in"},
-            {"dropout", "dropout"}, {"qkv_bias", "qkv_bias"}, {"weight", ""},
-            {"seed", "seed"}};
+        const std::pair<const char*, const char*> names[] = {{"d_out", "d_out"},
+                                                             {"d_model", "d_in"},
+                                                             {"d_in", "d_in"},
+                                                             {"dropout", "dropout"},
+                                                             {"qkv_bias", "qkv_bias"},
+                                                             {"weight", ""},
+                                                             {"seed", "seed"},
+                                                             {"causal", "causal"},
+                                                             {"mask convention", "mask_convention"},
+                                                             {"fill value", "fill"}};
         for (const auto& [word, setting] : names) {
             const qsizetype at = message.indexOf(QLatin1String(word));
             if (at >= 0 && (best < 0 || at < best)) {

@@ -47,6 +47,9 @@ public:
     QCheckBox* trainingBox() const { return training_; }
     QCheckBox* causalBox() const { return causal_; }
     QCheckBox* biasBox() const { return bias_; }
+    QCheckBox* scaleBox() const { return scale_; }
+    QComboBox* maskConventionBox() const { return maskConvention_; }  // data: MaskConvention
+    QComboBox* fillBox() const { return fill_; }                      // data: the fill (float)
 
 signals:
     // The user changed a module setting.
@@ -58,6 +61,9 @@ protected:
 
 private:
     void updateEnabled();
+    // Shows the module's own causal switch, convention and fill (a newly chosen module).
+    void showModuleDefaults();
+    void setFill(float fill);
     void emitEdited();
     void retranslate();
 
@@ -71,6 +77,9 @@ private:
     QCheckBox* training_ = nullptr;
     QCheckBox* causal_ = nullptr;
     QCheckBox* bias_ = nullptr;
+    QCheckBox* scale_ = nullptr;
+    QComboBox* maskConvention_ = nullptr;
+    QComboBox* fill_ = nullptr;
     QHash<QString, QLabel*> errorLabels_;  // setting -> label under its control; "" = general
     QHash<QString, QLabel*> captions_;
     QString error_;

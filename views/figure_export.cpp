@@ -30,10 +30,7 @@ QString native(const QString& path) { return QDir::toNativeSeparators(path); }
 class FigureStyle {
 public:
     FigureStyle(attn::HeatmapWidget& map, const QString& caption, const FigureOptions& options)
-        : map_(map),
-          title_(map.title()),
-          values_(map.showValues()),
-          colorMap_(map.colorMapName()) {
+        : map_(map), title_(map.title()), values_(map.showValues()), colorMap_(map.colorMapName()) {
         map_.setTitle(options.title ? caption : QString());
         map_.setShowValues(options.values);
         if (!options.colorMap.isEmpty()) map_.setColorMap(options.colorMap);
@@ -76,7 +73,8 @@ QByteArray csvNumber(float value) {
 bool writeCsv(const attn::HeatmapWidget& map, const QString& path, QString* error) {
     const auto fail = [&](const QString& reason) {
         if (error)
-            *error = FigureExport::tr("Could not save %1 to %2: %3").arg(QStringLiteral("CSV"), native(path), reason);
+            *error = FigureExport::tr("Could not save %1 to %2: %3")
+                         .arg(QStringLiteral("CSV"), native(path), reason);
         return false;
     };
     QSaveFile file(path);
@@ -123,7 +121,8 @@ QString figureSuffix(FigureFormat format) {
 }
 
 std::optional<FigureFormat> figureFormatFromName(const QString& name) {
-    for (FigureFormat f : {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf, FigureFormat::Csv})
+    for (FigureFormat f :
+         {FigureFormat::Png, FigureFormat::Svg, FigureFormat::Pdf, FigureFormat::Csv})
         if (name.compare(figureSuffix(f), Qt::CaseInsensitive) == 0) return f;
     return std::nullopt;
 }
@@ -136,9 +135,8 @@ QList<Figure> pageFigures(StepPage& page) {
 }
 
 QString figureBaseName(const StepPage& page, const QString& matrixId) {
-    QString name = QStringLiteral("step-%1-%2")
-                       .arg(page.step().number, 2, 10, QLatin1Char('0'))
-                       .arg(matrixId);
+    QString name =
+        QStringLiteral("step-%1-%2").arg(page.step().number, 2, 10, QLatin1Char('0')).arg(matrixId);
     const attn::StepMatrix* m = page.shownMatrix(matrixId);
     if (!m) return name;
     // The last frame is the page's default view and needs no suffix; earlier frames must not
@@ -156,6 +154,13 @@ QString figureBaseName(const StepPage& page, const QString& matrixId) {
 
 QString figureFileName(const StepPage& page, const QString& matrixId, FigureFormat format) {
     return figureBaseName(page, matrixId) + QLatin1Char('.') + figureSuffix(format);
+}
+
+QSize fittedFigureSize(const Figure& figure, const FigureOptions& options) {
+    attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
+    if (!map || !figure.page->shownMatrix(figure.matrixId)) return {};
+    const FigureStyle style(*map, figure.page->caption(figure.matrixId), options);
+    return map->preferredSize();
 }
 
 QImage renderFigure(const Figure& figure, const FigureOptions& options) {
@@ -185,14 +190,16 @@ bool exportFigure(const Figure& figure, const QString& path, const FigureOptions
                   QString* error) {
     attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) {
-        if (error) *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(figure.matrixId);
+        if (error)
+            *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(figure.matrixId);
         return false;
     }
     const QFileInfo info(path);
     if (info.exists() && !options.overwrite) {
         if (error)
-            *error = FigureExport::tr("%1 already exists and was left as it is: choose another name or folder, "
-                        "or allow replacing existing files.")
+            *error = FigureExport::tr(
+                         "%1 already exists and was left as it is: choose another name or folder, "
+                         "or allow replacing existing files.")
                          .arg(native(path));
         return false;
     }
@@ -243,13 +250,17 @@ bool exportFigures(const QList<Figure>& figures, const QString& dir, const Figur
     };
     const QFileInfo folder(dir);
     if (folder.exists() && !folder.isDir()) {
-        if (error) *error = FigureExport::tr("%1 is a file, not a folder: choose a folder for the figures.").arg(native(dir));
+        if (error)
+            *error =
+                FigureExport::tr("%1 is a file, not a folder: choose a folder for the figures.")
+                    .arg(native(dir));
         return finish(false);
     }
     if (!folder.exists() && !QDir().mkpath(dir)) {
         if (error)
-            *error = FigureExport::tr("Could not create the folder %1: check that its parent exists and is "
-                        "writable, or choose another folder.")
+            *error = FigureExport::tr(
+                         "Could not create the folder %1: check that its parent exists and is "
+                         "writable, or choose another folder.")
                          .arg(native(dir));
         return finish(false);
     }
@@ -257,8 +268,9 @@ bool exportFigures(const QList<Figure>& figures, const QString& dir, const Figur
         const QStringList existing = existingFigureFiles(figures, dir, options.format);
         if (!existing.isEmpty()) {
             if (error)
-                *error = FigureExport::tr("%1 already exists (%2 of the %3 files): nothing was written. Choose "
-                            "another folder, or allow replacing existing files.")
+                *error = FigureExport::tr(
+                             "%1 already exists (%2 of the %3 files): nothing was written. Choose "
+                             "another folder, or allow replacing existing files.")
                              .arg(native(existing.first()))
                              .arg(existing.size())
                              .arg(figures.size());
@@ -268,7 +280,8 @@ bool exportFigures(const QList<Figure>& figures, const QString& dir, const Figur
     QStringList created;  // files this call made, removed again if a later one fails
     for (const Figure& f : figures) {
         if (!f.page) continue;
-        const QString path = QDir(dir).filePath(figureFileName(*f.page, f.matrixId, options.format));
+        const QString path =
+            QDir(dir).filePath(figureFileName(*f.page, f.matrixId, options.format));
         const bool existed = QFileInfo::exists(path);
         QString problem;
         if (!exportFigure(f, path, options, &problem)) {

@@ -4,11 +4,11 @@
 // masked cells, highlights), as the page on screen; the options change only what they name, for
 // the time of the export.
 //
-// Names: step-NN-<matrix-id>.<ext>, NN the step number with two digits ("step-11-causal-weights.png",
-// "step-14-head-2.svg"). The KV-cache page exports the frame it shows: its last frame (the one the
-// page opens on, every matrix at its largest) gets no suffix, an earlier frame adds -frame-N
-// (1-based, as the page counts tokens). A dropout page at inference adds -inference to the
-// matrices that inference changes.
+// Names: step-NN-<matrix-id>.<ext>, NN the step number with two digits
+// ("step-11-causal-weights.png", "step-14-head-2.svg"). The KV-cache page exports the frame it
+// shows: its last frame (the one the page opens on, every matrix at its largest) gets no suffix, an
+// earlier frame adds -frame-N (1-based, as the page counts tokens). A dropout page at inference
+// adds -inference to the matrices that inference changes.
 //
 // Writing: every file atomically (QSaveFile); an existing file is refused unless `overwrite`; a
 // batch checks every name before writing anything and, if a write fails part-way, removes the
@@ -43,13 +43,13 @@ inline constexpr double kMaxFigureScale = 4.0;
 
 struct FigureOptions {
     FigureFormat format = FigureFormat::Png;
-    QSize size;               // layout in logical pixels; empty = the heatmap's preferredSize()
-    double scale = 1.0;       // PNG only: pixels per logical pixel, (0, kMaxFigureScale]
-    bool title = true;        // the matrix caption above the figure, as the page shows it
-    bool values = true;       // the numbers in the cells
-    QString colorMap;         // one of attn::colormap::names(); empty = as on screen
-    bool transparent = false; // PNG/SVG/PDF: no background instead of white
-    bool overwrite = false;   // false: an existing file is refused
+    QSize size;                // layout in logical pixels; empty = the heatmap's preferredSize()
+    double scale = 1.0;        // PNG only: pixels per logical pixel, (0, kMaxFigureScale]
+    bool title = true;         // the matrix caption above the figure, as the page shows it
+    bool values = true;        // the numbers in the cells
+    QString colorMap;          // one of attn::colormap::names(); empty = as on screen
+    bool transparent = false;  // PNG/SVG/PDF: no background instead of white
+    bool overwrite = false;    // false: an existing file is refused
 };
 
 // One heatmap of a page, by the stable id of its matrix.
@@ -64,6 +64,10 @@ QList<Figure> pageFigures(StepPage& page);
 // "step-11-causal-weights" (see the naming rules above); figureFileName adds ".<suffix>".
 QString figureBaseName(const StepPage& page, const QString& matrixId);
 QString figureFileName(const StepPage& page, const QString& matrixId, FigureFormat format);
+
+// The size a figure with options.size empty gets: the heatmap's preferred size with the title
+// (or without it) that `options` asks for. Empty for an unknown matrix.
+QSize fittedFigureSize(const Figure& figure, const FigureOptions& options);
 
 // The figure as the PNG export draws it (size, scale, title, values, colour map, background),
 // for the clipboard. A null image for an unknown matrix.

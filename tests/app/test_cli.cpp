@@ -205,6 +205,27 @@ private slots:
                    c.num_heads = 3;
                    c.d_out = 1;
                });
+        // #4's switches
+        QTest::newRow("mha --no-causal --no-scale")
+            << QStringList{"--module", "multi-head-attention", "--no-causal", "--no-scale"}
+            << Configure([](attn::ModuleConfig& c) {
+                   c.causal = false;
+                   c.scale = false;
+               });
+        QTest::newRow("bert --causal, mask == 1, fill -1e4")
+            << QStringList{"--module", "bert-multi-head",   "--causal", "--mask-convention",
+                           "one",      "--fill",            "-1e4"}
+            << Configure([](attn::ModuleConfig& c) {
+                   c.causal = true;
+                   c.mask_convention = attn::MaskConvention::FillWhereOne;
+                   c.fill_value = -1e4f;
+               });
+        QTest::newRow("v2 --causal --fill -inf")
+            << QStringList{"--module", "self-attention-v2", "--causal", "--fill", "-inf"}
+            << Configure([](attn::ModuleConfig& c) {
+                   c.causal = true;
+                   c.fill_value = attn::kNegInf;
+               });
         QTest::newRow("gpt2, 3 heads, dropout 0.2")
             << QStringList{"--module", "gpt2-attention", "--num-heads", "3", "--dropout", "0.2"}
             << Configure([](attn::ModuleConfig& c) {
@@ -438,11 +459,12 @@ private slots:
                "option such as --module NAME (see attention-cli compute --help)";
         QTest::newRow("unknown subcommand")
             << QStringList{"plot"}
-            << "attention-cli: unknown subcommand \"plot\": use one of compute, decode "
+            << "attention-cli: unknown subcommand \"plot\": use one of compute, decode, export "
                "(see attention-cli --help)";
         QTest::newRow("no subcommand")
             << QStringList{}
-            << "attention-cli: give a subcommand: compute, decode (see attention-cli --help)";
+            << "attention-cli: give a subcommand: compute, decode, export (see "
+               "attention-cli --help)";
         QTest::newRow("input and random tokens")
             << QStringList{"compute",         "--module", "causal-attention", "--input", "x.json",
                            "--random-tokens", "5"}
@@ -468,6 +490,21 @@ private slots:
                                          "(1 × 12 heads × 8192 × 8192 attention matrices); the "
                                          "limit is 2048 MiB: use fewer tokens, "
                                          "heads or batch copies";
+        QTest::newRow("causal and no-causal")
+            << QStringList{"compute", "--module", "causal-attention", "--causal", "--no-causal"}
+            << "attention-cli: compute: --causal and --no-causal contradict each other: choose one";
+        QTest::newRow("bad mask convention")
+            << QStringList{"compute", "--module", "bert-multi-head", "--mask-convention", "2"}
+            << "attention-cli: compute: --mask-convention \"2\": give zero (fill where mask == 0) or one "
+               "(fill where mask == 1)";
+        QTest::newRow("bad fill")
+            << QStringList{"compute", "--module", "causal-attention", "--fill", "inf"}
+            << "attention-cli: compute: --fill \"inf\" is not a number: give -inf, -1e9 or -1e4";
+        QTest::newRow("no-causal on gpt2")
+            << QStringList{"compute", "--module", "gpt2-attention", "--no-causal"}
+            << "attention-cli: compute: causal = off does not apply to gpt2-attention: its causal mask is "
+               "part of the module; choose self-attention-v2 or bert-multi-head for attention "
+               "without one";
         QTest::newRow("decode without length")
             << QStringList{"decode", "--module", "gpt2-attention"}
             << "attention-cli: decode: give --length N, the number of tokens to "

@@ -2,6 +2,9 @@
 // writes one figure per heatmap with predictable names and prints them; formats, size, scale and
 // language arrive in the files; an existing file is refused without --force, an unwritable folder
 // and a failing write end with status 2 and leave no file behind; --help lists the options.
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
@@ -10,9 +13,6 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 #include <set>
-
-#include <signal.h>
-#include <sys/resource.h>
 
 #include "model/walkthrough.h"
 
@@ -44,7 +44,8 @@ CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0) {
         process.setChildProcessModifier([fileSizeLimit] {
             // Without the signal's default action (terminate) the write returns EFBIG.
             ::signal(SIGXFSZ, SIG_IGN);
-            const rlimit limit{static_cast<rlim_t>(fileSizeLimit), static_cast<rlim_t>(fileSizeLimit)};
+            const rlimit limit{static_cast<rlim_t>(fileSizeLimit),
+                               static_cast<rlim_t>(fileSizeLimit)};
             ::setrlimit(RLIMIT_FSIZE, &limit);
         });
     }
@@ -78,9 +79,8 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
 }
 
 QStringList folderEntries(const QString& dir) {
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System |
-                                   QDir::NoDotAndDotDot,
-                               QDir::Name);
+    return QDir(dir).entryList(
+        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 // One figure per heatmap the pages open with, the KV-cache step at its last frame.
@@ -148,9 +148,9 @@ void TestCliExport::wholeWalkthroughWithoutDisplay() {
         QVERIFY2(!image.isNull() && image.width() >= 320 && image.height() >= 240,
                  qPrintable(file));
     }
-    for (const char* wanted : {"step-01-inputs.png", "step-11-causal-weights.png",
-                               "step-14-head-2.png", "step-15-cross-weights.png",
-                               "step-16-new-weights.png"})
+    for (const char* wanted :
+         {"step-01-inputs.png", "step-11-causal-weights.png", "step-14-head-2.png",
+          "step-15-cross-weights.png", "step-16-new-weights.png"})
         QVERIFY2(seen.contains(QString::fromLatin1(wanted)), wanted);
 }
 
@@ -167,7 +167,8 @@ void TestCliExport::formats() {
     QFETCH(QByteArray, magic);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const CliRun run = runCli({"--out", dir.path(), "--step", "causal-softmax", "--format", format});
+    const CliRun run =
+        runCli({"--out", dir.path(), "--step", "causal-softmax", "--format", format});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     QCOMPARE(run.lines().size(), expectedFigureCount(11));
     for (const QString& file : run.lines()) {
@@ -259,7 +260,8 @@ void TestCliExport::unwritableFolder_data() {
     QTest::addColumn<QByteArray>("message");
     // Both fail for root too (unlike a read-only folder, which root can write).
     QTest::newRow("--out is a file") << "file" << QByteArray("is a file, not a folder");
-    QTest::newRow("--out inside a file") << "inside-file" << QByteArray("Could not create the folder");
+    QTest::newRow("--out inside a file")
+        << "inside-file" << QByteArray("Could not create the folder");
 }
 
 void TestCliExport::unwritableFolder() {
@@ -273,7 +275,8 @@ void TestCliExport::unwritableFolder() {
     const CliRun run = runCli({"--out", out, "--step", "11"});
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.out.isEmpty());
-    QVERIFY2(run.err.startsWith("attention-cli: export: ") || run.err.contains("\nattention-cli: export: "),
+    QVERIFY2(run.err.startsWith("attention-cli: export: ") ||
+                 run.err.contains("\nattention-cli: export: "),
              run.err.constData());
     QVERIFY2(run.err.contains(message), run.err.constData());
     QVERIFY2(run.err.contains(out.toUtf8()), run.err.constData());
@@ -299,19 +302,21 @@ void TestCliExport::badOptions_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     QTest::newRow("no --out") << QStringList{"--step", "11"} << "give --out DIR";
-    QTest::newRow("unknown format") << QStringList{"--format", "gif"} << "--format \"gif\" is unknown";
+    QTest::newRow("unknown format")
+        << QStringList{"--format", "gif"} << "--format \"gif\" is unknown";
     QTest::newRow("size too small") << QStringList{"--size", "10x10"} << "outside 100..8000";
     QTest::newRow("size not WxH") << QStringList{"--size", "big"} << "is not WIDTHxHEIGHT";
     QTest::newRow("scale above 4") << QStringList{"--scale", "5"} << "not a number from 1 to 4";
-    QTest::newRow("scale not a number") << QStringList{"--scale", "two"} << "not a number from 1 to 4";
-    QTest::newRow("scale for svg") << QStringList{"--format", "svg", "--scale", "2"}
-                                   << "--scale applies to PNG only";
+    QTest::newRow("scale not a number")
+        << QStringList{"--scale", "two"} << "not a number from 1 to 4";
+    QTest::newRow("scale for svg")
+        << QStringList{"--format", "svg", "--scale", "2"} << "--scale applies to PNG only";
     QTest::newRow("step 99") << QStringList{"--step", "99"} << "--step \"99\" is not a step";
     QTest::newRow("unknown step id") << QStringList{"--step", "softmax"} << "causal-softmax";
-    QTest::newRow("unknown matrix") << QStringList{"--step", "11", "--matrix", "head-2"}
-                                    << "--matrix \"head-2\" is not shown";
-    QTest::newRow("unknown colour map") << QStringList{"--colormap", "jet"}
-                                        << "viridis, cividis, magma, diverging";
+    QTest::newRow("unknown matrix")
+        << QStringList{"--step", "11", "--matrix", "head-2"} << "--matrix \"head-2\" is not shown";
+    QTest::newRow("unknown colour map")
+        << QStringList{"--colormap", "jet"} << "viridis, cividis, magma, diverging";
     QTest::newRow("unknown language") << QStringList{"--lang", "fr"} << "give en or zh_CN";
     QTest::newRow("unknown option") << QStringList{"--bogus"} << "Unknown option 'bogus'";
     QTest::newRow("stray argument") << QStringList{"figures"} << "unexpected argument \"figures\"";
@@ -336,10 +341,10 @@ void TestCliExport::helpListsOptions() {
     QCOMPARE(run.exitCode, 0);
     const QString help = QString::fromUtf8(run.out);
     QVERIFY(help.startsWith("Usage: attention-cli export [options]"));
-    for (const char* option : {"--out <DIR>", "--step <ID>", "--matrix <ID>", "--format <FORMAT>",
-                               "--size <WxH>", "--scale <N>", "--lang <L>", "--colormap <NAME>",
-                               "--no-title", "--no-values", "--transparent", "--example <FILE>",
-                               "--force"})
+    for (const char* option :
+         {"--out <DIR>", "--step <ID>", "--matrix <ID>", "--format <FORMAT>", "--size <WxH>",
+          "--scale <N>", "--lang <L>", "--colormap <NAME>", "--no-title", "--no-values",
+          "--transparent", "--example <FILE>", "--force"})
         QVERIFY2(help.contains(QString::fromLatin1(option)), option);
 
     QProcess top;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "app/example_file.h"
 #include "app/json_locator.h"
@@ -90,6 +91,46 @@ private slots:
         QCOMPARE(f.config->d_out, Eigen::Index{0});
         // Writing the parsed file again gives the same bytes.
         QCOMPARE(serializeExampleFile(f), text);
+    }
+
+    // #4: an inference session keeps its dropout p, and explore mode's switches survive; -inf
+    // is written as the string "-inf". Older files without "training" leave it unset.
+    void trainingAndSwitchesRoundTrip() {
+        ExampleFile f;
+        f.inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = "bert-multi-head";
+        config.dropout = 0.3f;
+        config.causal = true;
+        config.scale = false;
+        config.mask_convention = attn::MaskConvention::FillWhereOne;
+        config.fill_value = attn::kNegInf;
+        f.config = config;
+        f.training = false;
+        const QByteArray text = serializeExampleFile(f);
+        QVERIFY(text.contains("\"fill\": \"-inf\""));
+        const ExampleParseResult parsed = parseExampleFile(text);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error));
+        QCOMPARE(parsed.file->training, std::optional<bool>(false));
+        QCOMPARE(parsed.file->config->dropout, 0.3f);
+        QCOMPARE(parsed.file->config->causal, std::optional<bool>(true));
+        QCOMPARE(parsed.file->config->scale, false);
+        QVERIFY(parsed.file->config->mask_convention == attn::MaskConvention::FillWhereOne);
+        QCOMPARE(parsed.file->config->fill_value, std::optional<float>(attn::kNegInf));
+        QCOMPARE(serializeExampleFile(*parsed.file), text);
+
+        f.config->fill_value = -1e4f;
+        const ExampleParseResult finite = parseExampleFile(serializeExampleFile(f));
+        QVERIFY2(finite.ok(), qPrintable(finite.error));
+        QCOMPARE(finite.file->config->fill_value, std::optional<float>(-1e4f));
+
+        const ExampleParseResult old = parseExampleFile(
+            "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"dropout\": 0.5}}");
+        QVERIFY(old.ok());
+        QVERIFY(!old.file->training.has_value());
+        QVERIFY(!old.file->config->causal.has_value());
+        QVERIFY(!old.file->config->fill_value.has_value());
+        QVERIFY(old.file->config->scale);
     }
 
     // QJsonValue keeps -0 as the integer 0 (and reads "-0" as 0): the one float whose bits do not
@@ -310,7 +351,8 @@ private slots:
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]],\n \"config\": {\"heads\": 2}}")
             << "line 2, column 22: unknown key \"heads\": \"config\" has the keys module, seed, "
                "d_out, "
-               "num_heads, batch, context_length, dropout, qkv_bias";
+               "num_heads, batch, context_length, dropout, qkv_bias, training, causal, scale, "
+               "mask_convention, fill";
         QTest::newRow("config unknown module")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]],\n \"config\": {\"module\": "
@@ -345,6 +387,20 @@ private slots:
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"qkv_bias\": "
                    "\"yes\"}}")
             << "line 1, column 63: config \"qkv_bias\" is the string \"yes\": give true or false";
+        QTest::newRow("config training number")  // #4
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"training\": 1}}")
+            << "line 1, column 63: config \"training\" is the number 1: give true or false";
+        QTest::newRow("config fill +inf string")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"fill\": \"inf\"}}")
+            << "line 1, column 59: config \"fill\" is the string \"inf\": give a number such as "
+               "-1e9 or -1e4, or \"-inf\"";
+        QTest::newRow("config mask_convention 1")
+            << QByteArray("{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": "
+                          "{\"mask_convention\": 1}}")
+            << "line 1, column 70: config \"mask_convention\" is the number 1: give \"zero\" "
+               "(fill where mask == 0) or \"one\" (mask == 1)";
         // With duplicate keys the last one counts (as in QJsonDocument), and so does the message.
         QTest::newRow("duplicate key, last counts")
             << QByteArray(

@@ -3,6 +3,7 @@
 // file changes nothing; the token table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QFile>
@@ -16,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <optional>
 
 #include "app/explore_session.h"
 #include "model/rng.h"
@@ -246,6 +248,36 @@ private slots:
         QVERIFY(third.state() == other.state());
     }
 
+    // #4: an inference session with dropout p = 0.3 keeps p and stays at inference.
+    void inferenceWithDropoutRoundTrips() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ExploreSession session;
+        attn::ModuleConfig c = session.state().config;
+        c.dropout = 0.3f;
+        c.causal = false;
+        c.scale = false;
+        session.setConfig(c, false);
+        QVERIFY(session.error().isEmpty());
+        QVERIFY(!session.result()->training);
+        const QString path = dir.filePath(QStringLiteral("inference.json"));
+        QString error;
+        QVERIFY2(session.saveFile(path, &error), qPrintable(error));
+        ExploreSession other;
+        QVERIFY2(other.openFile(path, &error), qPrintable(error));
+        QVERIFY(!other.state().training);
+        QCOMPARE(other.state().config.dropout, 0.3f);
+        QCOMPARE(other.state().config.causal, std::optional<bool>(false));
+        QVERIFY(!other.state().config.scale);
+        QVERIFY(other.state() == session.state());
+        QVERIFY(sameOutput(*other.result(), *session.result()));
+        // A file without "training" (older files) trains exactly when dropout > 0.
+        ExampleFile old = session.toExampleFile();
+        old.training.reset();
+        QVERIFY(other.loadExample(old, &error));
+        QVERIFY(other.state().training);
+    }
+
     void malformedFileRefused_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
@@ -415,6 +447,62 @@ private slots:
         if (!heads) QCOMPARE(out.num_heads, Eigen::Index{0});
         if (!dOut) QCOMPARE(out.d_out, Eigen::Index{0});
         QVERIFY(attn::resolve_config(out, 4, 3, 3).module == c.module);
+        QVERIFY(!out.causal.has_value());  // the module's own choice stays unset
+        QVERIFY(!out.fill_value.has_value());
+    }
+
+    // #4: the causal switch, mask convention, fill value and scaling reach the engine; the
+    // convention and fill are enabled only while a mask applies.
+    void panelSwitches() {
+        views::ExploreParameterPanel panel;
+        attn::ModuleConfig c;
+        c.module = "bert-multi-head";
+        panel.setConfig(c, false, 3);
+        QVERIFY(panel.causalBox()->isEnabled());
+        QVERIFY(!panel.causalBox()->isChecked());
+        QVERIFY(!panel.maskConventionBox()->isEnabled());
+        QVERIFY(!panel.fillBox()->isEnabled());
+        QCOMPARE(panel.fillBox()->currentText(), QStringLiteral("-1e+09"));
+        QSignalSpy edited(&panel, &views::ExploreParameterPanel::configEdited);
+        panel.causalBox()->setChecked(true);
+        QCOMPARE(edited.count(), 1);
+        QVERIFY(panel.maskConventionBox()->isEnabled());
+        QVERIFY(panel.fillBox()->isEnabled());
+        panel.maskConventionBox()->setCurrentIndex(1);
+        panel.fillBox()->setCurrentIndex(panel.fillBox()->findText(QStringLiteral("-inf")));
+        panel.scaleBox()->setChecked(false);
+        attn::ModuleConfig out = panel.config();
+        QCOMPARE(out.causal, std::optional<bool>(true));
+        QVERIFY(out.mask_convention == attn::MaskConvention::FillWhereOne);
+        QCOMPARE(out.fill_value, std::optional<float>(attn::kNegInf));
+        QVERIFY(!out.scale);
+        QCOMPARE(edited.count(), 4);
+        // setConfig shows what it is given and emits nothing.
+        ExploreSession session;
+        session.setConfig(out, false);
+        QVERIFY(session.error().isEmpty());
+        QVERIFY(session.result()->output.heads[0][0].blocked.row(5).all());
+        views::ExploreParameterPanel shown;
+        shown.setConfig(session.state().config, false, 3);
+        QVERIFY(shown.causalBox()->isChecked());
+        QCOMPARE(shown.maskConventionBox()->currentIndex(), 1);
+        QCOMPARE(shown.fillBox()->currentText(), QStringLiteral("-inf"));
+        QVERIFY(!shown.scaleBox()->isChecked());
+        QVERIFY(shown.config().mask_convention == attn::MaskConvention::FillWhereOne);
+        // A newly chosen module starts from its own switches.
+        shown.moduleBox()->setCurrentText(QStringLiteral("causal-attention"));
+        QVERIFY(shown.causalBox()->isChecked());
+        QVERIFY(!shown.maskConventionBox()->isEnabled());
+        QCOMPARE(shown.fillBox()->currentText(), QStringLiteral("-inf"));
+        shown.causalBox()->setChecked(false);
+        QCOMPARE(shown.config().causal, std::optional<bool>(false));
+        QVERIFY(!shown.fillBox()->isEnabled());
+        // gpt2 is always causal: the switch is shown on and disabled.
+        shown.moduleBox()->setCurrentText(QStringLiteral("gpt2-attention"));
+        QVERIFY(shown.causalBox()->isChecked());
+        QVERIFY(!shown.causalBox()->isEnabled());
+        QCOMPARE(shown.fillBox()->currentText(), QStringLiteral("-10000"));
+        QVERIFY(!shown.config().causal.has_value());
     }
 };
 

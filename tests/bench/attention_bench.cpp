@@ -10,21 +10,22 @@
 //
 // Single-threaded by default; `--threads=2` (or ATTN_THREADS=2) runs the fast path's heads and
 // Eigen's GEMMs on two threads. Other flags are Google Benchmark's (--benchmark_filter=...).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <iostream>
+#include <string>
+#include <vector>
+
 #include "model/fast_attention.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
 #include "model/walkthrough.h"
-
-#include <benchmark/benchmark.h>
-
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
-#include <map>
-#include <memory>
-#include <string>
 
 namespace {
 
@@ -35,11 +36,13 @@ constexpr Eigen::Index kModel = 768;
 constexpr Eigen::Index kHeads = 12;
 constexpr Eigen::Index kMaxTokens = 2048;
 
-double layer_flops(double tokens, double d) { return 8.0 * tokens * d * d + 2.0 * tokens * tokens * d; }
+double layer_flops(double tokens, double d) {
+    return 8.0 * tokens * d * d + 2.0 * tokens * tokens * d;
+}
 
 void report_gflops(benchmark::State& state, double flops_per_iteration) {
-    state.counters["gflops"] =
-        benchmark::Counter(flops_per_iteration * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["gflops"] = benchmark::Counter(flops_per_iteration * 1e-9,
+                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // One layer with GPT-2's qkv bias, built once: drawing 2.4M parameters takes longer than a pass.
@@ -91,9 +94,9 @@ void BM_Gemm(benchmark::State& state) {
         benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
-    report_gflops(state, 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
+    report_gflops(state,
+                  2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
 }
-BENCHMARK(BM_Gemm)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 void BM_LayerForward(benchmark::State& state) {
     const Eigen::Index tokens = state.range(0);
@@ -107,7 +110,6 @@ void BM_LayerForward(benchmark::State& state) {
     }
     report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
 }
-BENCHMARK(BM_LayerForward)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 void BM_LayerForwardNaive(benchmark::State& state) {
     const Eigen::Index tokens = state.range(0);
@@ -120,8 +122,6 @@ void BM_LayerForwardNaive(benchmark::State& state) {
     }
     report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
 }
-BENCHMARK(BM_LayerForwardNaive)
-    ->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 // The n-th token with a kv_cache holding the n - 1 before it: attention over n keys. Each
 // iteration rewinds the cache by one token, so the same step is timed again without allocation.
@@ -151,7 +151,6 @@ void BM_DecodeStep(benchmark::State& state) {
     const double d = kModel;
     report_gflops(state, 8.0 * d * d + 4.0 * static_cast<double>(n) * d);
 }
-BENCHMARK(BM_DecodeStep)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMicrosecond);
 
 // The same n-th output without a cache: the fast pass over all n tokens.
 void BM_FullRecompute(benchmark::State& state) {
@@ -166,7 +165,6 @@ void BM_FullRecompute(benchmark::State& state) {
     }
     report_gflops(state, layer_flops(static_cast<double>(n), kModel));
 }
-BENCHMARK(BM_FullRecompute)->Arg(128)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 // All sixteen steps of the six-token example, every matrix recomputed. A nominal FLOP count (the
 // causal self-attention it teaches: 3 projections 6·T·d_in·d_out + core 2·T²·d_out, T = 6,
@@ -179,7 +177,6 @@ void BM_WalkthroughRecompute(benchmark::State& state) {
     }
     report_gflops(state, 6.0 * 6 * 3 * 2 + 2.0 * 6 * 6 * 2);
 }
-BENCHMARK(BM_WalkthroughRecompute)->Unit(benchmark::kMicrosecond);
 
 // Explore mode on 32 tokens at GPT-2 width: the displayed MultiHeadAttention forward with every
 // intermediate of every head kept.
@@ -193,7 +190,30 @@ void BM_ExploreRecompute(benchmark::State& state) {
     }
     report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
 }
-BENCHMARK(BM_ExploreRecompute)->Unit(benchmark::kMillisecond);
+
+// Registered here rather than with BENCHMARK() so that a multi-threaded run measures wall-clock
+// time: Google Benchmark's CPU time counts only the main thread, not OpenMP's workers.
+void register_benchmarks(int threads) {
+    const auto add = [threads](const char* name, void (*fn)(benchmark::State&),
+                               std::initializer_list<std::int64_t> args, benchmark::TimeUnit unit) {
+        benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(name, fn);
+        for (const std::int64_t arg : args) {
+            b->Arg(arg);
+        }
+        b->Unit(unit);
+        if (threads > 1) {
+            b->UseRealTime();
+        }
+    };
+    add("BM_Gemm", BM_Gemm, {1024}, benchmark::kMillisecond);
+    add("BM_LayerForward", BM_LayerForward, {128, 512, 1024, 2048}, benchmark::kMillisecond);
+    add("BM_LayerForwardNaive", BM_LayerForwardNaive, {128, 512, 1024, 2048},
+        benchmark::kMillisecond);
+    add("BM_DecodeStep", BM_DecodeStep, {128, 512, 1024, 2048}, benchmark::kMicrosecond);
+    add("BM_FullRecompute", BM_FullRecompute, {128, 512, 1024, 2048}, benchmark::kMillisecond);
+    add("BM_WalkthroughRecompute", BM_WalkthroughRecompute, {}, benchmark::kMicrosecond);
+    add("BM_ExploreRecompute", BM_ExploreRecompute, {}, benchmark::kMillisecond);
+}
 
 // --threads=N or ATTN_THREADS=N; removed from argv before Google Benchmark parses it.
 int take_threads(int& argc, char** argv) {
@@ -222,6 +242,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     attn::set_fast_attention_threads(threads);
+    register_benchmarks(threads);
     benchmark::AddCustomContext("attn_threads", std::to_string(attn::fast_attention_threads()));
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {

@@ -804,7 +804,7 @@ void TestBadInput::floatVersusDoubleAttention_data() {
         int t, d;
         double r;
     } shapes[] = {{1, 1, 1}, {4, 8, 1}, {16, 16, 1}, {64, 64, 1}, {128, 64, 1}, {32, 256, 1},
-                  {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {512, 16, 2}};
+                  {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {192, 16, 2}};
     for (const auto& s : shapes) {
         for (const bool causal : {false, true}) {
             QTest::addRow("T=%d d_k=%d r=%g%s", s.t, s.d, s.r, causal ? " causal" : "")
@@ -820,7 +820,7 @@ void TestBadInput::floatVersusDoubleAttention() {
     QFETCH(bool, causal);
     const double bound = static_cast<double>(d_k + tokens) * std::max(1.0, range * range) * kEps;
     double worst = 0.0;
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
         TorchGenerator gen(seed * 1000 + static_cast<std::uint64_t>(tokens));
         const Matrix q = gen.uniform(tokens, d_k, -range, range);
         const Matrix k = gen.uniform(tokens, d_k, -range, range);

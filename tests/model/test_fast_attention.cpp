@@ -7,18 +7,17 @@
 // orders (fused projection, query pre-scaled by 1/√hd, online softmax rescaling, division by the
 // row sum at the end), which moves the result by a few float epsilons (1.2e-7) times the length
 // of the dot products; a wrong mask cell, scale or head column moves it by far more than 1e-5.
-#include "model/fast_attention.h"
-#include "model/modules.h"
-#include "model/rng.h"
-#include "model/runner.h"
-
 #include <QString>
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+
+#include "model/fast_attention.h"
+#include "model/modules.h"
+#include "model/rng.h"
+#include "model/runner.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -114,9 +113,9 @@ void TestFastAttention::matchesDisplayedPath_data() {
         for (const int heads : {1, 2, 3, 12}) {
             for (const int d : {12, 48, 96}) {
                 for (const bool bias : {false, true}) {
-                    const std::string name = "T=" + std::to_string(tokens) + " H=" +
-                                             std::to_string(heads) + " d=" + std::to_string(d) +
-                                             (bias ? " bias" : " no bias");
+                    const std::string name =
+                        "T=" + std::to_string(tokens) + " H=" + std::to_string(heads) +
+                        " d=" + std::to_string(d) + (bias ? " bias" : " no bias");
                     QTest::newRow(name.c_str()) << tokens << heads << d << bias;
                 }
             }
@@ -233,12 +232,15 @@ void TestFastAttention::decodeEqualsFullPass_data() {
     for (const int tokens : {1, 7, 65, 200}) {
         for (const int heads : {1, 3, 12}) {
             for (const bool bias : {false, true}) {
-                const std::string name = "T=" + std::to_string(tokens) + " H=" +
-                                         std::to_string(heads) + (bias ? " bias" : " no bias");
+                const std::string name = "T=" + std::to_string(tokens) +
+                                         " H=" + std::to_string(heads) +
+                                         (bias ? " bias" : " no bias");
                 QTest::newRow(name.c_str()) << tokens << heads << 48 << bias;
             }
         }
     }
+    // 700 keys × d 96 crosses the size above which the heads of a step run in parallel.
+    QTest::newRow("T=700 H=12 d=96 bias") << 700 << 12 << 96 << true;
 }
 
 void TestFastAttention::decodeEqualsFullPass() {
@@ -322,49 +324,56 @@ void TestFastAttention::errors() {
     Matrix x = inputs(4, 6, 1);
     const QString message = errorOf([&] {
         switch (which) {
-        case 0: attn::fast_causal_mha_forward(weights, inputs(4, 5, 1), ws, out); break;
-        case 1: attn::fast_causal_mha_forward(weights, inputs(9, 6, 1), ws, out); break;
-        case 2:
-            x(1, 2) = std::numeric_limits<float>::quiet_NaN();
-            attn::fast_causal_mha_forward(weights, x, ws, out);
-            break;
-        case 3: attn::fast_causal_mha_forward(weights, Matrix(0, 6), ws, out); break;
-        case 4:
-            ws.query_block = 0;
-            attn::fast_causal_mha_forward(weights, x, ws, out);
-            break;
-        case 5:
-            ws.key_block = 0;
-            attn::fast_causal_mha_forward(weights, x, ws, out);
-            break;
-        case 6: {
-            attn::KVCache cache = mha.make_cache(4);
-            attn::fast_decode_step(weights, x.topRows(2), cache, dws, row);
-            break;
-        }
-        case 7: {
-            attn::KVCache cache = mha.make_cache(1);
-            attn::fast_decode_step(weights, x.row(0), cache, dws, row);
-            attn::fast_decode_step(weights, x.row(1), cache, dws, row);
-            break;
-        }
-        case 8: {
-            attn::KVCache cache(3, 4, 2, 2);
-            attn::fast_decode_step(weights, x.row(0), cache, dws, row);
-            break;
-        }
-        case 9:
-            x(0, 0) = std::numeric_limits<float>::infinity();
-            {
+            case 0:
+                attn::fast_causal_mha_forward(weights, inputs(4, 5, 1), ws, out);
+                break;
+            case 1:
+                attn::fast_causal_mha_forward(weights, inputs(9, 6, 1), ws, out);
+                break;
+            case 2:
+                x(1, 2) = std::numeric_limits<float>::quiet_NaN();
+                attn::fast_causal_mha_forward(weights, x, ws, out);
+                break;
+            case 3:
+                attn::fast_causal_mha_forward(weights, Matrix(0, 6), ws, out);
+                break;
+            case 4:
+                ws.query_block = 0;
+                attn::fast_causal_mha_forward(weights, x, ws, out);
+                break;
+            case 5:
+                ws.key_block = 0;
+                attn::fast_causal_mha_forward(weights, x, ws, out);
+                break;
+            case 6: {
                 attn::KVCache cache = mha.make_cache(4);
-                attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+                attn::fast_decode_step(weights, x.topRows(2), cache, dws, row);
+                break;
             }
-            break;
-        case 10:
-            ws.diagonal_block = 0;
-            attn::fast_causal_mha_forward(weights, x, ws, out);
-            break;
-        default: break;
+            case 7: {
+                attn::KVCache cache = mha.make_cache(1);
+                attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+                attn::fast_decode_step(weights, x.row(1), cache, dws, row);
+                break;
+            }
+            case 8: {
+                attn::KVCache cache(3, 4, 2, 2);
+                attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+                break;
+            }
+            case 9:
+                x(0, 0) = std::numeric_limits<float>::infinity();
+                {
+                    attn::KVCache cache = mha.make_cache(4);
+                    attn::fast_decode_step(weights, x.row(0), cache, dws, row);
+                }
+                break;
+            case 10:
+                ws.diagonal_block = 0;
+                attn::fast_causal_mha_forward(weights, x, ws, out);
+                break;
+            default:
+                break;
         }
     });
     QVERIFY2(message.contains(expected), qPrintable(message));
@@ -392,19 +401,22 @@ void TestFastAttention::runnerOutputOnly() {
     config.num_heads = 12;
     config.d_out = 48;
     QCOMPARE(attn::resolve_config(config, 48, 8192, 8192, true).num_heads, Eigen::Index{12});
-    QVERIFY(errorOf([&] { attn::resolve_config(config, 48, 8192, 8192); })
-                .contains("displayed intermediates"));
+    QVERIFY(errorOf([&] {
+                attn::resolve_config(config, 48, 8192, 8192);
+            }).contains("displayed intermediates"));
     attn::ModuleConfig training = config;
     training.dropout = 0.1f;  // dropout draws masks: the fast path is inference only
     QVERIFY(!attn::has_fast_path(training));
-    QVERIFY(errorOf([&] { attn::resolve_config(training, 48, 8192, 8192, true); })
-                .contains("displayed intermediates"));
+    QVERIFY(errorOf([&] {
+                attn::resolve_config(training, 48, 8192, 8192, true);
+            }).contains("displayed intermediates"));
     attn::ModuleConfig wrapper = config;
     wrapper.module = "multi-head-wrapper";
     wrapper.d_out = 4;
     QVERIFY(!attn::has_fast_path(wrapper));
-    QVERIFY(errorOf([&] { attn::resolve_config(wrapper, 48, 8192, 8192, true); })
-                .contains("displayed intermediates"));
+    QVERIFY(errorOf([&] {
+                attn::resolve_config(wrapper, 48, 8192, 8192, true);
+            }).contains("displayed intermediates"));
 }
 
 QTEST_APPLESS_MAIN(TestFastAttention)

@@ -80,9 +80,8 @@ QStringList svgTexts(const QByteArray& svg, QString* xmlError) {
 }
 
 QStringList folderEntries(const QString& dir) {
-    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System |
-                                   QDir::NoDotAndDotDot,
-                               QDir::Name);
+    return QDir(dir).entryList(
+        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 // CIE L*a*b* (D65) of linear RGB, for colour differences as a viewer perceives them.
@@ -105,11 +104,14 @@ double srgbToLinear(double c) {
 // deuteranopia or tritanopia (index 0..2); index 3 is normal vision.
 std::array<double, 3> simulatedLab(const QColor& color, int deficiency) {
     static const double kMatrices[4][3][3] = {
-        {{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216},
+        {{0.152286, 1.052583, -0.204868},
+         {0.114503, 0.786281, 0.099216},
          {-0.003882, -0.048116, 1.051998}},
-        {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413},
+        {{0.367322, 0.860646, -0.227968},
+         {0.280085, 0.672501, 0.047413},
          {-0.011820, 0.042940, 0.968881}},
-        {{1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602},
+        {{1.255528, -0.076749, -0.178779},
+         {-0.078411, 0.930809, 0.147602},
          {0.004733, 0.691367, 0.303900}},
         {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
     };
@@ -118,7 +120,8 @@ std::array<double, 3> simulatedLab(const QColor& color, int deficiency) {
     std::array<double, 3> out{};
     for (int i = 0; i < 3; ++i) {
         double v = 0.0;
-        for (int j = 0; j < 3; ++j) v += kMatrices[deficiency][i][j] * rgb[static_cast<std::size_t>(j)];
+        for (int j = 0; j < 3; ++j)
+            v += kMatrices[deficiency][i][j] * rgb[static_cast<std::size_t>(j)];
         out[static_cast<std::size_t>(i)] = std::clamp(v, 0.0, 1.0);
     }
     return labOfLinear(out);
@@ -179,20 +182,22 @@ void TestFigureExport::fileNames_data() {
                                     << "step-14-head-2.svg";
     QTest::newRow("step 1 inputs") << 1 << "inputs" << -1 << false << "csv"
                                    << "step-01-inputs.csv";
-    QTest::newRow("kv-cache opens on the last frame")
-        << 16 << "new-weights" << -1 << false << "png" << "step-16-new-weights.png";
-    QTest::newRow("kv-cache last frame chosen")
-        << 16 << "cached-keys" << 5 << false << "png" << "step-16-cached-keys.png";
+    QTest::newRow("kv-cache opens on the last frame") << 16 << "new-weights" << -1 << false << "png"
+                                                      << "step-16-new-weights.png";
+    QTest::newRow("kv-cache last frame chosen") << 16 << "cached-keys" << 5 << false << "png"
+                                                << "step-16-cached-keys.png";
     QTest::newRow("kv-cache frame 3") << 16 << "new-weights" << 2 << false << "pdf"
                                       << "step-16-new-weights-frame-3.pdf";
     QTest::newRow("kv-cache frame 3, matrix of every frame")
-        << 16 << "full-output" << 2 << false << "png" << "step-16-full-output.png";
+        << 16 << "full-output" << 2 << false << "png"
+        << "step-16-full-output.png";
     QTest::newRow("dropout at inference") << 12 << "dropped-weights" << -1 << true << "png"
                                           << "step-12-dropped-weights-inference.png";
     QTest::newRow("dropout mask at inference") << 12 << "dropout-mask" << -1 << true << "svg"
                                                << "step-12-dropout-mask-inference.svg";
     QTest::newRow("dropout input unchanged at inference")
-        << 12 << "causal-weights" << -1 << true << "png" << "step-12-causal-weights.png";
+        << 12 << "causal-weights" << -1 << true << "png"
+        << "step-12-causal-weights.png";
 }
 
 void TestFigureExport::fileNames() {
@@ -264,8 +269,11 @@ void TestFigureExport::pngSize() {
     if (pixels.isEmpty()) {
         // Fitted: the preferred size with the title the export adds.
         attn::HeatmapWidget* map = page.heatmap("causal-weights");
+        const QSize logical = views::fittedFigureSize({&page, "causal-weights"}, options);
+        QVERIFY(map->title().isEmpty());
         map->setTitle(page.caption("causal-weights"));
-        const QSize logical = map->preferredSize();
+        QCOMPARE(logical, map->preferredSize());
+        map->setTitle({});
         pixels = QSize(qRound(logical.width() * scale), qRound(logical.height() * scale));
         QVERIFY(logical.width() >= 320 && logical.height() >= 240);
     }
@@ -321,13 +329,14 @@ void TestFigureExport::pngIsWhatTheScreenShows() {
             for (const QPointF offset : {QPointF(-0.4 * w, -0.4 * h), QPointF(0.4 * w, 0.35 * h),
                                          QPointF(-0.45 * w, 0), QPointF(0, -0.45 * h)}) {
                 const QPoint p = (centre + offset).toPoint();
-                QVERIFY2(sameColor(file.pixelColor(p), screen.pixelColor(p), 3),
-                         qPrintable(QString("cell %1,%2 at %3,%4: %5 vs %6")
-                                        .arg(r)
-                                        .arg(c)
-                                        .arg(p.x())
-                                        .arg(p.y())
-                                        .arg(file.pixelColor(p).name(), screen.pixelColor(p).name())));
+                QVERIFY2(
+                    sameColor(file.pixelColor(p), screen.pixelColor(p), 3),
+                    qPrintable(QString("cell %1,%2 at %3,%4: %5 vs %6")
+                                   .arg(r)
+                                   .arg(c)
+                                   .arg(p.x())
+                                   .arg(p.y())
+                                   .arg(file.pixelColor(p).name(), screen.pixelColor(p).name())));
             }
         }
     }
@@ -362,8 +371,8 @@ void TestFigureExport::optionsApplyAndRestore() {
     const double hi = static_cast<double>(scores.maxCoeff());
     for (const auto& [point, value] :
          {std::pair{corner, scores(0, 0)}, std::pair{far, scores(5, 5)}}) {
-        const QColor expected =
-            attn::colormap::colorAt(attn::colormap::kCividis, (static_cast<double>(value) - lo) / (hi - lo));
+        const QColor expected = attn::colormap::colorAt(
+            attn::colormap::kCividis, (static_cast<double>(value) - lo) / (hi - lo));
         const QColor actual = image.pixelColor(point.toPoint());
         QVERIFY2(sameColor(actual, expected, 8),
                  qPrintable(actual.name() + " vs " + expected.name()));
@@ -401,8 +410,9 @@ void TestFigureExport::svgCellsAndLabels() {
     options.title = title;
     QStringList written;
     QString error;
-    QVERIFY2(views::exportFigures({{&page, "masked-scores"}}, dir.path(), options, &written, &error),
-             qPrintable(error));
+    QVERIFY2(
+        views::exportFigures({{&page, "masked-scores"}}, dir.path(), options, &written, &error),
+        qPrintable(error));
     QCOMPARE(written, QStringList{dir.filePath("step-11-masked-scores.svg")});
     const QByteArray svg = readFile(written.first());
     QString xmlError;
@@ -572,10 +582,14 @@ void TestFigureExport::existingFileRefused() {
 void TestFigureExport::failedBatchLeavesFolderAsFound_data() {
     QTest::addColumn<QString>("problem");
     QTest::addColumn<QString>("message");  // part of the error
-    QTest::newRow("an existing file") << "existing" << "already exists";
-    QTest::newRow("a folder where the last figure goes") << "blocked" << "is a folder";
-    QTest::newRow("the folder is a file") << "file" << "is a file, not a folder";
-    QTest::newRow("the folder's parent is a file") << "under-file" << "Could not create the folder";
+    QTest::newRow("an existing file") << "existing"
+                                      << "already exists";
+    QTest::newRow("a folder where the last figure goes") << "blocked"
+                                                         << "is a folder";
+    QTest::newRow("the folder is a file") << "file"
+                                          << "is a file, not a folder";
+    QTest::newRow("the folder's parent is a file") << "under-file"
+                                                   << "Could not create the folder";
 }
 
 // Root can write into read-only folders, so the failures are made with paths no one can write.
@@ -613,8 +627,7 @@ void TestFigureExport::failedBatchLeavesFolderAsFound() {
     QCOMPARE(folderEntries(dir), beforeInside);
     if (problem == "existing")
         QCOMPARE(readFile(QDir(dir).filePath("step-11-causal-weights.png")), QByteArray("keep me"));
-    if (problem == "blocked")
-        QVERIFY2(error.contains("removed again"), qPrintable(error));
+    if (problem == "blocked") QVERIFY2(error.contains("removed again"), qPrintable(error));
 }
 
 void TestFigureExport::revealHidesRows() {
@@ -632,7 +645,8 @@ void TestFigureExport::revealHidesRows() {
         for (int c = 0; c < 6; ++c) {
             // Left of the centred text, on the cell's own fill.
             const QPointF centre = map->cellCenter(r, c);
-            const QColor pixel = image.pixelColor(QPoint(qRound(centre.x()) - 22, qRound(centre.y())));
+            const QColor pixel =
+                image.pixelColor(QPoint(qRound(centre.x()) - 22, qRound(centre.y())));
             if (r < 2)
                 QVERIFY2(sameColor(pixel, map->cellColor(r, c), 3), qPrintable(pixel.name()));
             else
