@@ -50,9 +50,15 @@ QString describe(const QJsonValue& v) {
             return QStringLiteral("null");
         case QJsonValue::Bool:
             return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-        case QJsonValue::Double:
+        case QJsonValue::Double: {
+            // A number beyond float's range is shown as written, not as the float it overflows to.
+            const double d = v.toDouble();
+            const bool inFloatRange =
+                std::fabs(d) < static_cast<double>(FLT_MAX) + 0x1p103;
             return QStringLiteral("the number ") +
-                   QString::fromUtf8(formatFloat(static_cast<float>(v.toDouble())));
+                   (inFloatRange ? QString::fromUtf8(formatFloat(static_cast<float>(d)))
+                                 : QString::number(d, 'g', 17));
+        }
         case QJsonValue::String:
             return QStringLiteral("the string ") + quoted(v.toString());
         case QJsonValue::Array:
@@ -110,7 +116,7 @@ public:
                 fail(child({}, QStringLiteral("version")),
                      QStringLiteral("the file has format version %1, written by a newer version "
                                     "of the app; this build reads version %2")
-                         .arg(QString::fromUtf8(formatFloat(static_cast<float>(d))))
+                         .arg(QString::number(d, 'g', 17))
                          .arg(kExampleFormatVersion));
             }
             if (!v.isDouble() || d != kExampleFormatVersion) {
@@ -592,7 +598,8 @@ ExampleParseResult loadExampleFile(const QString& path) {
 
 QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     QJsonObject o;
-    o.insert(QStringLiteral("module"), QString::fromStdString(config.module));
+    // A config without a module (the file's settings for any module) stays without one.
+    if (!config.module.empty()) o.insert(QStringLiteral("module"), QString::fromStdString(config.module));
     o.insert(QStringLiteral("seed"), static_cast<double>(config.seed));
     o.insert(QStringLiteral("d_out"), static_cast<double>(config.d_out));
     o.insert(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));

@@ -396,6 +396,13 @@ private:
             start = end + 1;
         }
 
+        // Separators alone (",", ";;;") leave no row at all. #7
+        if (rows.empty()) {
+            throw Failure{QStringLiteral(
+                "no numbers found, only separators: paste rows of numbers separated by tabs, "
+                "commas or spaces")};
+        }
+
         // A header line (column names, no number at all; its corner cell may be empty) above data
         // rows is skipped.
         if (rows.size() > 1) {

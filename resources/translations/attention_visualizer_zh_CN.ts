@@ -2,6 +2,438 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
     <context>
+        <name>ExploreSession</name>
+        <message>
+            <source>not enough memory for this run: use fewer tokens or heads</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Rename token %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Edit embedding (%1, %2)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>new</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Add token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Remove token %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Move token %1 to %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Random embeddings (seed %1)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>the pasted matrix has %1 rows; explore mode takes at most %2 tokens</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Paste %1 × %2 matrix</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Set d_in = %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Change settings</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Edit %1 (%2, %3)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Reset weights to the seed's</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>ExploreWindow</name>
+        <message>
+            <source>Not computed: %1 — the views show the last valid result.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Computing %1 tokens in the background…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Add</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Insert a token after the current one</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Remove</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Up</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Down</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Random fill, seed</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Embeddings = torch.rand(T, d_in) after torch.manual_seed(seed)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Paste matrix</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Replace the embeddings by a matrix copied from a spreadsheet or a printed tensor</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Reset to the tutorial example</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>tutorial example</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Explore attention — %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Tokens</source>
+            <translation>词元数</translation>
+        </message>
+        <message>
+            <source>Source (cross-attention)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Heads</source>
+            <translation>头数</translation>
+        </message>
+        <message>
+            <source>Output</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Weights</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>KV cache</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Lines</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Weight split</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cross-attention</source>
+            <translation>交叉注意力</translation>
+        </message>
+        <message>
+            <source>head </source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>context_vecs (the module's output)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>tokens</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>output features</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cancel</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;File</source>
+            <translation>文件(&amp;F)</translation>
+        </message>
+        <message>
+            <source>&amp;Open example…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Open &amp;recent</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Save</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Save &amp;as…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Close explore mode</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Edit</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cannot paste: %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>the clipboard is empty</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 was not opened: %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Open example</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Attention examples (*.json);;All files (*)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Save example</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Attention examples (*.json)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>(none)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 heads drawn from seed %3 (the KV cache belongs to decoder modules).</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source> Only the first %1 tokens are stepped through.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its first d_model columns are W_query, shown transposed.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads' outputs are concatenated and there is no out_proj.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 has a single head: there is nothing to split. Choose multi-head-attention to see the split.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Choose the module cross-attention: the tokens ask the queries, the source sequence (its own tab on the left) gives keys and values, e.g. a sentence and its translation.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 target tokens attend over %2 source tokens: the weight matrix is %1 × %2, not square, and there is no causal mask. Edit both sequences on the left.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>attn_weights, head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>target (queries)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>source (keys)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 — showing the tutorial's example instead.</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>ExportDialog</name>
+        <message>
+            <source>Export heatmap</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export all heatmaps of this step</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export the whole walkthrough</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>PNG image</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>SVG vector figure</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>PDF vector figure</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>CSV numbers (the matrix)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Format:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Fit to the matrix</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Fit to each matrix</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source> px</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Size:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>S&amp;cale:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Title above the matrix</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Numbers in the cells</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>As on screen</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Colour &amp;map:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>White</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Transparent</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Background:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>B&amp;rowse…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>F&amp;ile:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>F&amp;older:</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The figure is drawn as on screen: colours, labels, masked cells and highlights.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>One file per heatmap, named step-NN-&lt;matrix&gt;, e.g. step-11-causal-weights.png.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Export</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 files (*.%2)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 × %2 pixels</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>FigureExport</name>
+        <message>
+            <source>Could not save %1 to %2: %3</source>
+            <translation>无法将 %1 保存到 %2：%3</translation>
+        </message>
+        <message>
+            <source>There is no matrix “%1” on this page.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 already exists and was left as it is: choose another name or folder, or allow replacing existing files.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 is a folder: give a file name.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Could not save to %1: the folder %2 does not exist.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 is a file, not a folder: choose a folder for the figures.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Could not create the folder %1: check that its parent exists and is writable, or choose another folder.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 already exists (%2 of the %3 files): nothing was written. Choose another folder, or allow replacing existing files.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The figures written before it were removed again.</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>GuiOptions</name>
         <message>
             <source>Learn how transformer attention works, step by step, on the tutorial's six-token example.</source>
@@ -30,6 +462,10 @@
         <message>
             <source>--lang '%1' is not available: choose en or zh_CN</source>
             <translation>--lang '%1' 不可用：请选择 en 或 zh_CN</translation>
+        </message>
+        <message>
+            <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
+            <translation type="unfinished" />
         </message>
     </context>
     <context>
@@ -129,6 +565,106 @@
         <message>
             <source>cannot create the folder %1</source>
             <translation>无法创建文件夹 %1</translation>
+        </message>
+        <message>
+            <source>&amp;Explore</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>There is no heatmap to export on this page.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>There is no step to export.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Copied the figure “%1” to the clipboard</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 already exists. Replace it?</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 of the files already exist, for example %2. Replace them?</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Replace existing files?</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export failed</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Saved %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export matrix as CSV</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>CSV files (*.csv)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Figures saved: %1, in %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Export</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export &amp;heatmap…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export all heatmaps of this &amp;step…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export the &amp;whole walkthrough…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Copy figure</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export matrix as &amp;CSV…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Presentation mode</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Reveal values row by row</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Space or ↓ shows the next row of the computed matrices, ↑ hides it again</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Theme</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;System</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Light</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>&amp;Dark</source>
+            <translation type="unfinished" />
         </message>
     </context>
     <context>
@@ -571,6 +1107,279 @@
         <message>
             <source>the PDF painter could not start</source>
             <translation>PDF 绘图器无法启动</translation>
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreHeadsGrid</name>
+        <message>
+            <source>Same colour scale for all heads</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Off: each head uses its own range, so weak heads show their pattern.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Simplified: long sequences are shown as block averages of at most %1 × %1 cells.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Click a head to enlarge it; point at a row to follow that query in every head.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>attn_weights, head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>queries</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>keys</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreKvStepper</name>
+        <message>
+            <source>◀ Previous token</source>
+            <translation>◀ 上一个词元</translation>
+        </message>
+        <message>
+            <source>Next token ▶</source>
+            <translation>下一个词元 ▶</translation>
+        </message>
+        <message>
+            <source>Head</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>token %1 of %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>K cache, head %1 (%2 × %3)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>V cache, head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>new query row</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>its attn_weights over the cache</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>with cache</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>full recomputation</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>output row of “%1”: max difference %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 head_dim × 4 bytes = %9 bytes per layer.</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreLinesView</name>
+        <message>
+            <source>head %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Simplified: only the first %1 tokens of each side are drawn.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Line opacity = attention weight. Point at a token to see only its lines.</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreParameterPanel</name>
+        <message>
+            <source>Module</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>d_in (embedding width)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>d_out</source>
+            <translation>d_out</translation>
+        </message>
+        <message>
+            <source>num_heads</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Seed</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Dropout p</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Mode</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Causal mask</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>qkv_bias</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Mask convention</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Fill value</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Scaling</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>training (dropout on)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>future tokens hidden</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>divide scores by √head_dim</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>fill where mask == 0 (seed 000)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>fill where mask == 1 (seed 004)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The mask tensor is the subsequent mask: 1 where a token may look, 0 for the future. Filling where mask == 1 hides the past instead, and the last token sees nothing.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The score put in masked cells before softmax. A fully masked row gives NaN with -inf and equal weights with -1e9 or -1e4.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>bias in W_query, W_key, W_value</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The attention module of the tutorials to run.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>This module's output width is d_model = d_in.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The causal mask is part of this module.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>This module has no mask: choose self-attention-v2 for an optional causal mask.</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreTokenModel</name>
+        <message>
+            <source>token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>x%1</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreWeightEditor</name>
+        <message>
+            <source>Reset to the seed's weights</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Parameters by their PyTorch state_dict names; * = edited</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>vector of %1</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>%1 × %2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source> (first %1 × %2 shown)</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>views::ExploreWeightSplit</name>
+        <message>
+            <source>W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 independent projections stored side by side. Their context vectors are concatenated back to width %1 before out_proj mixes them.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>h%1·%2</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>fused W_query.weight</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>head %1 slice</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>heads concatenated (T, H·head_dim)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>out_proj.weight</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>context_vecs = concat · out_projᵀ + b</source>
+            <translation type="unfinished" />
         </message>
     </context>
     <context>

@@ -165,6 +165,7 @@ private slots:
     // --- sizes and settings -----------------------------------------------------------------
     void sizes_data();
     void sizes();
+    void zeroMeansDefault();
     void oneToken_data();
     void oneToken();
     void wrapperMayHaveMoreHeadsThanDOut();
@@ -522,6 +523,18 @@ void TestBadInput::sizes() {
     QFETCH(Thrower, run);
     QFETCH(QString, expected);
     QCOMPARE(errorOf(run), expected);
+}
+
+// In a config (and so in an example file) d_out = 0 and num_heads = 0 mean "the module's
+// default", like every 0 in ModuleConfig: the tutorial's d_out = 2 and 2 heads.
+void TestBadInput::zeroMeansDefault() {
+    ModuleConfig c = configFor("multi-head-attention");
+    c.d_out = 0;
+    c.num_heads = 0;
+    const RunResult r = attn::run_module(c, attn::tutorial_inputs());
+    QCOMPARE(r.config.d_out, Eigen::Index{2});
+    QCOMPARE(r.config.num_heads, Eigen::Index{2});
+    QCOMPARE(r.output.context_vecs[0].cols(), Eigen::Index{2});
 }
 
 // One token: the only key gets weight exactly 1 and the context is that token's value vector.
