@@ -5,118 +5,118 @@
         <name>ExploreSession</name>
         <message>
             <source>not enough memory for this run: use fewer tokens or heads</source>
-            <translation type="unfinished" />
+            <translation>内存不足，无法完成此次运行：请减少词元或头的数量</translation>
         </message>
         <message>
             <source>Rename token %1</source>
-            <translation type="unfinished" />
+            <translation>重命名词元 %1</translation>
         </message>
         <message>
             <source>Edit embedding (%1, %2)</source>
-            <translation type="unfinished" />
+            <translation>编辑嵌入 (%1, %2)</translation>
         </message>
         <message>
             <source>new</source>
-            <translation type="unfinished" />
+            <translation>新</translation>
         </message>
         <message>
             <source>Add token</source>
-            <translation type="unfinished" />
+            <translation>添加词元</translation>
         </message>
         <message>
             <source>Remove token %1</source>
-            <translation type="unfinished" />
+            <translation>删除词元 %1</translation>
         </message>
         <message>
             <source>Move token %1 to %2</source>
-            <translation type="unfinished" />
+            <translation>将词元 %1 移到 %2</translation>
         </message>
         <message>
             <source>Random embeddings (seed %1)</source>
-            <translation type="unfinished" />
+            <translation>随机嵌入（seed %1）</translation>
         </message>
         <message>
             <source>the pasted matrix has %1 rows; explore mode takes at most %2 tokens</source>
-            <translation type="unfinished" />
+            <translation>粘贴的矩阵有 %1 行；探索模式最多接受 %2 个词元</translation>
         </message>
         <message>
             <source>Paste %1 × %2 matrix</source>
-            <translation type="unfinished" />
+            <translation>粘贴 %1 × %2 矩阵</translation>
         </message>
         <message>
             <source>Set d_in = %1</source>
-            <translation type="unfinished" />
+            <translation>设置 d_in = %1</translation>
         </message>
         <message>
             <source>Change settings</source>
-            <translation type="unfinished" />
+            <translation>更改设置</translation>
         </message>
         <message>
             <source>Edit %1 (%2, %3)</source>
-            <translation type="unfinished" />
+            <translation>编辑 %1 (%2, %3)</translation>
         </message>
         <message>
             <source>Reset weights to the seed's</source>
-            <translation type="unfinished" />
+            <translation>将权重重置为 seed 生成的值</translation>
         </message>
     </context>
     <context>
         <name>ExploreWindow</name>
         <message>
             <source>Not computed: %1 — the views show the last valid result.</source>
-            <translation type="unfinished" />
+            <translation>未计算：%1 — 视图显示的是上一次有效的结果。</translation>
         </message>
         <message>
             <source>Computing %1 tokens in the background…</source>
-            <translation type="unfinished" />
+            <translation>正在后台计算 %1 个词元…</translation>
         </message>
         <message>
             <source>Add</source>
-            <translation type="unfinished" />
+            <translation>添加</translation>
         </message>
         <message>
             <source>Insert a token after the current one</source>
-            <translation type="unfinished" />
+            <translation>在当前词元之后插入一个词元</translation>
         </message>
         <message>
             <source>Remove</source>
-            <translation type="unfinished" />
+            <translation>删除</translation>
         </message>
         <message>
             <source>Up</source>
-            <translation type="unfinished" />
+            <translation>上移</translation>
         </message>
         <message>
             <source>Down</source>
-            <translation type="unfinished" />
+            <translation>下移</translation>
         </message>
         <message>
             <source>Random fill, seed</source>
-            <translation type="unfinished" />
+            <translation>随机填充，seed</translation>
         </message>
         <message>
             <source>Embeddings = torch.rand(T, d_in) after torch.manual_seed(seed)</source>
-            <translation type="unfinished" />
+            <translation>嵌入 = torch.manual_seed(seed) 之后的 torch.rand(T, d_in)</translation>
         </message>
         <message>
             <source>Paste matrix</source>
-            <translation type="unfinished" />
+            <translation>粘贴矩阵</translation>
         </message>
         <message>
             <source>Replace the embeddings by a matrix copied from a spreadsheet or a printed tensor</source>
-            <translation type="unfinished" />
+            <translation>用从电子表格或打印出的张量中复制的矩阵替换嵌入</translation>
         </message>
         <message>
             <source>Reset to the tutorial example</source>
-            <translation type="unfinished" />
+            <translation>重置为教程示例</translation>
         </message>
         <message>
             <source>tutorial example</source>
-            <translation type="unfinished" />
+            <translation>教程示例</translation>
         </message>
         <message>
             <source>Explore attention — %1</source>
-            <translation type="unfinished" />
+            <translation>探索注意力 — %1</translation>
         </message>
         <message>
             <source>Tokens</source>
@@ -124,7 +124,7 @@
         </message>
         <message>
             <source>Source (cross-attention)</source>
-            <translation type="unfinished" />
+            <translation>源序列（交叉注意力）</translation>
         </message>
         <message>
             <source>Heads</source>
@@ -132,23 +132,23 @@
         </message>
         <message>
             <source>Output</source>
-            <translation type="unfinished" />
+            <translation>输出</translation>
         </message>
         <message>
             <source>Weights</source>
-            <translation type="unfinished" />
+            <translation>权重</translation>
         </message>
         <message>
             <source>KV cache</source>
-            <translation type="unfinished" />
+            <translation>KV 缓存</translation>
         </message>
         <message>
             <source>Lines</source>
-            <translation type="unfinished" />
+            <translation>连线</translation>
         </message>
         <message>
             <source>Weight split</source>
-            <translation type="unfinished" />
+            <translation>权重切分</translation>
         </message>
         <message>
             <source>Cross-attention</source>
@@ -156,23 +156,23 @@
         </message>
         <message>
             <source>head </source>
-            <translation type="unfinished" />
+            <translation>头 </translation>
         </message>
         <message>
             <source>context_vecs (the module's output)</source>
-            <translation type="unfinished" />
+            <translation>context_vecs（模块的输出）</translation>
         </message>
         <message>
             <source>tokens</source>
-            <translation type="unfinished" />
+            <translation>词元</translation>
         </message>
         <message>
             <source>output features</source>
-            <translation type="unfinished" />
+            <translation>输出特征</translation>
         </message>
         <message>
             <source>Cancel</source>
-            <translation type="unfinished" />
+            <translation>取消</translation>
         </message>
         <message>
             <source>&amp;File</source>
@@ -180,218 +180,218 @@
         </message>
         <message>
             <source>&amp;Open example…</source>
-            <translation type="unfinished" />
+            <translation>打开示例文件(&amp;O)…</translation>
         </message>
         <message>
             <source>Open &amp;recent</source>
-            <translation type="unfinished" />
+            <translation>最近打开(&amp;R)</translation>
         </message>
         <message>
             <source>&amp;Save</source>
-            <translation type="unfinished" />
+            <translation>保存(&amp;S)</translation>
         </message>
         <message>
             <source>Save &amp;as…</source>
-            <translation type="unfinished" />
+            <translation>另存为(&amp;A)…</translation>
         </message>
         <message>
             <source>&amp;Close explore mode</source>
-            <translation type="unfinished" />
+            <translation>关闭探索模式(&amp;C)</translation>
         </message>
         <message>
             <source>&amp;Edit</source>
-            <translation type="unfinished" />
+            <translation>编辑(&amp;E)</translation>
         </message>
         <message>
             <source>Cannot paste: %1</source>
-            <translation type="unfinished" />
+            <translation>无法粘贴：%1</translation>
         </message>
         <message>
             <source>the clipboard is empty</source>
-            <translation type="unfinished" />
+            <translation>剪贴板为空</translation>
         </message>
         <message>
             <source>%1 was not opened: %2</source>
-            <translation type="unfinished" />
+            <translation>未打开 %1：%2</translation>
         </message>
         <message>
             <source>Open example</source>
-            <translation type="unfinished" />
+            <translation>打开示例文件</translation>
         </message>
         <message>
             <source>Attention examples (*.json);;All files (*)</source>
-            <translation type="unfinished" />
+            <translation>注意力示例文件 (*.json);;所有文件 (*)</translation>
         </message>
         <message>
             <source>Save example</source>
-            <translation type="unfinished" />
+            <translation>保存示例文件</translation>
         </message>
         <message>
             <source>Attention examples (*.json)</source>
-            <translation type="unfinished" />
+            <translation>注意力示例文件 (*.json)</translation>
         </message>
         <message>
             <source>(none)</source>
-            <translation type="unfinished" />
+            <translation>（无）</translation>
         </message>
         <message>
             <source>The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 heads drawn from seed %3 (the KV cache belongs to decoder modules).</source>
-            <translation type="unfinished" />
+            <translation>此处显示的缓存属于一个 MultiHeadAttention，其 d_out = d_in = %1，有 %2 个头，由 seed %3 生成（KV 缓存属于解码器模块）。</translation>
         </message>
         <message>
             <source> Only the first %1 tokens are stepped through.</source>
-            <translation type="unfinished" />
+            <translation> 只逐步演示前 %1 个词元。</translation>
         </message>
         <message>
             <source>GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its first d_model columns are W_query, shown transposed.</source>
-            <translation type="unfinished" />
+            <translation>GPT-2 将查询、键和值融合到一个 c_attn 中（Conv1D，x · W）：其前 d_model 列就是 W_query，此处以转置形式显示。</translation>
         </message>
         <message>
             <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads' outputs are concatenated and there is no out_proj.</source>
-            <translation type="unfinished" />
+            <translation>MultiHeadAttentionWrapper 为每个头保留一个 W_query（heads.h.W_query）：没有任何切分；各个头的输出被拼接起来，并且没有 out_proj。</translation>
         </message>
         <message>
             <source>%1 has a single head: there is nothing to split. Choose multi-head-attention to see the split.</source>
-            <translation type="unfinished" />
+            <translation>%1 只有一个头：没有什么可切分的。请选择 multi-head-attention 来查看权重切分。</translation>
         </message>
         <message>
             <source>Choose the module cross-attention: the tokens ask the queries, the source sequence (its own tab on the left) gives keys and values, e.g. a sentence and its translation.</source>
-            <translation type="unfinished" />
+            <translation>请选择模块 cross-attention：词元提出查询，源序列（左侧有它自己的选项卡）提供键和值，例如一个句子及其译文。</translation>
         </message>
         <message>
             <source>%1 target tokens attend over %2 source tokens: the weight matrix is %1 × %2, not square, and there is no causal mask. Edit both sequences on the left.</source>
-            <translation type="unfinished" />
+            <translation>%1 个目标词元关注 %2 个源词元：权重矩阵为 %1 × %2，不是方阵，并且没有因果掩码。请在左侧编辑这两个序列。</translation>
         </message>
         <message>
             <source>attn_weights, head %1</source>
-            <translation type="unfinished" />
+            <translation>attn_weights，头 %1</translation>
         </message>
         <message>
             <source>target (queries)</source>
-            <translation type="unfinished" />
+            <translation>目标（查询）</translation>
         </message>
         <message>
             <source>source (keys)</source>
-            <translation type="unfinished" />
+            <translation>源（键）</translation>
         </message>
         <message>
             <source>%1 — showing the tutorial's example instead.</source>
-            <translation type="unfinished" />
+            <translation>%1 — 改为显示教程的示例。</translation>
         </message>
     </context>
     <context>
         <name>ExportDialog</name>
         <message>
             <source>Export heatmap</source>
-            <translation type="unfinished" />
+            <translation>导出热力图</translation>
         </message>
         <message>
             <source>Export all heatmaps of this step</source>
-            <translation type="unfinished" />
+            <translation>导出此步骤的所有热力图</translation>
         </message>
         <message>
             <source>Export the whole walkthrough</source>
-            <translation type="unfinished" />
+            <translation>导出整个演练过程</translation>
         </message>
         <message>
             <source>PNG image</source>
-            <translation type="unfinished" />
+            <translation>PNG 图像</translation>
         </message>
         <message>
             <source>SVG vector figure</source>
-            <translation type="unfinished" />
+            <translation>SVG 矢量图</translation>
         </message>
         <message>
             <source>PDF vector figure</source>
-            <translation type="unfinished" />
+            <translation>PDF 矢量图</translation>
         </message>
         <message>
             <source>CSV numbers (the matrix)</source>
-            <translation type="unfinished" />
+            <translation>CSV 数值（矩阵）</translation>
         </message>
         <message>
             <source>&amp;Format:</source>
-            <translation type="unfinished" />
+            <translation>格式(&amp;F)：</translation>
         </message>
         <message>
             <source>Fit to the matrix</source>
-            <translation type="unfinished" />
+            <translation>适应矩阵大小</translation>
         </message>
         <message>
             <source>Fit to each matrix</source>
-            <translation type="unfinished" />
+            <translation>适应每个矩阵的大小</translation>
         </message>
         <message>
             <source> px</source>
-            <translation type="unfinished" />
+            <translation> px</translation>
         </message>
         <message>
             <source>&amp;Size:</source>
-            <translation type="unfinished" />
+            <translation>尺寸(&amp;S)：</translation>
         </message>
         <message>
             <source>S&amp;cale:</source>
-            <translation type="unfinished" />
+            <translation>缩放(&amp;C)：</translation>
         </message>
         <message>
             <source>&amp;Title above the matrix</source>
-            <translation type="unfinished" />
+            <translation>在矩阵上方显示标题(&amp;T)</translation>
         </message>
         <message>
             <source>&amp;Numbers in the cells</source>
-            <translation type="unfinished" />
+            <translation>在单元格中显示数值(&amp;N)</translation>
         </message>
         <message>
             <source>As on screen</source>
-            <translation type="unfinished" />
+            <translation>与屏幕显示一致</translation>
         </message>
         <message>
             <source>Colour &amp;map:</source>
-            <translation type="unfinished" />
+            <translation>颜色映射(&amp;M)：</translation>
         </message>
         <message>
             <source>White</source>
-            <translation type="unfinished" />
+            <translation>白色</translation>
         </message>
         <message>
             <source>Transparent</source>
-            <translation type="unfinished" />
+            <translation>透明</translation>
         </message>
         <message>
             <source>&amp;Background:</source>
-            <translation type="unfinished" />
+            <translation>背景(&amp;B)：</translation>
         </message>
         <message>
             <source>B&amp;rowse…</source>
-            <translation type="unfinished" />
+            <translation>浏览(&amp;R)…</translation>
         </message>
         <message>
             <source>F&amp;ile:</source>
-            <translation type="unfinished" />
+            <translation>文件(&amp;I)：</translation>
         </message>
         <message>
             <source>F&amp;older:</source>
-            <translation type="unfinished" />
+            <translation>文件夹(&amp;O)：</translation>
         </message>
         <message>
             <source>The figure is drawn as on screen: colours, labels, masked cells and highlights.</source>
-            <translation type="unfinished" />
+            <translation>图形按屏幕上的样子绘制：颜色、标签、被掩码的单元格和高亮。</translation>
         </message>
         <message>
             <source>One file per heatmap, named step-NN-&lt;matrix&gt;, e.g. step-11-causal-weights.png.</source>
-            <translation type="unfinished" />
+            <translation>每个热力图一个文件，命名为 step-NN-&lt;matrix&gt;，例如 step-11-causal-weights.png。</translation>
         </message>
         <message>
             <source>&amp;Export</source>
-            <translation type="unfinished" />
+            <translation>导出(&amp;E)</translation>
         </message>
         <message>
             <source>%1 files (*.%2)</source>
-            <translation type="unfinished" />
+            <translation>%1 文件 (*.%2)</translation>
         </message>
         <message>
             <source>%1 × %2 pixels</source>
-            <translation type="unfinished" />
+            <translation>%1 × %2 像素</translation>
         </message>
     </context>
     <context>
@@ -402,35 +402,35 @@
         </message>
         <message>
             <source>There is no matrix “%1” on this page.</source>
-            <translation type="unfinished" />
+            <translation>此页面上没有矩阵“%1”。</translation>
         </message>
         <message>
             <source>%1 already exists and was left as it is: choose another name or folder, or allow replacing existing files.</source>
-            <translation type="unfinished" />
+            <translation>%1 已存在，保持原样未动：请选择其他名称或文件夹，或允许替换已有文件。</translation>
         </message>
         <message>
             <source>%1 is a folder: give a file name.</source>
-            <translation type="unfinished" />
+            <translation>%1 是一个文件夹：请给出文件名。</translation>
         </message>
         <message>
             <source>Could not save to %1: the folder %2 does not exist.</source>
-            <translation type="unfinished" />
+            <translation>无法保存到 %1：文件夹 %2 不存在。</translation>
         </message>
         <message>
             <source>%1 is a file, not a folder: choose a folder for the figures.</source>
-            <translation type="unfinished" />
+            <translation>%1 是一个文件，而不是文件夹：请为图形选择一个文件夹。</translation>
         </message>
         <message>
             <source>Could not create the folder %1: check that its parent exists and is writable, or choose another folder.</source>
-            <translation type="unfinished" />
+            <translation>无法创建文件夹 %1：请检查其上级文件夹是否存在且可写，或选择其他文件夹。</translation>
         </message>
         <message>
             <source>%1 already exists (%2 of the %3 files): nothing was written. Choose another folder, or allow replacing existing files.</source>
-            <translation type="unfinished" />
+            <translation>%1 已存在（%3 个文件中的第 %2 个）：未写入任何内容。请选择其他文件夹，或允许替换已有文件。</translation>
         </message>
         <message>
             <source>The figures written before it were removed again.</source>
-            <translation type="unfinished" />
+            <translation>在它之前写入的图形已被再次删除。</translation>
         </message>
     </context>
     <context>
@@ -465,7 +465,7 @@
         </message>
         <message>
             <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
-            <translation type="unfinished" />
+            <translation>以演示模式启动：全屏、大号文字和热力图、不显示步骤列表（按 F11 或 Escape 退出）。</translation>
         </message>
     </context>
     <context>
@@ -568,103 +568,103 @@
         </message>
         <message>
             <source>&amp;Explore</source>
-            <translation type="unfinished" />
+            <translation>探索(&amp;E)</translation>
         </message>
         <message>
             <source>There is no heatmap to export on this page.</source>
-            <translation type="unfinished" />
+            <translation>此页面上没有可导出的热力图。</translation>
         </message>
         <message>
             <source>There is no step to export.</source>
-            <translation type="unfinished" />
+            <translation>没有可导出的步骤。</translation>
         </message>
         <message>
             <source>Copied the figure “%1” to the clipboard</source>
-            <translation type="unfinished" />
+            <translation>已将图形“%1”复制到剪贴板</translation>
         </message>
         <message>
             <source>%1 already exists. Replace it?</source>
-            <translation type="unfinished" />
+            <translation>%1 已存在。要替换它吗？</translation>
         </message>
         <message>
             <source>%1 of the files already exist, for example %2. Replace them?</source>
-            <translation type="unfinished" />
+            <translation>已有 %1 个文件存在，例如 %2。要替换它们吗？</translation>
         </message>
         <message>
             <source>Replace existing files?</source>
-            <translation type="unfinished" />
+            <translation>替换已有文件？</translation>
         </message>
         <message>
             <source>Export failed</source>
-            <translation type="unfinished" />
+            <translation>导出失败</translation>
         </message>
         <message>
             <source>Saved %1</source>
-            <translation type="unfinished" />
+            <translation>已保存 %1</translation>
         </message>
         <message>
             <source>Export matrix as CSV</source>
-            <translation type="unfinished" />
+            <translation>将矩阵导出为 CSV</translation>
         </message>
         <message>
             <source>CSV files (*.csv)</source>
-            <translation type="unfinished" />
+            <translation>CSV 文件 (*.csv)</translation>
         </message>
         <message>
             <source>Figures saved: %1, in %2</source>
-            <translation type="unfinished" />
+            <translation>图形已保存：%1，位于 %2</translation>
         </message>
         <message>
             <source>&amp;Export</source>
-            <translation type="unfinished" />
+            <translation>导出(&amp;E)</translation>
         </message>
         <message>
             <source>Export &amp;heatmap…</source>
-            <translation type="unfinished" />
+            <translation>导出热力图(&amp;H)…</translation>
         </message>
         <message>
             <source>Export all heatmaps of this &amp;step…</source>
-            <translation type="unfinished" />
+            <translation>导出此步骤的所有热力图(&amp;S)…</translation>
         </message>
         <message>
             <source>Export the &amp;whole walkthrough…</source>
-            <translation type="unfinished" />
+            <translation>导出整个演练过程(&amp;W)…</translation>
         </message>
         <message>
             <source>&amp;Copy figure</source>
-            <translation type="unfinished" />
+            <translation>复制图形(&amp;C)</translation>
         </message>
         <message>
             <source>Export matrix as &amp;CSV…</source>
-            <translation type="unfinished" />
+            <translation>将矩阵导出为 CSV(&amp;C)…</translation>
         </message>
         <message>
             <source>&amp;Presentation mode</source>
-            <translation type="unfinished" />
+            <translation>演示模式(&amp;P)</translation>
         </message>
         <message>
             <source>&amp;Reveal values row by row</source>
-            <translation type="unfinished" />
+            <translation>逐行显示数值(&amp;R)</translation>
         </message>
         <message>
             <source>Space or ↓ shows the next row of the computed matrices, ↑ hides it again</source>
-            <translation type="unfinished" />
+            <translation>空格或 ↓ 显示计算矩阵的下一行，↑ 将其再次隐藏</translation>
         </message>
         <message>
             <source>&amp;Theme</source>
-            <translation type="unfinished" />
+            <translation>主题(&amp;T)</translation>
         </message>
         <message>
             <source>&amp;System</source>
-            <translation type="unfinished" />
+            <translation>跟随系统(&amp;S)</translation>
         </message>
         <message>
             <source>&amp;Light</source>
-            <translation type="unfinished" />
+            <translation>浅色(&amp;L)</translation>
         </message>
         <message>
             <source>&amp;Dark</source>
-            <translation type="unfinished" />
+            <translation>深色(&amp;D)</translation>
         </message>
     </context>
     <context>
@@ -1113,39 +1113,39 @@
         <name>views::ExploreHeadsGrid</name>
         <message>
             <source>Same colour scale for all heads</source>
-            <translation type="unfinished" />
+            <translation>所有头使用相同的颜色刻度</translation>
         </message>
         <message>
             <source>Off: each head uses its own range, so weak heads show their pattern.</source>
-            <translation type="unfinished" />
+            <translation>关闭：每个头使用自己的范围，这样较弱的头也能显示出其模式。</translation>
         </message>
         <message>
             <source>head %1</source>
-            <translation type="unfinished" />
+            <translation>头 %1</translation>
         </message>
         <message>
             <source>Simplified: long sequences are shown as block averages of at most %1 × %1 cells.</source>
-            <translation type="unfinished" />
+            <translation>已简化：长序列显示为最多 %1 × %1 个单元格的分块平均值。</translation>
         </message>
         <message>
             <source>Click a head to enlarge it; point at a row to follow that query in every head.</source>
-            <translation type="unfinished" />
+            <translation>点击一个头将其放大；指向某一行可在每个头中跟踪该查询。</translation>
         </message>
         <message>
             <source>Head %1</source>
-            <translation type="unfinished" />
+            <translation>头 %1</translation>
         </message>
         <message>
             <source>attn_weights, head %1</source>
-            <translation type="unfinished" />
+            <translation>attn_weights，头 %1</translation>
         </message>
         <message>
             <source>queries</source>
-            <translation type="unfinished" />
+            <translation>查询</translation>
         </message>
         <message>
             <source>keys</source>
-            <translation type="unfinished" />
+            <translation>键</translation>
         </message>
     </context>
     <context>
@@ -1160,73 +1160,73 @@
         </message>
         <message>
             <source>Head</source>
-            <translation type="unfinished" />
+            <translation>头</translation>
         </message>
         <message>
             <source>token %1 of %2</source>
-            <translation type="unfinished" />
+            <translation>第 %1 个词元，共 %2 个</translation>
         </message>
         <message>
             <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
-            <translation type="unfinished" />
+            <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带轮廓的行）；前面 %3 个词元的键和值被重复使用，而不是重新计算。只有新的查询行关注缓存，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
         </message>
         <message>
             <source>K cache, head %1 (%2 × %3)</source>
-            <translation type="unfinished" />
+            <translation>K 缓存，头 %1（%2 × %3）</translation>
         </message>
         <message>
             <source>V cache, head %1</source>
-            <translation type="unfinished" />
+            <translation>V 缓存，头 %1</translation>
         </message>
         <message>
             <source>new query row</source>
-            <translation type="unfinished" />
+            <translation>新的查询行</translation>
         </message>
         <message>
             <source>its attn_weights over the cache</source>
-            <translation type="unfinished" />
+            <translation>它在缓存上的 attn_weights</translation>
         </message>
         <message>
             <source>with cache</source>
-            <translation type="unfinished" />
+            <translation>使用缓存</translation>
         </message>
         <message>
             <source>full recomputation</source>
-            <translation type="unfinished" />
+            <translation>完全重新计算</translation>
         </message>
         <message>
             <source>output row of “%1”: max difference %2</source>
-            <translation type="unfinished" />
+            <translation>“%1”的输出行：最大差值 %2</translation>
         </message>
         <message>
             <source>Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 head_dim × 4 bytes = %9 bytes per layer.</source>
-            <translation type="unfinished" />
+            <translation>本步骤的乘法次数：使用缓存 %1 次，不使用缓存 %2 次（重新计算全部 %3 个词元）。到目前为止：使用缓存 %4 次，不使用缓存 %5 次（节省 %6%）。缓存：2 × %7 个头 × %3 个词元 × %8 head_dim × 4 字节 = 每层 %9 字节。</translation>
         </message>
     </context>
     <context>
         <name>views::ExploreLinesView</name>
         <message>
             <source>head %1</source>
-            <translation type="unfinished" />
+            <translation>头 %1</translation>
         </message>
         <message>
             <source>Simplified: only the first %1 tokens of each side are drawn.</source>
-            <translation type="unfinished" />
+            <translation>已简化：每一侧只绘制前 %1 个词元。</translation>
         </message>
         <message>
             <source>Line opacity = attention weight. Point at a token to see only its lines.</source>
-            <translation type="unfinished" />
+            <translation>连线不透明度 = 注意力权重。指向一个词元即可只查看它的连线。</translation>
         </message>
     </context>
     <context>
         <name>views::ExploreParameterPanel</name>
         <message>
             <source>Module</source>
-            <translation type="unfinished" />
+            <translation>模块</translation>
         </message>
         <message>
             <source>d_in (embedding width)</source>
-            <translation type="unfinished" />
+            <translation>d_in（嵌入宽度）</translation>
         </message>
         <message>
             <source>d_out</source>
@@ -1234,152 +1234,152 @@
         </message>
         <message>
             <source>num_heads</source>
-            <translation type="unfinished" />
+            <translation>num_heads</translation>
         </message>
         <message>
             <source>Seed</source>
-            <translation type="unfinished" />
+            <translation>Seed</translation>
         </message>
         <message>
             <source>Dropout p</source>
-            <translation type="unfinished" />
+            <translation>Dropout p</translation>
         </message>
         <message>
             <source>Mode</source>
-            <translation type="unfinished" />
+            <translation>模式</translation>
         </message>
         <message>
             <source>Causal mask</source>
-            <translation type="unfinished" />
+            <translation>因果掩码</translation>
         </message>
         <message>
             <source>qkv_bias</source>
-            <translation type="unfinished" />
+            <translation>qkv_bias</translation>
         </message>
         <message>
             <source>Mask convention</source>
-            <translation type="unfinished" />
+            <translation>掩码约定</translation>
         </message>
         <message>
             <source>Fill value</source>
-            <translation type="unfinished" />
+            <translation>填充值</translation>
         </message>
         <message>
             <source>Scaling</source>
-            <translation type="unfinished" />
+            <translation>缩放</translation>
         </message>
         <message>
             <source>training (dropout on)</source>
-            <translation type="unfinished" />
+            <translation>训练（启用 dropout）</translation>
         </message>
         <message>
             <source>future tokens hidden</source>
-            <translation type="unfinished" />
+            <translation>隐藏未来词元</translation>
         </message>
         <message>
             <source>divide scores by √head_dim</source>
-            <translation type="unfinished" />
+            <translation>将分数除以 √head_dim</translation>
         </message>
         <message>
             <source>fill where mask == 0 (seed 000)</source>
-            <translation type="unfinished" />
+            <translation>在 mask == 0 处填充（seed 000）</translation>
         </message>
         <message>
             <source>fill where mask == 1 (seed 004)</source>
-            <translation type="unfinished" />
+            <translation>在 mask == 1 处填充（seed 004）</translation>
         </message>
         <message>
             <source>The mask tensor is the subsequent mask: 1 where a token may look, 0 for the future. Filling where mask == 1 hides the past instead, and the last token sees nothing.</source>
-            <translation type="unfinished" />
+            <translation>掩码张量是后续掩码（subsequent mask）：词元可以查看的位置为 1，未来位置为 0。在 mask == 1 处填充反而会隐藏过去，最后一个词元将什么也看不到。</translation>
         </message>
         <message>
             <source>The score put in masked cells before softmax. A fully masked row gives NaN with -inf and equal weights with -1e9 or -1e4.</source>
-            <translation type="unfinished" />
+            <translation>在 softmax 之前放入被掩码单元格的分数。完全被掩码的一行在使用 -inf 时得到 NaN，使用 -1e9 或 -1e4 时得到相等的权重。</translation>
         </message>
         <message>
             <source>bias in W_query, W_key, W_value</source>
-            <translation type="unfinished" />
+            <translation>W_query、W_key、W_value 中的偏置</translation>
         </message>
         <message>
             <source>The attention module of the tutorials to run.</source>
-            <translation type="unfinished" />
+            <translation>要运行的教程中的注意力模块。</translation>
         </message>
         <message>
             <source>This module's output width is d_model = d_in.</source>
-            <translation type="unfinished" />
+            <translation>此模块的输出宽度为 d_model = d_in。</translation>
         </message>
         <message>
             <source>The causal mask is part of this module.</source>
-            <translation type="unfinished" />
+            <translation>因果掩码是此模块的一部分。</translation>
         </message>
         <message>
             <source>This module has no mask: choose self-attention-v2 for an optional causal mask.</source>
-            <translation type="unfinished" />
+            <translation>此模块没有掩码：请选择 self-attention-v2 以使用可选的因果掩码。</translation>
         </message>
     </context>
     <context>
         <name>views::ExploreTokenModel</name>
         <message>
             <source>token</source>
-            <translation type="unfinished" />
+            <translation>词元</translation>
         </message>
         <message>
             <source>x%1</source>
-            <translation type="unfinished" />
+            <translation>x%1</translation>
         </message>
     </context>
     <context>
         <name>views::ExploreWeightEditor</name>
         <message>
             <source>Reset to the seed's weights</source>
-            <translation type="unfinished" />
+            <translation>将权重重置为 seed 生成的值</translation>
         </message>
         <message>
             <source>Parameters by their PyTorch state_dict names; * = edited</source>
-            <translation type="unfinished" />
+            <translation>参数按其 PyTorch state_dict 名称列出；* = 已编辑</translation>
         </message>
         <message>
             <source>vector of %1</source>
-            <translation type="unfinished" />
+            <translation>长度为 %1 的向量</translation>
         </message>
         <message>
             <source>%1 × %2</source>
-            <translation type="unfinished" />
+            <translation>%1 × %2</translation>
         </message>
         <message>
             <source> (first %1 × %2 shown)</source>
-            <translation type="unfinished" />
+            <translation>（显示前 %1 × %2 个）</translation>
         </message>
     </context>
     <context>
         <name>views::ExploreWeightSplit</name>
         <message>
             <source>W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 independent projections stored side by side. Their context vectors are concatenated back to width %1 before out_proj mixes them.</source>
-            <translation type="unfinished" />
+            <translation>W_query 是一个 (d_out = %1, d_in = %2) 矩阵。第 h 个头取其第 h·head_dim … (h+1)·head_dim − 1 行（head_dim = %3）：这 %4 个头是并排存储的 %4 个独立投影。它们的上下文向量被重新拼接回宽度 %1，然后由 out_proj 将其混合。</translation>
         </message>
         <message>
             <source>h%1·%2</source>
-            <translation type="unfinished" />
+            <translation>h%1·%2</translation>
         </message>
         <message>
             <source>fused W_query.weight</source>
-            <translation type="unfinished" />
+            <translation>融合的 W_query.weight</translation>
         </message>
         <message>
             <source>head %1 slice</source>
-            <translation type="unfinished" />
+            <translation>头 %1 切片</translation>
         </message>
         <message>
             <source>heads concatenated (T, H·head_dim)</source>
-            <translation type="unfinished" />
+            <translation>拼接后的各个头 (T, H·head_dim)</translation>
         </message>
         <message>
             <source>out_proj.weight</source>
-            <translation type="unfinished" />
+            <translation>out_proj.weight</translation>
         </message>
         <message>
             <source>context_vecs = concat · out_projᵀ + b</source>
-            <translation type="unfinished" />
+            <translation>context_vecs = concat · out_projᵀ + b</translation>
         </message>
     </context>
     <context>

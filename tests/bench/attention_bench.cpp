@@ -9,7 +9,8 @@
 // bias additions are not counted. BM_Gemm/1024 counts 2·1024³.
 //
 // Single-threaded by default; `--threads=2` (or ATTN_THREADS=2) runs the fast path's heads and
-// Eigen's GEMMs on two threads. Other flags are Google Benchmark's (--benchmark_filter=...).
+// Eigen's GEMMs on two threads and measures wall-clock time. Other flags are Google Benchmark's
+// (--benchmark_filter=..., --benchmark_repetitions=...). docs/performance.md has the results.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
