@@ -53,8 +53,7 @@ QString describe(const QJsonValue& v) {
         case QJsonValue::Double: {
             // A number beyond float's range is shown as written, not as the float it overflows to.
             const double d = v.toDouble();
-            const bool inFloatRange =
-                std::fabs(d) < static_cast<double>(FLT_MAX) + 0x1p103;
+            const bool inFloatRange = std::fabs(d) < static_cast<double>(FLT_MAX) + 0x1p103;
             return QStringLiteral("the number ") +
                    (inFloatRange ? QString::fromUtf8(formatFloat(static_cast<float>(d)))
                                  : QString::number(d, 'g', 17));
@@ -599,7 +598,8 @@ ExampleParseResult loadExampleFile(const QString& path) {
 QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     QJsonObject o;
     // A config without a module (the file's settings for any module) stays without one.
-    if (!config.module.empty()) o.insert(QStringLiteral("module"), QString::fromStdString(config.module));
+    if (!config.module.empty())
+        o.insert(QStringLiteral("module"), QString::fromStdString(config.module));
     o.insert(QStringLiteral("seed"), static_cast<double>(config.seed));
     o.insert(QStringLiteral("d_out"), static_cast<double>(config.d_out));
     o.insert(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));
@@ -640,7 +640,7 @@ namespace {
 QJsonArray tokensToJson(const std::vector<std::string>& tokens) {
     QJsonArray out;
     for (const std::string& t : tokens) {
-        out.append(QString::fromStdString(t));
+        out.append(fromUtf8KeepingBom(t));
     }
     return out;
 }

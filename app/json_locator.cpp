@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "json_text.h"
+
 namespace {
 
 bool hasBom(const QByteArray& t) { return t.startsWith("\xEF\xBB\xBF"); }
@@ -46,7 +48,7 @@ public:
                 raw += t_[i];
                 continue;
             }
-            out += QString::fromUtf8(raw);
+            out += fromUtf8KeepingBom(raw);
             raw.clear();
             const char e = at(i + 1);
             ++i;
@@ -79,7 +81,7 @@ public:
                     break;  // \" \\ \/
             }
         }
-        out += QString::fromUtf8(raw);
+        out += fromUtf8KeepingBom(raw);
         return out;
     }
 

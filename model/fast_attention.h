@@ -1,7 +1,8 @@
-// The fast path of MultiHeadAttention, used whenever the intermediates are not displayed (long
-// inputs in explore mode, `attention-cli compute --summary`, decoding). It computes the same
-// output as MultiHeadAttention::forward in eval mode (dropout inactive) without storing any
-// (T, T) matrix: memory grows with T, not T², and masked key blocks are never computed.
+// The fast path of MultiHeadAttention, for whenever the intermediates are not displayed
+// (`attention-cli compute --summary` through run_module's output_only, decoding, long inputs).
+// It computes the same output as MultiHeadAttention::forward in eval mode (dropout inactive)
+// without storing any (T, T) matrix: memory grows with T, not T², and masked key blocks are
+// never computed.
 //
 // Shapes as in tensor.h: T = tokens, d_in, d_out, H = num_heads, hd = head_dim = d_out / H,
 // Bq / Bk / Bd = query / key / diagonal strip block rows.

@@ -1,7 +1,10 @@
 #include "tensor.h"
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 
 namespace attn {
 
@@ -82,7 +85,11 @@ void check_dropout_p(float p) {
     // Written so that NaN fails too: every comparison with NaN is false.
     if (!(p >= 0.0f && p <= 1.0f)) {
         std::ostringstream msg;
-        msg << "dropout p = " << p << " is outside [0, 1]: use a probability such as 0.1 or 0.5";
+        // Shortest digits that read back as p: 1.0000001 must not print as "1" (#7).
+        std::array<char, 32> digits{};
+        const auto printed = std::to_chars(digits.data(), digits.data() + digits.size(), p);
+        msg << "dropout p = " << std::string_view(digits.data(), printed.ptr)
+            << " is outside [0, 1]: use a probability such as 0.1 or 0.5";
         throw AttentionError(msg.str());
     }
 }

@@ -106,17 +106,16 @@ Eigen::MatrixXd doubleMha(const attn::MultiHeadAttention& m, const Matrix& x,
         for (Eigen::Index h = 0; h < m.num_heads; ++h) {
             const Eigen::Index c0 = h * m.head_dim;
             // Causal: query t sees keys 0..t.
-            Eigen::RowVectorXd s = (k.block(0, c0, t + 1, m.head_dim) *
-                                    q.block(t, c0, 1, m.head_dim).transpose())
-                                       .transpose() /
-                                   std::sqrt(static_cast<double>(m.head_dim));
+            Eigen::RowVectorXd s =
+                (k.block(0, c0, t + 1, m.head_dim) * q.block(t, c0, 1, m.head_dim).transpose())
+                    .transpose() /
+                std::sqrt(static_cast<double>(m.head_dim));
             s = (s.array() - s.maxCoeff()).exp().matrix();
             s /= s.sum();
             concat.segment(c0, m.head_dim) = s * v.block(0, c0, t + 1, m.head_dim);
         }
         out.row(static_cast<Eigen::Index>(r)) =
-            concat * m.out_proj.weight.cast<double>().transpose() +
-            m.out_proj.bias.cast<double>();
+            concat * m.out_proj.weight.cast<double>().transpose() + m.out_proj.bias.cast<double>();
     }
     return out;
 }
@@ -127,16 +126,17 @@ double relativeError(const Matrix& actual, const Eigen::MatrixXd& expected) {
     for (Eigen::Index i = 0; i < expected.rows(); ++i) {
         for (Eigen::Index j = 0; j < expected.cols(); ++j) {
             const double e = expected(i, j);
-            const double d = std::abs(static_cast<double>(actual(i, j)) - e) / std::max(1.0, std::abs(e));
+            const double d =
+                std::abs(static_cast<double>(actual(i, j)) - e) / std::max(1.0, std::abs(e));
             worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
         }
     }
     return worst;
 }
 
-const QStringList kModules = {"self-attention-v1", "self-attention-v2", "causal-attention",
+const QStringList kModules = {"self-attention-v1",  "self-attention-v2",    "causal-attention",
                               "multi-head-wrapper", "multi-head-attention", "bert-multi-head",
-                              "gpt2-attention", "cross-attention"};
+                              "gpt2-attention",     "cross-attention"};
 
 bool isCausal(const QString& module) {
     return module == "causal-attention" || module == "multi-head-wrapper" ||
@@ -201,8 +201,9 @@ void TestBadInput::nonFiniteEmbeddings_data() {
         for (const auto& v : values) {
             QTest::addRow("%s %s", qPrintable(module), v.name)
                 << module << false << v.value
-                << QStringLiteral("embeddings has %1 at row 2, column 3 (counting from 1): replace "
-                                  "it with a finite number")
+                << QStringLiteral(
+                       "embeddings has %1 at row 2, column 3 (counting from 1): replace "
+                       "it with a finite number")
                        .arg(QLatin1String(v.name));
         }
     }
@@ -248,18 +249,19 @@ void TestBadInput::nonFiniteWeights_data() {
         const char* module;
         const char* weight;
     } cases[] = {
-        {"self-attention-v1", "W_query"},       {"self-attention-v2", "W_key.weight"},
-        {"causal-attention", "W_value.weight"}, {"multi-head-wrapper", "heads.1.W_query.weight"},
+        {"self-attention-v1", "W_query"},          {"self-attention-v2", "W_key.weight"},
+        {"causal-attention", "W_value.weight"},    {"multi-head-wrapper", "heads.1.W_query.weight"},
         {"multi-head-attention", "out_proj.bias"}, {"bert-multi-head", "linears.3.bias"},
-        {"gpt2-attention", "c_attn.weight"},    {"cross-attention", "linears.1.weight"},
+        {"gpt2-attention", "c_attn.weight"},       {"cross-attention", "linears.1.weight"},
     };
     for (const auto& c : cases) {
         for (const float v : {kNaN, kInf, -kInf}) {
             const QString shown = std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf");
             QTest::addRow("%s %s %s", c.module, c.weight, qPrintable(shown))
                 << c.module << c.weight << v
-                << QStringLiteral("weight \"%1\" has %2 at row 1, column 2 (counting from 1): "
-                                  "replace it with a finite number")
+                << QStringLiteral(
+                       "weight \"%1\" has %2 at row 1, column 2 (counting from 1): "
+                       "replace it with a finite number")
                        .arg(QLatin1String(c.weight), shown);
         }
     }
@@ -334,8 +336,8 @@ void TestBadInput::hugeValuesEveryModule() {
         for (const attn::AttentionResult& head : item) {
             const QString problem = distributionOrNaN(head.weights);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
-            overflowed = overflowed || !head.scores.allFinite() ||
-                         head.scores.cwiseAbs().maxCoeff() > 1e15f;
+            overflowed =
+                overflowed || !head.scores.allFinite() || head.scores.cwiseAbs().maxCoeff() > 1e15f;
         }
     }
     QVERIFY2(overflowed, "a huge embedding gives huge or infinite scores");
@@ -372,7 +374,10 @@ void TestBadInput::subnormalValues() {
             const float expected = j < seen ? 1.0f / static_cast<float>(seen) : 0.0f;
             QVERIFY2(std::abs(head.weights(i, j) - expected) <= 1e-7f,
                      qPrintable(QStringLiteral("weight (%1, %2) = %3, expected %4")
-                                    .arg(i + 1).arg(j + 1).arg(head.weights(i, j)).arg(expected)));
+                                    .arg(i + 1)
+                                    .arg(j + 1)
+                                    .arg(head.weights(i, j))
+                                    .arg(expected)));
         }
     }
     QVERIFY(r.output.context_vecs[0].allFinite());
@@ -434,29 +439,25 @@ void TestBadInput::sizes_data() {
     };
     Sequence none;
     none.embeddings.resize(0, 3);
-    QTest::newRow("zero tokens")
-        << Thrower([none] { attn::run_module(configFor("self-attention-v2"), none); })
-        << "embeddings is empty: give at least one token";
+    QTest::newRow("zero tokens") << Thrower([none] {
+        attn::run_module(configFor("self-attention-v2"), none);
+    }) << "embeddings is empty: give at least one token";
     Sequence noWidth;
     noWidth.embeddings.resize(2, 0);
     noWidth.tokens = {"a", "b"};
-    QTest::newRow("zero width")
-        << Thrower([noWidth] { attn::run_module(configFor("causal-attention"), noWidth); })
-        << "embeddings have no values per token: give every token at least one number";
+    QTest::newRow("zero width") << Thrower([noWidth] {
+        attn::run_module(configFor("causal-attention"), noWidth);
+    }) << "embeddings have no values per token: give every token at least one number";
     Sequence source;
     source.embeddings.resize(0, 3);
-    QTest::newRow("zero source tokens")
-        << Thrower([tutorial, source] {
-               attn::run_module(configFor("cross-attention"), tutorial, &source);
-           })
-        << "source embeddings is empty: give at least one token";
-    QTest::newRow("tokens and rows disagree")
-        << Thrower([tutorial] {
-               Sequence s = tutorial;
-               s.tokens.pop_back();
-               attn::run_module(configFor("self-attention-v1"), s);
-           })
-        << "embeddings have 6 rows but there are 5 tokens: give one row per token";
+    QTest::newRow("zero source tokens") << Thrower([tutorial, source] {
+        attn::run_module(configFor("cross-attention"), tutorial, &source);
+    }) << "source embeddings is empty: give at least one token";
+    QTest::newRow("tokens and rows disagree") << Thrower([tutorial] {
+        Sequence s = tutorial;
+        s.tokens.pop_back();
+        attn::run_module(configFor("self-attention-v1"), s);
+    }) << "embeddings have 6 rows but there are 5 tokens: give one row per token";
     QTest::newRow("d_out = -1") << run("multi-head-attention", -1, 0)
                                 << "d_out = -1 is outside 1..16384: give d_out between 1 and 16384";
     QTest::newRow("d_out = 4 for bert (d_model = d_in)")
@@ -487,36 +488,26 @@ void TestBadInput::sizes_data() {
                                 "or 0.5";
 
     // The module constructors, as code using model/ directly calls them.
-    QTest::newRow("MultiHeadAttention d_out = 0")
-        << Thrower([] {
-               TorchGenerator gen(123);
-               attn::MultiHeadAttention m(3, 0, 6, 0.0f, 1, gen);
-           })
-        << "d_out = 0 leaves no width to split into heads: give d_out >= 1";
-    QTest::newRow("SelfAttentionV1 d_out = 0")
-        << Thrower([] {
-               TorchGenerator gen(123);
-               attn::SelfAttentionV1 m(3, 0, gen);
-           })
-        << "d_out = 0 is not a size: give d_out >= 1";
-    QTest::newRow("MultiHeadAttention heads = 0")
-        << Thrower([] {
-               TorchGenerator gen(123);
-               attn::MultiHeadAttention m(3, 4, 6, 0.0f, 0, gen);
-           })
-        << "num_heads = 0 is not a number of heads: choose num_heads among 1, 2, 4";
-    QTest::newRow("MultiHeadAttention heads = 8 > d_out")
-        << Thrower([] {
-               TorchGenerator gen(123);
-               attn::MultiHeadAttention m(3, 4, 6, 0.0f, 8, gen);
-           })
-        << "d_out = 4 is not divisible by num_heads = 8: choose num_heads among 1, 2, 4";
-    QTest::newRow("CausalAttention p = -0.1")
-        << Thrower([] {
-               TorchGenerator gen(123);
-               attn::CausalAttention m(3, 2, 6, -0.1f, gen);
-           })
-        << "dropout p = -0.1 is outside [0, 1]: use a probability such as 0.1 or 0.5";
+    QTest::newRow("MultiHeadAttention d_out = 0") << Thrower([] {
+        TorchGenerator gen(123);
+        attn::MultiHeadAttention m(3, 0, 6, 0.0f, 1, gen);
+    }) << "d_out = 0 leaves no width to split into heads: give d_out >= 1";
+    QTest::newRow("SelfAttentionV1 d_out = 0") << Thrower([] {
+        TorchGenerator gen(123);
+        attn::SelfAttentionV1 m(3, 0, gen);
+    }) << "d_out = 0 is not a size: give d_out >= 1";
+    QTest::newRow("MultiHeadAttention heads = 0") << Thrower([] {
+        TorchGenerator gen(123);
+        attn::MultiHeadAttention m(3, 4, 6, 0.0f, 0, gen);
+    }) << "num_heads = 0 is not a number of heads: choose num_heads among 1, 2, 4";
+    QTest::newRow("MultiHeadAttention heads = 8 > d_out") << Thrower([] {
+        TorchGenerator gen(123);
+        attn::MultiHeadAttention m(3, 4, 6, 0.0f, 8, gen);
+    }) << "d_out = 4 is not divisible by num_heads = 8: choose num_heads among 1, 2, 4";
+    QTest::newRow("CausalAttention p = -0.1") << Thrower([] {
+        TorchGenerator gen(123);
+        attn::CausalAttention m(3, 2, 6, -0.1f, gen);
+    }) << "dropout p = -0.1 is outside [0, 1]: use a probability such as 0.1 or 0.5";
 }
 
 void TestBadInput::sizes() {
@@ -605,9 +596,10 @@ void TestBadInput::dropoutRefusedLeavesGeneratorAlone_data() {
     QTest::newRow("p = -0.1") << -0.1f
                               << "dropout p = -0.1 is outside [0, 1]: use a probability such as "
                                  "0.1 or 0.5";
-    QTest::newRow("p = 1.0000001") << std::nextafter(1.0f, 2.0f)
-                                   << "dropout p = 1 is outside [0, 1]: use a probability such "
-                                      "as 0.1 or 0.5";
+    QTest::newRow("p = 1.0000001")
+        << std::nextafter(1.0f, 2.0f)
+        << "dropout p = 1.0000001 is outside [0, 1]: use a probability such "
+           "as 0.1 or 0.5";
     QTest::newRow("p = 1 (accepted, draws nothing)") << 1.0f << QString();
     QTest::newRow("p = 0 (accepted, draws nothing)") << 0.0f << QString();
 }
@@ -641,7 +633,8 @@ void TestBadInput::refusedFastPathLeavesBuffersAlone() {
 
     Matrix bad = x;
     bad(4, 0) = kNaN;
-    QVERIFY(!errorOf([&] { attn::fast_causal_mha_forward(weights, bad, workspace, out); }).isEmpty());
+    QVERIFY(
+        !errorOf([&] { attn::fast_causal_mha_forward(weights, bad, workspace, out); }).isEmpty());
     QVERIFY(sameBits(out, good));
     QVERIFY(!errorOf([&] {
                  attn::fast_causal_mha_forward(weights, Matrix::Ones(6, 5), workspace, out);
@@ -654,8 +647,9 @@ void TestBadInput::refusedFastPathLeavesBuffersAlone() {
     attn::fast_decode_step(weights, x.topRows(1), cache, decode, row);
     const attn::KVCache before = cache;
     const attn::RowVector rowBefore = row;
-    QVERIFY(!errorOf([&] { attn::fast_decode_step(weights, bad.middleRows(4, 1), cache, decode, row); })
-                 .isEmpty());
+    QVERIFY(!errorOf([&] {
+                 attn::fast_decode_step(weights, bad.middleRows(4, 1), cache, decode, row);
+             }).isEmpty());
     QCOMPARE(cache.tokens, before.tokens);
     for (std::size_t h = 0; h < cache.keys.size(); ++h) {
         QVERIFY(sameBits(cache.keys[h], before.keys[h]));
@@ -663,8 +657,9 @@ void TestBadInput::refusedFastPathLeavesBuffersAlone() {
     }
     QVERIFY(sameBits(row, rowBefore));
     attn::fast_decode_step(weights, x.middleRows(1, 1), cache, decode, row);
-    QVERIFY(!errorOf([&] { attn::fast_decode_step(weights, x.middleRows(2, 1), cache, decode, row); })
-                 .isEmpty());  // the cache holds 2 tokens
+    QVERIFY(!errorOf([&] {
+                 attn::fast_decode_step(weights, x.middleRows(2, 1), cache, decode, row);
+             }).isEmpty());  // the cache holds 2 tokens
     QCOMPARE(cache.tokens, Eigen::Index{2});
 }
 
@@ -732,12 +727,13 @@ void TestBadInput::softmaxHugeAndIdentical_data() {
     QTest::newRow("1e30, -1e30") << row({1e30f, -1e30f}) << row({1.0f, 0.0f});
     QTest::newRow("FLT_MAX twice") << row({FLT_MAX, FLT_MAX}) << row({0.5f, 0.5f});
     QTest::newRow("-FLT_MAX, FLT_MAX") << row({-FLT_MAX, FLT_MAX}) << row({0.0f, 1.0f});
-    QTest::newRow("88.8, 0 (naive exp overflows)") << row({88.8f, 0.0f})
-                                                   << row({1.0f, std::exp(-88.8f)});
+    QTest::newRow("88.8, 0 (naive exp overflows)")
+        << row({88.8f, 0.0f}) << row({1.0f, std::exp(-88.8f)});
     QTest::newRow("identical 7 x4") << row({7, 7, 7, 7}) << row({0.25f, 0.25f, 0.25f, 0.25f});
     const float third = 1.0f / 3.0f;
     QTest::newRow("identical 1e30 x3") << row({1e30f, 1e30f, 1e30f}) << row({third, third, third});
-    QTest::newRow("identical -1e30 x3") << row({-1e30f, -1e30f, -1e30f}) << row({third, third, third});
+    QTest::newRow("identical -1e30 x3")
+        << row({-1e30f, -1e30f, -1e30f}) << row({third, third, third});
     QTest::newRow("identical subnormal x5")
         << row({kSubnormal, kSubnormal, kSubnormal, kSubnormal, kSubnormal})
         << row({0.2f, 0.2f, 0.2f, 0.2f, 0.2f});
@@ -758,7 +754,8 @@ void TestBadInput::softmaxHugeAndIdentical() {
     QCOMPARE(w.cols(), expected.cols());
     for (Eigen::Index j = 0; j < w.cols(); ++j) {
         if (std::isnan(expected(0, j))) {
-            QVERIFY2(std::isnan(w(0, j)), qPrintable(QString::number(static_cast<double>(w(0, j)))));
+            QVERIFY2(std::isnan(w(0, j)),
+                     qPrintable(QString::number(static_cast<double>(w(0, j)))));
         } else {
             QCOMPARE(w(0, j), expected(0, j));  // exact: these cases have exact float answers
         }
@@ -816,8 +813,8 @@ void TestBadInput::floatVersusDoubleAttention_data() {
     const struct {
         int t, d;
         double r;
-    } shapes[] = {{1, 1, 1}, {4, 8, 1}, {16, 16, 1}, {64, 64, 1}, {128, 64, 1}, {32, 256, 1},
-                  {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {192, 16, 2}};
+    } shapes[] = {{1, 1, 1},    {4, 8, 1},    {16, 16, 1}, {64, 64, 1},  {128, 64, 1},
+                  {32, 256, 1}, {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {192, 16, 2}};
     for (const auto& s : shapes) {
         for (const bool causal : {false, true}) {
             QTest::addRow("T=%d d_k=%d r=%g%s", s.t, s.d, s.r, causal ? " causal" : "")
@@ -848,10 +845,9 @@ void TestBadInput::floatVersusDoubleAttention() {
         const attn::AttentionResult r = attn::scaled_dot_product_attention(q, k, v, options);
         const attn::reference::ReferenceResult e = attn::reference::attention(q, k, v, ref);
         using attn::reference::max_relative_error;
-        for (const double err : {max_relative_error(r.scores, e.scores),
-                                 max_relative_error(r.scaled, e.scaled),
-                                 max_relative_error(r.weights, e.weights),
-                                 max_relative_error(r.context, e.context)}) {
+        for (const double err :
+             {max_relative_error(r.scores, e.scores), max_relative_error(r.scaled, e.scaled),
+              max_relative_error(r.weights, e.weights), max_relative_error(r.context, e.context)}) {
             worst = std::max(worst, err);
         }
     }
@@ -889,7 +885,8 @@ void TestBadInput::floatVersusDoubleModule() {
     const double bound = static_cast<double>(2 * width + tokens) * kEps;
     const double err = relativeError(out, doubleMha(m, x, rows));
     QVERIFY2(err <= bound, qPrintable(QStringLiteral("error %1 > bound %2").arg(err).arg(bound)));
-    const double fastErr = relativeError(attn::fast_causal_mha_forward(m, x), doubleMha(m, x, rows));
+    const double fastErr =
+        relativeError(attn::fast_causal_mha_forward(m, x), doubleMha(m, x, rows));
     QVERIFY2(fastErr <= bound,
              qPrintable(QStringLiteral("fast path error %1 > bound %2").arg(fastErr).arg(bound)));
 }
