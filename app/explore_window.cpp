@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -27,10 +28,10 @@
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
 #include "views/explore_lines_view.h"
-#include "views/explore_weight_split.h"
 #include "views/explore_parameter_panel.h"
 #include "views/explore_token_model.h"
 #include "views/explore_weight_editor.h"
+#include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
 
 namespace {
@@ -99,8 +100,9 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(crossTab_, QString());
     kvStepper_ = new views::ExploreKvStepper(tabs_);
     tabs_->addTab(kvStepper_, QString());
-    // The stepper reruns decode_step for every token: only when its tab is shown.
-    connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateKvStepper(); });
+    // Views are brought up to date when their tab is shown (the stepper reruns decode_step for
+    // every token): an edit redraws only what the user sees.
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateCurrentView(); });
     splitter->addWidget(left);
     splitter->addWidget(tabs_);
     splitter->setStretchFactor(0, 2);
@@ -157,9 +159,11 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(session_, &ExploreSession::busyChanged, this, [this](bool busy) {
         cancel_->setVisible(busy);
-        if (busy) showMessage(tr("Computing %1 tokens in the background…")
-                                  .arg(session_->state().inputs.embeddings.rows()));
-        else if (session_->error().isEmpty()) showMessage(QString());
+        if (busy)
+            showMessage(tr("Computing %1 tokens in the background…")
+                            .arg(session_->state().inputs.embeddings.rows()));
+        else if (session_->error().isEmpty())
+            showMessage(QString());
     });
     connect(session_, &ExploreSession::filePathChanged, this, [this] { retranslate(); });
 
@@ -173,8 +177,8 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
 ExploreWindow::~ExploreWindow() = default;
 
 ExploreWindow* ExploreWindow::showFor(QWidget* owner) {
-    ExploreWindow* window = owner ? owner->findChild<ExploreWindow*>(QString(), Qt::FindDirectChildrenOnly)
-                                  : nullptr;
+    ExploreWindow* window =
+        owner ? owner->findChild<ExploreWindow*>(QString(), Qt::FindDirectChildrenOnly) : nullptr;
     if (!window) window = new ExploreWindow(owner);
     window->show();
     window->raise();
@@ -193,6 +197,20 @@ QWidget* ExploreWindow::buildTokenEditor(ExploreSide side, views::ExploreTokenMo
     view->setSelectionBehavior(QAbstractItemView::SelectItems);
     view->horizontalHeader()->setDefaultSectionSize(66);
     view->verticalHeader()->setDefaultSectionSize(24);
+    // Reorder by dragging a row number: the header reports the drag, the session moves the token
+    // (one undo step) and the table, rebuilt from the session, shows the new order.
+    view->verticalHeader()->setSectionsMovable(true);
+    connect(view->verticalHeader(), &QHeaderView::sectionMoved, this,
+            [this, side, view](int, int from, int to) {
+                QHeaderView* header = view->verticalHeader();
+                {
+                    const QSignalBlocker block(header);
+                    header->moveSection(to, from);  // the sections stay in model order
+                }
+                const int column = std::max(view->currentIndex().column(), 0);
+                session_->moveToken(side, from, to);
+                view->setCurrentIndex(view->model()->index(to, column));
+            });
     layout->addWidget(view, 1);
     *viewOut = view;
 
@@ -252,13 +270,15 @@ QWidget* ExploreWindow::buildTokenEditor(ExploreSide side, views::ExploreTokenMo
         add->setText(tr("Add"));
         add->setToolTip(tr("Insert a token after the current one"));
         remove->setText(tr("Remove"));
+        view->verticalHeader()->setToolTip(tr("Drag a row number to move its token"));
         up->setText(tr("Up"));
         down->setText(tr("Down"));
         random->setText(tr("Random fill, seed"));
         random->setToolTip(tr("Embeddings = torch.rand(T, d_in) after torch.manual_seed(seed)"));
         paste->setText(tr("Paste matrix"));
-        paste->setToolTip(tr("Replace the embeddings by a matrix copied from a spreadsheet or a "
-                             "printed tensor"));
+        paste->setToolTip(
+            tr("Replace the embeddings by a matrix copied from a spreadsheet or a "
+               "printed tensor"));
     };
     retranslateButtons();
     retranslators_.push_back(retranslateButtons);
@@ -319,6 +339,10 @@ void ExploreWindow::retranslate() {
     editMenu_->setTitle(tr("&Edit"));
     resetAction_->setText(tr("Reset to the tutorial example"));
     for (const std::function<void()>& f : retranslators_) f();  // the token editors' buttons
+    // The notes of the weight split and cross-attention are written from the result.
+    staleViews_.insert(split_);
+    staleViews_.insert(crossTab_);
+    updateCurrentView();
 }
 
 void ExploreWindow::changeEvent(QEvent* event) {
@@ -341,32 +365,9 @@ void ExploreWindow::updateFromState() {
 void ExploreWindow::updateFromResult() {
     const std::shared_ptr<const attn::RunResult> r = session_->result();
     if (!r || r->output.heads.empty()) return;
-    const ExploreState& from = session_->resultState();
-    const QStringList queries = labelsOf(from.inputs);
-    const QStringList keys = from.usesSource() ? labelsOf(from.source) : queries;
-    std::vector<attn::Matrix> weights;
-    std::vector<attn::BoolMatrix> blocked;
-    for (const attn::AttentionResult& head : r->output.heads[0]) {
-        weights.push_back(head.dropped);
-        blocked.push_back(head.blocked);
-    }
-    grid_->setHeads(weights, queries, keys, blocked);
-    const attn::Matrix& out = r->output.context_vecs[0];
-    try {
-        if (out.rows() > 256)
-            output_->setMatrix(views::downsampleMatrix(out, 256));
-        else
-            output_->setMatrix(out, queries);
-    } catch (const attn::AttentionError&) {
-        output_->clear();
-    }
-    std::set<std::string> edited;
-    for (const attn::NamedMatrix& w : from.config.weights) edited.insert(w.name);
-    weightEditor_->setWeights(r->weights, edited);
-    lines_->setData(queries, keys, weights);
-    updateWeightSplit();
-    updateCross();
-    updateKvStepper();
+    staleViews_.clear();
+    for (int i = 0; i < tabs_->count(); ++i) staleViews_.insert(tabs_->widget(i));
+    updateCurrentView();
     // The panel shows resolved defaults (e.g. num_heads) once a run has resolved them.
     if (session_->error().isEmpty()) {
         const ExploreState& s = session_->state();
@@ -374,12 +375,56 @@ void ExploreWindow::updateFromResult() {
     }
 }
 
+void ExploreWindow::updateCurrentView() {
+    QWidget* view = tabs_->currentWidget();
+    if (!staleViews_.remove(view)) return;
+    const std::shared_ptr<const attn::RunResult> r = session_->result();
+    if (!r || r->output.heads.empty()) return;
+    const ExploreState& from = session_->resultState();
+    const QStringList queries = labelsOf(from.inputs);
+    const QStringList keys = from.usesSource() ? labelsOf(from.source) : queries;
+    const auto headWeights = [&] {
+        std::vector<attn::Matrix> weights;
+        for (const attn::AttentionResult& head : r->output.heads[0])
+            weights.push_back(head.dropped);
+        return weights;
+    };
+    if (view == grid_) {
+        std::vector<attn::BoolMatrix> blocked;
+        for (const attn::AttentionResult& head : r->output.heads[0])
+            blocked.push_back(head.blocked);
+        grid_->setHeads(headWeights(), queries, keys, blocked);
+    } else if (view == output_) {
+        const attn::Matrix& out = r->output.context_vecs[0];
+        try {
+            if (out.rows() > 256)
+                output_->setMatrix(views::downsampleMatrix(out, 256));
+            else
+                output_->setMatrix(out, queries);
+        } catch (const attn::AttentionError&) {
+            output_->clear();
+        }
+    } else if (view == weightEditor_) {
+        std::set<std::string> edited;
+        for (const attn::NamedMatrix& w : from.config.weights) edited.insert(w.name);
+        weightEditor_->setWeights(r->weights, edited);
+    } else if (view == lines_) {
+        lines_->setData(queries, keys, headWeights());
+    } else if (view == split_) {
+        updateWeightSplit();
+    } else if (view == crossTab_) {
+        updateCross();
+    } else if (view == kvStepper_) {
+        updateKvStepper();
+    }
+}
+
 void ExploreWindow::pasteInto(ExploreSide side) {
     QString error;
     const QString text = QApplication::clipboard()->text();
     if (!session_->pasteEmbeddings(side, text, &error))
-        showMessage(tr("Cannot paste: %1").arg(error.isEmpty() ? tr("the clipboard is empty")
-                                                               : error));
+        showMessage(
+            tr("Cannot paste: %1").arg(error.isEmpty() ? tr("the clipboard is empty") : error));
 }
 
 void ExploreWindow::showMessage(const QString& text) {
@@ -443,7 +488,6 @@ void ExploreWindow::updateRecentMenu() {
 }
 
 void ExploreWindow::updateKvStepper() {
-    if (tabs_->currentWidget() != kvStepper_) return;
     const std::shared_ptr<const attn::RunResult> r = session_->result();
     if (!r) return;
     const ExploreState& from = session_->resultState();
@@ -489,11 +533,15 @@ void ExploreWindow::updateWeightSplit() {
     const std::string& module = r->config.module;
     // Every module stores its fused query projection under its own name and layout.
     if (module == "multi-head-attention") {
-        if (const attn::NamedMatrix* w = findWeight(*r, "W_query.weight")) split.fused_query = w->value;
-        if (const attn::NamedMatrix* w = findWeight(*r, "out_proj.weight")) split.out_proj = w->value;
+        if (const attn::NamedMatrix* w = findWeight(*r, "W_query.weight"))
+            split.fused_query = w->value;
+        if (const attn::NamedMatrix* w = findWeight(*r, "out_proj.weight"))
+            split.out_proj = w->value;
     } else if (module == "bert-multi-head" || module == "cross-attention") {
-        if (const attn::NamedMatrix* w = findWeight(*r, "linears.0.weight")) split.fused_query = w->value;
-        if (const attn::NamedMatrix* w = findWeight(*r, "linears.3.weight")) split.out_proj = w->value;
+        if (const attn::NamedMatrix* w = findWeight(*r, "linears.0.weight"))
+            split.fused_query = w->value;
+        if (const attn::NamedMatrix* w = findWeight(*r, "linears.3.weight"))
+            split.out_proj = w->value;
     } else if (module == "gpt2-attention") {
         // Conv1D stores (nx, 3·nx) as x · W: the query part is the first nx columns, transposed
         // here into nn.Linear's (out, in) so the slices read the same way.
@@ -501,16 +549,18 @@ void ExploreWindow::updateWeightSplit() {
             split.fused_query = w->value.leftCols(w->value.rows()).transpose();
         if (const attn::NamedMatrix* w = findWeight(*r, "c_proj.weight"))
             split.out_proj = w->value.transpose();
-        split.note = tr("GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its "
-                       "first d_model columns are W_query, shown transposed.");
+        split.note =
+            tr("GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its "
+               "first d_model columns are W_query, shown transposed.");
     } else if (module == "multi-head-wrapper") {
-        split.note = tr("MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): "
-                       "nothing is split; the heads' outputs are concatenated and there is no "
-                       "out_proj.");
+        split.note =
+            tr("MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): "
+               "nothing is split; the heads' outputs are concatenated and there is no "
+               "out_proj.");
     } else {
         split.note = tr("%1 has a single head: there is nothing to split. Choose "
-                       "multi-head-attention to see the split.")
-                        .arg(QString::fromStdString(module));
+                        "multi-head-attention to see the split.")
+                         .arg(QString::fromStdString(module));
     }
     split_->setData(split);
 }
@@ -520,9 +570,10 @@ void ExploreWindow::updateCross() {
     if (!r) return;
     const ExploreState& from = session_->resultState();
     if (!from.usesSource()) {
-        crossNote_->setText(tr("Choose the module cross-attention: the tokens ask the queries, "
-                               "the source sequence (its own tab on the left) gives keys and "
-                               "values, e.g. a sentence and its translation."));
+        crossNote_->setText(
+            tr("Choose the module cross-attention: the tokens ask the queries, "
+               "the source sequence (its own tab on the left) gives keys and "
+               "values, e.g. a sentence and its translation."));
         crossHeatmap_->clear();
         crossLines_->setData({}, {}, {});
         crossHead_->setEnabled(false);

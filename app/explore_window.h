@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QSet>
 #include <QString>
 #include <functional>
 #include <vector>
@@ -76,6 +77,8 @@ private:
     void retranslate();
     void updateFromState();
     void updateFromResult();
+    // Brings the shown view tab up to date if the result changed since it was last drawn.
+    void updateCurrentView();
     void updateKvStepper();
     void updateWeightSplit();
     void updateCross();
@@ -109,6 +112,7 @@ private:
     QLabel* status_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QString lastMessage_;
+    QSet<QWidget*> staleViews_;  // view tabs drawn from an older result
     std::vector<std::function<void()>> retranslators_;
 
     QMenu* fileMenu_ = nullptr;

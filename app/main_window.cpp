@@ -36,9 +36,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "explore_window.h"  // explore mode hook (issue #4)
 #include "export_dialog.h"
 #include "gui_setup.h"
-#include "explore_window.h"  // explore mode hook (issue #4)
 #include "views/figure_export.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"
@@ -213,9 +213,9 @@ void MainWindow::buildMenus() {
     aboutAction_->setMenuRole(QAction::AboutRole);
 
     // --- explore mode hook (issue #4): Ctrl+E opens the explore window (app/explore_window.h).
-    QAction* exploreAction = menuBar()->addAction(tr("&Explore"));
-    exploreAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    connect(exploreAction, &QAction::triggered, this, [this] { ExploreWindow::showFor(this); });
+    exploreAction_ = menuBar()->addAction(tr("&Explore"));
+    exploreAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(exploreAction_, &QAction::triggered, this, [this] { ExploreWindow::showFor(this); });
     // --- end of explore mode hook
 }
 
@@ -349,6 +349,7 @@ void MainWindow::retranslate() {
     languageMenu_->setTitle(tr("&Language"));
     helpMenu_->setTitle(tr("&Help"));
     aboutAction_->setText(tr("&About Attention Visualizer"));
+    if (exploreAction_) exploreAction_->setText(tr("&Explore"));
     stepsHeading_->setText(tr("&Steps"));
     previous_->setText(tr("◀ &Previous"));
     next_->setText(tr("&Next ▶"));

@@ -175,6 +175,7 @@ private:
     QAction* englishAction_ = nullptr;
     QAction* chineseAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
+    QAction* exploreAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
 
     // Export and presentation (issue 5).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/fast_attention.h"
+
 namespace views {
 
 namespace {
@@ -12,7 +14,8 @@ void replace(attn::Linear& layer, const std::string& prefix,
         if (w.name == prefix + ".weight" && w.value.rows() == layer.weight.rows() &&
             w.value.cols() == layer.weight.cols())
             layer.weight = w.value;
-        if (w.name == prefix + ".bias" && w.value.cols() == layer.bias.cols() && w.value.rows() == 1)
+        if (w.name == prefix + ".bias" && w.value.cols() == layer.bias.cols() &&
+            w.value.rows() == 1)
             layer.bias = w.value.row(0);
     }
 }
@@ -59,6 +62,11 @@ KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config
     trace.d_out = d_out;
 
     attn::KVCache cache = m.make_cache(tokens);
+    // The recomputation without a cache runs on the engine's fast path (output only): another
+    // implementation than decode_step, so equal rows check one against the other.
+    const attn::FastAttentionWeights fast(m);
+    attn::FastAttentionWorkspace workspace;
+    attn::Matrix full;
     const std::int64_t din = d_in, dout = d_out;
     std::int64_t totalCached = 0, totalFull = 0;
     for (Eigen::Index t = 0; t < tokens; ++t) {
@@ -76,7 +84,7 @@ KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config
             step.cache_values.push_back(cache.values_of(h));
         }
         // The recomputation a decoder without a cache does: all tokens so far, causal.
-        const attn::Matrix full = m.forward(attn::Batch{x.topRows(t + 1)}).context_vecs[0];
+        attn::fast_causal_mha_forward(fast, x.topRows(t + 1), workspace, full);
         step.full_output = full.row(t);
         trace.max_abs_diff =
             std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());

@@ -19,7 +19,7 @@ struct KvTraceStep {
     std::vector<attn::RowVector> query;        // H × (hd): the new token's query, per head
     std::vector<attn::RowVector> attn_weights; // H × (token + 1): its weights over the cache
     attn::RowVector output;                    // (d_out) decode_step's output row
-    attn::RowVector full_output;               // (d_out) last row of forward(tokens 0..token)
+    attn::RowVector full_output;               // (d_out) last row of the causal pass over 0..token
     // Multiplications of this step: with the cache (project the new token only, attend over the
     // cache, out_proj of one row) and without (recompute the whole causal pass over token + 1
     // tokens, as a decoder without a cache does for every new token).

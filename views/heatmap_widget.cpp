@@ -193,8 +193,12 @@ void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels
                              ": give a mask of the same shape or none");
 
     values_ = values;
-    rowLabels_ = rowLabels.isEmpty() ? numberedLabels(rows) : rowLabels;
-    columnLabels_ = columnLabels.isEmpty() ? numberedLabels(cols) : columnLabels;
+    QStringList newRowLabels = rowLabels.isEmpty() ? numberedLabels(rows) : rowLabels;
+    QStringList newColumnLabels = columnLabels.isEmpty() ? numberedLabels(cols) : columnLabels;
+    const bool labelsChanged = newRowLabels != rowLabels_ || newColumnLabels != columnLabels_;
+    rowLabels_ = std::move(newRowLabels);
+    columnLabels_ = std::move(newColumnLabels);
+    if (labelsChanged) measureLabels();
     fillValue_ = fillValue;
     const auto count = static_cast<std::size_t>(rows * cols);
     kinds_.assign(count, CellKind::Value);
@@ -226,15 +230,9 @@ qsizetype HeatmapWidget::index(int row, int column) const {
 void HeatmapWidget::updateColorMapData() {
     const int rows = rowCount();
     const int cols = columnCount();
-    texts_.assign(kinds_.size(), QString());
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            const auto i = static_cast<std::size_t>(index(r, c));
-            const double v = static_cast<double>(values_(r, c));
-            texts_[i] = kinds_[i] == CellKind::Masked && fillValue_ ? formatCompact(*fillValue_)
-                                                                    : formatNumber(v, decimals_);
-        }
-    }
+    // Cell texts are formatted when drawn and measured only when cells are large enough to show
+    // them: a 768 × 768 weight matrix in a small view never formats its 590 k numbers.
+    textWidthKnown_ = false;
 
     // A dimension of size 1 gets a data range of one cell width: QCPColorMap draws a size-1
     // dimension with zero extent when its range is a single point.
@@ -259,7 +257,6 @@ void HeatmapWidget::updateColorMapData() {
         axis->setRange(-0.5, std::max(cols, 1) - 0.5);
     plot_->yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
 
-    rebuildFonts();  // measures the new texts and labels
     rebuildTickers();
     updateHeader();
     updateRange();
@@ -306,9 +303,10 @@ void HeatmapWidget::updateRange() {
 // --- appearance ---------------------------------------------------------------------------------
 
 void HeatmapWidget::setTitle(const QString& title) {
+    if (title == title_) return;
     title_ = title;
     titleElement_->setText(title);
-    rebuildFonts();  // measures the title
+    titleWidthAt100Px_ = QFontMetricsF(makeFont(100.0, true)).horizontalAdvance(title_);
     updateHeader();
     requestReplot();
 }
@@ -329,6 +327,7 @@ void HeatmapWidget::setColorScaleLabel(const QString& label) {
 
 bool HeatmapWidget::setColorMap(const QString& name) {
     if (!colormap::isKnown(name)) return false;
+    if (name == colorMapName_) return true;
     colorMapName_ = name;
     colorMap_->setGradient(colormap::gradient(name));
     updateRange();
@@ -366,8 +365,11 @@ void HeatmapWidget::setShowValues(bool show) {
 bool HeatmapWidget::showValues() const { return showValues_; }
 
 void HeatmapWidget::setDecimals(int decimals) {
-    decimals_ = std::clamp(decimals, 0, 10);
-    updateColorMapData();
+    decimals = std::clamp(decimals, 0, 10);
+    if (decimals == decimals_) return;
+    decimals_ = decimals;
+    textWidthKnown_ = false;  // the texts are formatted when drawn
+    requestReplot();
 }
 
 int HeatmapWidget::decimals() const { return decimals_; }
@@ -405,7 +407,6 @@ QFont HeatmapWidget::makeFont(double px, bool bold) const {
 void HeatmapWidget::rebuildFonts() {
     titlePx_ = kTitlePx * scale_;
     titleElement_->setFont(makeFont(titlePx_, true));
-    titleWidthAt100Px_ = QFontMetricsF(makeFont(100.0, true)).horizontalAdvance(title_);
     subtitleElement_->setFont(makeFont(kSubtitlePx * scale_));
     const QFont axisTitle = makeFont(kAxisTitlePx * scale_);
     for (QCPAxis* axis : {plot_->xAxis, plot_->xAxis2, plot_->yAxis}) {
@@ -428,11 +429,13 @@ void HeatmapWidget::rebuildFonts() {
     colorScale_->setBarWidth(static_cast<int>(std::lround(kColorBarPx * scale_)));
 
     // Widths at a 100 px font scale linearly to any size, so fitting needs no per-pass measuring.
-    const QFontMetricsF metrics(makeFont(100.0));
-    maxTextWidthAt100Px_ = maxAdvance(metrics, texts_);
-    maxRowLabelWidthAt100Px_ = maxAdvance(metrics, rowLabels_);
-    maxColumnLabelWidthAt100Px_ = maxAdvance(metrics, columnLabels_);
+    font100_ = makeFont(100.0);
+    const QFontMetricsF metrics(font100_);
     textHeightAt100Px_ = metrics.height();
+    advanceAt100Px_.clear();
+    textWidthKnown_ = false;
+    measureLabels();
+    titleWidthAt100Px_ = QFontMetricsF(makeFont(100.0, true)).horizontalAdvance(title_);
 
     rowLabelPx_ = kLabelPx * scale_;
     columnLabelPx_ = kLabelPx * scale_;
@@ -440,6 +443,35 @@ void HeatmapWidget::rebuildFonts() {
     for (QCPAxis* axis : {plot_->xAxis, plot_->xAxis2})
         axis->setTickLabelFont(makeFont(columnLabelPx_));
     requestReplot();
+}
+
+void HeatmapWidget::measureLabels() {
+    const QFontMetricsF metrics(font100_);
+    maxRowLabelWidthAt100Px_ = maxAdvance(metrics, rowLabels_);
+    maxColumnLabelWidthAt100Px_ = maxAdvance(metrics, columnLabels_);
+}
+
+double HeatmapWidget::widestCellTextAt100Px() const {
+    if (textWidthKnown_) return maxTextWidthAt100Px_;
+    // Cell texts are numbers, "−∞" and "NaN": no shaping, so a text's width is the sum of its
+    // characters' advances, each measured once per font (QFontMetricsF would shape every text).
+    const QFontMetricsF metrics(font100_);
+    double widest = 0.0;
+    for (int r = 0; r < rowCount(); ++r) {
+        for (int c = 0; c < columnCount(); ++c) {
+            double width = 0.0;
+            for (const QChar ch : cellText(r, c)) {
+                auto it = advanceAt100Px_.constFind(ch.unicode());
+                if (it == advanceAt100Px_.cend())
+                    it = advanceAt100Px_.insert(ch.unicode(), metrics.horizontalAdvance(ch));
+                width += *it;
+            }
+            widest = std::max(widest, width);
+        }
+    }
+    maxTextWidthAt100Px_ = widest;
+    textWidthKnown_ = true;
+    return widest;
 }
 
 void HeatmapWidget::rebuildTickers() {
@@ -456,13 +488,19 @@ QString HeatmapWidget::subtitle() const {
 }
 
 void HeatmapWidget::updateHeader() {
+    const QString note = subtitle();
+    plot_->setToolTip(note);
+    // Unchanged headers keep the layout as it is (this runs on every data update).
+    if ((titleElement_->layout() != nullptr) == !title_.isEmpty() &&
+        (subtitleElement_->layout() != nullptr) == !note.isEmpty() &&
+        subtitleElement_->text() == note)
+        return;
     QCPLayoutGrid* grid = plot_->plotLayout();
     for (QCPTextElement* element : {titleElement_, subtitleElement_}) {
         if (element->layout()) grid->take(element);
         element->setVisible(false);
     }
     grid->simplify();  // drops the now-empty header rows
-    const QString note = subtitle();
     subtitleElement_->setText(note);
     int row = 0;
     // An empty row would stretch like the matrix row, so absent headers get no row at all.
@@ -473,10 +511,24 @@ void HeatmapWidget::updateHeader() {
         element->setVisible(true);
         ++row;
     }
-    plot_->setToolTip(note);
 }
 
-void HeatmapWidget::requestReplot() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+void HeatmapWidget::requestReplot() {
+    // A hidden plot (a tab not shown) would still draw into its buffers: replot it when shown.
+    if (!plot_->isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapWidget::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (replotPending_) {
+        replotPending_ = false;
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
 
 bool HeatmapWidget::adaptToLayout() {
     const int rows = rowCount();
@@ -542,8 +594,10 @@ bool HeatmapWidget::adaptToLayout() {
     }
 
     // Cell values: the largest font at which the widest value fits every cell.
-    const double byWidth = 100.0 * cellW * 0.86 / std::max(maxTextWidthAt100Px_, 1.0);
     const double byHeight = cellH * 0.8 / lineFactor;
+    double byWidth = 0.0;  // measuring is skipped when the height alone rules values out
+    if (showValues_ && byHeight >= kMinCellTextPx * scale_)
+        byWidth = 100.0 * cellW * 0.86 / std::max(widestCellTextAt100Px(), 1.0);
     cellFontPx_ = std::floor(std::min({kCellTextPx * scale_, byWidth, byHeight}));
     valuesFit_ = cellFontPx_ >= kMinCellTextPx * scale_;
     if (subtitleElement_->text() != subtitle()) {
@@ -957,7 +1011,8 @@ HeatmapWidget::CellKind HeatmapWidget::cellKind(int row, int column) const {
 }
 
 QString HeatmapWidget::cellText(int row, int column) const {
-    return texts_[static_cast<std::size_t>(index(row, column))];
+    if (cellKind(row, column) == CellKind::Masked && fillValue_) return formatCompact(*fillValue_);
+    return formatNumber(static_cast<double>(values_(row, column)), decimals_);
 }
 
 QColor HeatmapWidget::cellColor(int row, int column) const {

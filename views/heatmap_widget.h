@@ -8,6 +8,8 @@
 // student saw. The widget draws; it computes nothing about attention.
 #pragma once
 
+#include <QFont>
+#include <QHash>
 #include <QImage>
 #include <QSize>
 #include <QStringList>
@@ -158,6 +160,7 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
@@ -166,6 +169,8 @@ private:
 
     QFont makeFont(double px, bool bold = false) const;
     void rebuildFonts();
+    void measureLabels();
+    double widestCellTextAt100Px() const;  // measured on first use after a change
     void rebuildTickers();
     void updateColorMapData();
     void updateRange();
@@ -195,7 +200,6 @@ private:
 
     Matrix values_;
     std::vector<CellKind> kinds_;
-    std::vector<QString> texts_;
     QStringList rowLabels_;
     QStringList columnLabels_;
     std::optional<double> fillValue_;
@@ -227,13 +231,17 @@ private:
     double rowLabelPx_ = 13.0;
     double columnLabelPx_ = 13.0;
     // Widest cell text and labels, and the line height, at a 100 px font, for fitting.
-    double maxTextWidthAt100Px_ = 0.0;
+    QFont font100_;
+    mutable QHash<char16_t, double> advanceAt100Px_;
+    mutable double maxTextWidthAt100Px_ = 0.0;
+    mutable bool textWidthKnown_ = false;
     double maxRowLabelWidthAt100Px_ = 0.0;
     double maxColumnLabelWidthAt100Px_ = 0.0;
     double textHeightAt100Px_ = 120.0;
     double titleWidthAt100Px_ = 0.0;
     double titlePx_ = 16.0;
 
+    bool replotPending_ = false;  // a replot asked for while hidden
     std::optional<std::pair<int, int>> hovered_;
     std::optional<std::pair<int, int>> pressed_;
 };

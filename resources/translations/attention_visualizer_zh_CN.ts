@@ -79,6 +79,10 @@
             <translation>在当前词元之后插入一个词元</translation>
         </message>
         <message>
+            <source>Drag a row number to move its token</source>
+            <translation>拖动行号即可移动该词元</translation>
+        </message>
+        <message>
             <source>Remove</source>
             <translation>删除</translation>
         </message>

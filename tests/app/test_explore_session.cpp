@@ -4,27 +4,32 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
-#include <QSpinBox>
 #include <QFile>
 #include <QFileInfo>
-#include <QDir>
+#include <QHeaderView>
 #include <QImage>
-#include <QTabWidget>
-#include "views/explore_kv_stepper.h"
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <algorithm>
 #include <optional>
 
 #include "app/explore_session.h"
-#include "model/rng.h"
 #include "app/explore_window.h"
+#include "model/rng.h"
 #include "views/explore_heads_grid.h"
+#include "views/explore_kv_stepper.h"
+#include "views/explore_lines_view.h"
 #include "views/explore_parameter_panel.h"
 #include "views/explore_token_model.h"
+#include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
 
 namespace {
@@ -104,9 +109,8 @@ private slots:
             QCOMPARE(session.state().inputs.embeddings, gen.rand(6, 3));
         } else if (edit == "paste") {
             QString error;
-            QVERIFY(session.pasteEmbeddings(ExploreSide::Inputs,
-                                            QStringLiteral("a\t1\t2\t3\t4\nb\t5\t6\t7\t8\n"),
-                                            &error));
+            QVERIFY(session.pasteEmbeddings(
+                ExploreSide::Inputs, QStringLiteral("a\t1\t2\t3\t4\nb\t5\t6\t7\t8\n"), &error));
             QCOMPARE(session.state().inputs.tokens, (std::vector<std::string>{"a", "b"}));
             QCOMPARE(session.state().inputs.embeddings.cols(), Eigen::Index{4});
         } else if (edit == "settings") {
@@ -179,12 +183,12 @@ private slots:
         QTest::addColumn<int>("heads");
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("setting");
-        QTest::newRow("d_out 6, 4 heads") << "multi-head-attention" << 6 << 4
-                                          << "d_out = 6 is not divisible by num_heads = 4"
-                                          << "num_heads";
-        QTest::newRow("bert d_model 3, 2 heads") << "bert-multi-head" << 0 << 2
-                                                 << "d_model = 3 is not divisible by num_heads = 2"
-                                                 << "num_heads";
+        QTest::newRow("d_out 6, 4 heads")
+            << "multi-head-attention" << 6 << 4 << "d_out = 6 is not divisible by num_heads = 4"
+            << "num_heads";
+        QTest::newRow("bert d_model 3, 2 heads")
+            << "bert-multi-head" << 0 << 2 << "d_model = 3 is not divisible by num_heads = 2"
+            << "num_heads";
     }
     void invalidSettingsKeepLastResult() {
         QFETCH(QString, module);
@@ -281,15 +285,18 @@ private slots:
     void malformedFileRefused_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << QByteArray("{\n  \"tokens\": [\"a\"],\n  \"embeddings\": [[1, 2]\n")
+        QTest::newRow("syntax") << QByteArray(
+                                       "{\n  \"tokens\": [\"a\"],\n  \"embeddings\": [[1, 2]\n")
                                 << "line ";
         QTest::newRow("ragged rows")
             << QByteArray("{\n\"tokens\": [\"a\", \"b\"],\n\"embeddings\": [[1, 2],\n[3]]\n}\n")
             << "line 4";
-        QTest::newRow("engine refuses") << QByteArray(
-            "{\"tokens\": [\"a\"], \"embeddings\": [[1, 2, 3]],\n"
-            " \"config\": {\"module\": \"multi-head-attention\", \"d_out\": 6, \"num_heads\": 4}}")
-                                        << "not divisible";
+        QTest::newRow("engine refuses")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1, 2, 3]],\n"
+                   " \"config\": {\"module\": \"multi-head-attention\", \"d_out\": 6, "
+                   "\"num_heads\": 4}}")
+            << "not divisible";
     }
     void malformedFileRefused() {
         QFETCH(QByteArray, bytes);
@@ -345,7 +352,7 @@ private slots:
         QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("0.4300"));
         attn::Sequence s = attn::tutorial_inputs();
         s.embeddings(0, 0) = 1.0f;
-        model.setSequence(s);  // same shape: in place
+        model.setSequence(s);                               // same shape: in place
         model.setSequence(attn::random_sequence(3, 5, 1));  // other shape: reset
         QCOMPARE(model.columnCount(), 6);
         QSignalSpy edits(&model, &views::ExploreTokenModel::embeddingEdited);
@@ -371,6 +378,66 @@ private slots:
         window.session()->undoStack()->undo();
         QCOMPARE(model->data(model->index(2, 1), Qt::EditRole).toString(),
                  QString::number(double{attn::tutorial_inputs().embeddings(2, 0)}, 'g', 9));
+    }
+
+    // Dragging a row number in the token table moves that token (one undo step).
+    void dragRowNumberReordersTokens() {
+        ExploreWindow window;
+        QTableView* view = window.tokenView();
+        QHeaderView* header = view->verticalHeader();
+        QVERIFY(header->sectionsMovable());
+        const attn::Sequence before = window.session()->state().inputs;
+        header->moveSection(0, 2);  // what a drag of row 1 onto row 3 does
+        const attn::Sequence& after = window.session()->state().inputs;
+        const std::vector<std::string> expected = {"journey", "starts", "Your",
+                                                   "with",    "one",    "step"};
+        QCOMPARE(after.tokens, expected);
+        QCOMPARE(attn::Matrix(after.embeddings.row(2)), attn::Matrix(before.embeddings.row(0)));
+        QCOMPARE(attn::Matrix(after.embeddings.row(0)), attn::Matrix(before.embeddings.row(1)));
+        // The table shows the new order in plain row order, and the weights were recomputed.
+        QCOMPARE(header->visualIndex(0), 0);
+        QCOMPARE(header->visualIndex(2), 2);
+        QCOMPARE(window.tokenModel()->data(window.tokenModel()->index(2, 0)).toString(),
+                 QStringLiteral("Your"));
+        QVERIFY(sameOutput(*window.session()->result(), direct(window.session()->state())));
+        window.session()->undoStack()->undo();
+        QCOMPARE(window.session()->state().inputs.tokens, before.tokens);
+        QCOMPARE(window.session()->state().inputs.embeddings, before.embeddings);
+    }
+
+    // An edit redraws the shown view; the others are brought up to date when their tab is shown
+    // (#4: the redraw budget), so every view ends up showing the latest result.
+    void hiddenViewsCatchUpWhenShown() {
+        ExploreWindow window;
+        window.resize(1200, 800);
+        window.show();
+        attn::ModuleConfig c;
+        c.module = "multi-head-attention";
+        c.d_out = 4;
+        c.num_heads = 2;
+        window.session()->setConfig(c, true);
+        window.viewTabs()->setCurrentWidget(window.headsGrid());
+        window.session()->setEmbedding(ExploreSide::Inputs, 1, 2, 0.75f);
+        QCoreApplication::processEvents();
+        const attn::RunResult& r = *window.session()->result();
+        QVERIFY(sameOutput(r, direct(window.session()->state())));
+        QCOMPARE(window.headsGrid()->heatmap(1)->inputValue(4, 1),
+                 double{r.output.heads[0][1].dropped(4, 1)});
+
+        window.viewTabs()->setCurrentWidget(window.outputHeatmap());
+        for (int row = 0; row < 6; ++row)
+            for (int col = 0; col < 4; ++col)
+                QCOMPARE(window.outputHeatmap()->inputValue(row, col),
+                         double{r.output.context_vecs[0](row, col)});
+        window.viewTabs()->setCurrentWidget(window.weightSplit());
+        QCOMPARE(window.weightSplit()->sliceCount(), 2);
+        const auto wq = std::find_if(r.weights.begin(), r.weights.end(),
+                                     [](const auto& w) { return w.name == "W_query.weight"; });
+        QVERIFY(wq != r.weights.end());
+        // W_query.weight (d_out 4, d_in 3): row 3 is head 2's first row (head_dim 2).
+        QCOMPARE(window.weightSplit()->slice(1)->inputValue(0, 2), double{wq->value(2, 2)});
+        window.viewTabs()->setCurrentWidget(window.linesView());
+        QCOMPARE(window.linesView()->headCount(), 2);
     }
 
     // One PNG per view tab into ATTN_EXPLORE_SHOTS_DIR, for a person to look at.

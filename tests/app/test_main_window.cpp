@@ -281,6 +281,11 @@ void TestMainWindow::languageSwitch() {
     QVERIFY(chinese.startsWith(QStringLiteral("1")));
     QVERIFY2(containsCjk(w.currentPage()->title()), qPrintable(w.currentPage()->title()));
     QVERIFY(w.menuBar()->actions().constFirst()->text() != englishMenu);
+    // Every menu bar entry is retranslated, the Explore action included.
+    QStringList menuTexts;
+    for (const QAction* a : w.menuBar()->actions()) menuTexts << a->text();
+    QVERIFY2(menuTexts.contains(QStringLiteral("探索(&E)")), qPrintable(menuTexts.join(u' ')));
+    QVERIFY2(!menuTexts.contains(QStringLiteral("&Explore")), qPrintable(menuTexts.join(u' ')));
     // Pages built after the switch come up in Chinese too.
     QVERIFY(containsCjk(w.page(4)->title()));
 

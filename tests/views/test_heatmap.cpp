@@ -134,6 +134,7 @@ private slots:
     void tooltipProvider();
     void highlights();
     void valuesHiddenWhenCellsTooSmall();
+    void hiddenWidgetLaysOutWhenShown();
     void scaleGrowsFonts();
     void renderImageSize_data();
     void renderImageSize();
@@ -540,6 +541,25 @@ void TestHeatmap::valuesHiddenWhenCellsTooSmall() {
     widget.renderImage(QSize(600, 450), 1.0, false);
     QVERIFY(!widget.valuesVisible());
     QCOMPARE(widget.subtitle(), QString());
+}
+
+// A heatmap in a hidden tab defers its replot until it is shown (#4: an edit redraws only what
+// is on screen); shown, it is laid out for the latest data, and fewer decimals fit a larger font.
+void TestHeatmap::hiddenWidgetLaysOutWhenShown() {
+    HeatmapWidget widget;
+    widget.resize(420, 330);
+    widget.setMatrix(tutorialWeights(), kTokens, kTokens);
+    QCoreApplication::processEvents();
+    widget.show();
+    for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+    QVERIFY(widget.valuesVisible());
+    const double fourDecimals = widget.cellFontPixelSize();
+    QVERIFY2(fourDecimals < 14.0, qPrintable(QString::number(fourDecimals)));
+    widget.setDecimals(1);
+    for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+    QCOMPARE(widget.cellText(0, 0), QStringLiteral("0.2"));
+    QVERIFY2(widget.cellFontPixelSize() > fourDecimals,
+             qPrintable(QString::number(widget.cellFontPixelSize())));
 }
 
 void TestHeatmap::scaleGrowsFonts() {
