@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
+#include <QImage>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
@@ -15,6 +16,53 @@ namespace views {
 namespace {
 
 constexpr float kMinDrawnWeight = 0.01f;  // fainter lines are invisible anyway
+
+// Blends `color` at `alpha` (0..1) over one premultiplied ARGB32 pixel.
+inline void blendPixel(QRgb& dst, QColor color, double alpha) {
+    const int a = static_cast<int>(std::lround(std::clamp(alpha, 0.0, 1.0) * 255.0));
+    if (a == 0) return;
+    const int keep = 255 - a;
+    const auto mix = [&](int src, int d) { return (src * a + d * keep + 127) / 255; };
+    dst = qRgba(mix(color.red(), qRed(dst)), mix(color.green(), qGreen(dst)),
+                mix(color.blue(), qBlue(dst)), mix(255, qAlpha(dst)));
+}
+
+// Draws an antialiased line of `width` pixels into a premultiplied ARGB32 image: along its
+// major axis one pixel at a time, across it each pixel covered by the fraction of the line's
+// cross-section that falls on it. QPainter's raster engine would hand every batch of spans of
+// every antialiased stroke to Qt's GUI thread pool; for ~1000 thin lines those hand-offs cost
+// far more than the blending (hundreds of milliseconds per frame, #4), so the lines view draws
+// its lines here and blits the image once.
+void rasterizeLine(QImage& image, QPointF a, QPointF b, double width, QColor color, double alpha) {
+    const bool steep = std::abs(b.y() - a.y()) > std::abs(b.x() - a.x());
+    // (major, minor) coordinates: x and y, or y and x for a steep line.
+    double a0 = steep ? a.y() : a.x(), a1 = steep ? a.x() : a.y();
+    double b0 = steep ? b.y() : b.x(), b1 = steep ? b.x() : b.y();
+    if (a0 > b0) {
+        std::swap(a0, b0);
+        std::swap(a1, b1);
+    }
+    const double run = b0 - a0;
+    const double slope = run > 0 ? (b1 - a1) / run : 0.0;
+    const double half = width / 2.0 * std::sqrt(1.0 + slope * slope);  // across the minor axis
+    const int majorLimit = steep ? image.height() : image.width();
+    const int minorLimit = steep ? image.width() : image.height();
+    const int first = std::max(0, static_cast<int>(std::floor(a0)));
+    const int last = std::min(majorLimit - 1, static_cast<int>(std::ceil(b0)) - 1);
+    for (int i = first; i <= last; ++i) {
+        const double centre = a1 + slope * (std::clamp(i + 0.5, a0, b0) - a0);
+        const double lo = centre - half, hi = centre + half;
+        const int j0 = std::max(0, static_cast<int>(std::floor(lo)));
+        const int j1 = std::min(minorLimit - 1, static_cast<int>(std::floor(hi)));
+        for (int j = j0; j <= j1; ++j) {
+            const double coverage = std::min(j + 1.0, hi) - std::max(static_cast<double>(j), lo);
+            if (coverage <= 0.0) continue;
+            const int x = steep ? j : i, y = steep ? i : j;
+            QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(y));
+            blendPixel(line[x], color, alpha * std::min(coverage, 1.0));
+        }
+    }
+}
 
 }  // namespace
 
@@ -95,28 +143,20 @@ protected:
         std::vector<int> slotOf(view_->weights_.size(), 0);
         for (std::size_t h = 0; h < view_->weights_.size(); ++h)
             if (view_->visible_[h]) slotOf[h] = slot++;
-        // Lines are batched by head and by weight rounded to 1/32 (pen width and opacity follow
-        // the weight): one drawLines per batch instead of one stroke per line, which the raster
-        // engine hands to its thread pool each time (~1000 lines for 32 tokens).
-        constexpr int kLevels = 32;
-        std::vector<std::vector<QLineF>> batches(view_->weights_.size() * (kLevels + 1));
+        const qreal dpr = devicePixelRatioF();
+        const QSize pixels = (QSizeF(size()) * dpr).toSize();
+        if (lines_.size() != pixels) lines_ = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        lines_.fill(Qt::transparent);
         forEachLine([&](int h, int r, int c, float v) {
-            const int level = static_cast<int>(std::lround(std::clamp(v, 0.0f, 1.0f) * kLevels));
             const double offset =
                 (slotOf[static_cast<std::size_t>(h)] - (visibleHeads - 1) / 2.0) * 2.0;
-            batches[static_cast<std::size_t>(h * (kLevels + 1) + level)].emplace_back(
-                QPointF(leftX() + 6, rowY(r, rows) + offset),
-                QPointF(rightX() - 6, rowY(c, cols) + offset));
+            const double w = std::clamp(static_cast<double>(v), 0.0, 1.0);
+            rasterizeLine(lines_, QPointF(leftX() + 6, rowY(r, rows) + offset) * dpr,
+                          QPointF(rightX() - 6, rowY(c, cols) + offset) * dpr,
+                          (1.0 + 3.0 * w) * dpr, ExploreLinesView::headColor(h), w);
         });
-        for (std::size_t b = 0; b < batches.size(); ++b) {
-            if (batches[b].empty()) continue;
-            const int h = static_cast<int>(b) / (kLevels + 1);
-            const double v = static_cast<double>(static_cast<int>(b) % (kLevels + 1)) / kLevels;
-            QColor color = ExploreLinesView::headColor(h);
-            color.setAlphaF(static_cast<float>(std::max(v, 0.5 / kLevels)));
-            p.setPen(QPen(color, 1.0 + 3.0 * v));
-            p.drawLines(batches[b].data(), static_cast<int>(batches[b].size()));
-        }
+        lines_.setDevicePixelRatio(dpr);
+        p.drawImage(QPointF(0, 0), lines_);
         const auto& focus = view_->focus_;
         QFont font = p.font();
         const double spacing =
@@ -156,6 +196,7 @@ protected:
 
 private:
     ExploreLinesView* view_;
+    QImage lines_;  // the lines, drawn by rasterizeLine and blitted in one piece
 };
 
 ExploreLinesView::ExploreLinesView(QWidget* parent) : QWidget(parent) {
