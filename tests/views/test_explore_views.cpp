@@ -1,6 +1,7 @@
 // Explore mode's views (issue #4): the KV-cache stepper's outputs equal the full pass at every
 // step, its counters and cache size; the heads grid, the lines view and the weight split draw
 // the engine's numbers.
+#include <QImage>
 #include <QTest>
 #include <cmath>
 
@@ -174,6 +175,34 @@ private slots:
         lines.setFocusToken(std::make_pair(views::ExploreLinesView::Side::Right, 2));
         QCOMPARE(lines.drawnLineCount(), 3);
         QVERIFY(views::ExploreLinesView::headColor(0) != views::ExploreLinesView::headColor(1));
+    }
+
+    // The lines are drawn by the view's own rasteriser (#4): weight 1 in the head's colour at
+    // full opacity and width 4, weight 0.25 faint, weight 0 not at all.
+    void linesDrawnWithWeightAsOpacity() {
+        views::ExploreLinesView lines;
+        attn::Matrix w(2, 2);
+        w << 1.0f, 0.0f, 0.0f, 0.25f;
+        lines.setData({"a", "b"}, {"x", "y"}, {w});
+        lines.resize(600, 400);
+        QWidget* canvas = nullptr;  // the largest child: the drawing surface
+        for (QWidget* child : lines.findChildren<QWidget*>())
+            if (!canvas || child->width() * child->height() > canvas->width() * canvas->height())
+                canvas = child;
+        QVERIFY(canvas);
+        const QImage image = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const int x = image.width() / 2;
+        const QColor head = views::ExploreLinesView::headColor(0);
+        // Row a to x at y = 16 (the top token row), 4 px wide: full colour at y = 15 and 16.
+        QCOMPARE(image.pixelColor(x, 15), head);
+        QCOMPARE(image.pixelColor(x, 16), head);
+        // Row b to y along the bottom: a quarter of the colour over the white background.
+        const int bottom = image.height() - 16;
+        const QColor faint = image.pixelColor(x, bottom);
+        QVERIFY2(faint.red() > head.red() && faint.red() < 235 && faint.blue() > faint.red(),
+                 qPrintable(faint.name()));
+        // Weight 0: nothing between the rows.
+        QCOMPARE(image.pixelColor(x, image.height() / 2), lines.palette().base().color());
     }
 
     void weightSplitSlices() {
