@@ -75,7 +75,15 @@ int main(int argc, char* argv[]) {
         } else {
             const ExampleParseResult example = loadExampleFile(options.exampleFile);
             if (example.ok()) {
-                steps = attn::build_walkthrough(example.file->inputs);
+                try {
+                    steps = attn::build_walkthrough(example.file->inputs);
+                } catch (const attn::AttentionError& e) {
+                    // Explore mode still opens the file; the walkthrough falls back.
+                    printTo(stderr, QStringLiteral("attention-visualizer: %1: the walkthrough "
+                                                   "shows the tutorial's example: %2\n")
+                                        .arg(options.exampleFile, QString::fromUtf8(e.what())));
+                    steps = attn::build_walkthrough();
+                }
             } else if (!QFileInfo::exists(options.exampleFile)) {
                 // A mistyped path is a command-line error, answered without opening a window.
                 return fail(QStringLiteral("%1: %2").arg(options.exampleFile, example.error));

@@ -1,12 +1,12 @@
 #include "walkthrough.h"
 
-#include "modules.h"
-#include "ops.h"
-#include "rng.h"
-
 #include <cmath>
 #include <cstdio>
 #include <limits>
+
+#include "modules.h"
+#include "ops.h"
+#include "rng.h"
 
 namespace attn {
 
@@ -34,8 +34,7 @@ public:
     }
 
     StepMatrix& add(std::string id, std::string symbol, Matrix values,
-                    std::vector<std::string> rows, std::vector<std::string> cols,
-                    MatrixKind kind) {
+                    std::vector<std::string> rows, std::vector<std::string> cols, MatrixKind kind) {
         StepMatrix m;
         m.id = std::move(id);
         m.symbol = std::move(symbol);
@@ -146,7 +145,8 @@ print(attn_scores_2))");
         steps.push_back(b.take());
     }
     {
-        StepBuilder b(3, "weights-journey", R"(attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()
+        StepBuilder b(3, "weights-journey",
+                      R"(attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()
 
 def softmax_naive(x):
     return torch.exp(x) / torch.exp(x).sum(dim=0)
@@ -156,12 +156,12 @@ attn_weights_2 = torch.softmax(attn_scores_2, dim=0)
 print(attn_weights_2))");
         one_query(b.add("attn-scores-journey", "ω", scores_q, query_label, tok, MatrixKind::Scores),
                   q);
-        one_query(derive(b.add("naive-norm", "α", normalize_rows_naive(scores_q), query_label,
-                               tok, MatrixKind::Weights),
+        one_query(derive(b.add("naive-norm", "α", normalize_rows_naive(scores_q), query_label, tok,
+                               MatrixKind::Weights),
                          Derivation::NaiveNorm, "attn-scores-journey"),
                   q);
-        one_query(derive(b.add("naive-softmax", "α", softmax_rows_naive(scores_q), query_label,
-                               tok, MatrixKind::Weights),
+        one_query(derive(b.add("naive-softmax", "α", softmax_rows_naive(scores_q), query_label, tok,
+                               MatrixKind::Weights),
                          Derivation::NaiveSoftmax, "attn-scores-journey"),
                   q);
         one_query(derive(b.add("softmax", "α", weights_q, query_label, tok, MatrixKind::Weights),
@@ -170,8 +170,8 @@ print(attn_weights_2))");
         // Scores a hundred times larger, as a wide model produces: exp() overflows float.
         const Matrix large = scores_q * 100.0f;
         one_query(b.add("large-scores", "ω", large, query_label, tok, MatrixKind::Scores), q);
-        one_query(derive(b.add("large-naive-softmax", "α", softmax_rows_naive(large),
-                               query_label, tok, MatrixKind::Weights),
+        one_query(derive(b.add("large-naive-softmax", "α", softmax_rows_naive(large), query_label,
+                               tok, MatrixKind::Weights),
                          Derivation::NaiveSoftmax, "large-scores"),
                   q);
         one_query(derive(b.add("large-softmax", "α", softmax_rows(large), query_label, tok,
@@ -187,9 +187,9 @@ for i, x_i in enumerate(inputs):
     context_vec_2 += attn_weights_2[i] * x_i
 print(context_vec_2))");
         b.add("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
-        one_query(b.add("attn-weights-journey", "α", weights_q, query_label, tok,
-                        MatrixKind::Weights),
-                  q);
+        one_query(
+            b.add("attn-weights-journey", "α", weights_q, query_label, tok, MatrixKind::Weights),
+            q);
         one_query(derive(b.add("context-vec-journey", "z", weights_q * x, query_label, dims,
                                MatrixKind::Context),
                          Derivation::WeightedSum, "attn-weights-journey", "inputs"),
@@ -319,8 +319,8 @@ print(sa(inputs)))");
     const Matrix causal_renorm = mask_and_renormalize(v2.weights, future);
     AttentionOptions causal_options;
     causal_options.blocked = future;
-    const AttentionResult causal = scaled_dot_product_attention(
-        v2_out.queries[0], v2_out.keys[0], v2_out.values[0], causal_options);
+    const AttentionResult causal = scaled_dot_product_attention(v2_out.queries[0], v2_out.keys[0],
+                                                                v2_out.values[0], causal_options);
     {
         StepBuilder b(10, "causal-renormalize", R"(context_length = attn_scores.shape[0]
 mask_simple = torch.tril(torch.ones(context_length, context_length))
@@ -330,8 +330,7 @@ masked_simple_norm = masked_simple / row_sums
 print(masked_simple_norm))");
         b.add("attn-weights", "α", v2.weights, tok, tok, MatrixKind::Weights);
         b.add("causal-mask", "m", tril, tok, tok, MatrixKind::Mask);
-        masked(derive(b.add("masked-weights", "α", masked_product, tok, tok,
-                            MatrixKind::Weights),
+        masked(derive(b.add("masked-weights", "α", masked_product, tok, tok, MatrixKind::Weights),
                       Derivation::MaskProduct, "attn-weights", "causal-mask"),
                future, 0.0f);
         masked(derive(b.add("causal-weights", "α", causal_renorm, tok, tok, MatrixKind::Weights),
@@ -340,25 +339,27 @@ print(masked_simple_norm))");
         steps.push_back(b.take());
     }
     {
-        StepBuilder b(11, "causal-softmax", R"(mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)
+        StepBuilder b(11, "causal-softmax",
+                      R"(mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)
 masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
 attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
 print(attn_weights))");
         b.add("attn-scores", "ω", v2.scores, tok, tok, MatrixKind::Scores);
-        masked(derive(b.add("masked-scores", "ω", masked_fill(v2.scores, future, kNegInf), tok,
-                            tok, MatrixKind::Scores),
+        masked(derive(b.add("masked-scores", "ω", masked_fill(v2.scores, future, kNegInf), tok, tok,
+                            MatrixKind::Scores),
                       Derivation::MaskedFill, "attn-scores"),
                future, kNegInf);
         masked(derive(b.add("causal-weights", "α", causal.weights, tok, tok, MatrixKind::Weights),
                       Derivation::Softmax, "masked-scores", {}, sqrt_dk),
                future, kNegInf);
-        masked(b.add("causal-weights-renormalized", "α", causal_renorm, tok, tok,
-                     MatrixKind::Weights),
-               future, 0.0f);
+        masked(
+            b.add("causal-weights-renormalized", "α", causal_renorm, tok, tok, MatrixKind::Weights),
+            future, 0.0f);
         derive(b.add("method-difference", "Δ", (causal.weights - causal_renorm).cwiseAbs(), tok,
                      tok, MatrixKind::Weights),
                Derivation::Difference, "causal-weights", "causal-weights-renormalized");
-        b.fact("max_abs_diff", static_cast<double>((causal.weights - causal_renorm).cwiseAbs().maxCoeff()));
+        b.fact("max_abs_diff",
+               static_cast<double>((causal.weights - causal_renorm).cwiseAbs().maxCoeff()));
         steps.push_back(b.take());
     }
     {
@@ -371,9 +372,9 @@ print(dropout(attn_weights)))");
         masked(b.add("causal-weights", "α", causal.weights, tok, tok, MatrixKind::Weights), future,
                kNegInf);
         b.add("dropout-mask", "keep", to_float(kept), tok, tok, MatrixKind::Mask);
-        StepMatrix& d = derive(
-            b.add("dropped-weights", "α", dropped, tok, tok, MatrixKind::Weights),
-            Derivation::Dropout, "causal-weights", "dropout-mask");
+        StepMatrix& d =
+            derive(b.add("dropped-weights", "α", dropped, tok, tok, MatrixKind::Weights),
+                   Derivation::Dropout, "causal-weights", "dropout-mask");
         d.dropout_p = config.dropout_p;
         masked(d, future, kNegInf);
         b.fact("dropout_p", static_cast<double>(config.dropout_p));
@@ -395,8 +396,7 @@ print("context_vecs.shape:", context_vecs.shape))");
         for (std::size_t i = 0; i < 2; ++i) {
             const std::string n = std::to_string(i + 1);
             const AttentionResult& r = out.heads[i][0];
-            masked(b.add("batch-" + n + "-weights", "α", r.weights, tok, tok,
-                         MatrixKind::Weights),
+            masked(b.add("batch-" + n + "-weights", "α", r.weights, tok, tok, MatrixKind::Weights),
                    r.blocked, kNegInf);
             b.add("batch-" + n + "-values", "v", out.values[i], tok, out_dims,
                   MatrixKind::Projections);
@@ -470,7 +470,14 @@ class MultiHeadAttention(nn.Module):
     // 15. Cross-attention: the English tokens ask, the Chinese source answers. The projections
     // are SelfAttention v2's, so only where keys and values come from changes.
     {
-        const Sequence source = cross_attention_source();
+        // The built-in source is 3 wide, as the tutorial's inputs; for inputs of another width
+        // (an example file) the same four tokens get torch.rand(4, d_in) from the walkthrough's
+        // seed, so the step still shows cross-attention instead of refusing the file.
+        Sequence source = cross_attention_source();
+        if (source.embeddings.cols() != x.cols()) {
+            TorchGenerator source_gen(config.seed);
+            source.embeddings = source_gen.rand(source.embeddings.rows(), x.cols());
+        }
         const std::vector<std::string>& src = source.tokens;
         const Matrix cross_q = sa_v2.W_query.forward(x);
         const Matrix cross_k = sa_v2.W_key.forward(source.embeddings);
@@ -523,8 +530,8 @@ for t, x_t in enumerate(inputs):              # one new token per step
             const Matrix q_row = mha.W_query.forward(x.row(i));
             StepMatrix& nq = b.add("new-query", "q", q_row, now, out_dims, MatrixKind::Projections);
             nq.frame = frame;
-            StepMatrix& ck = b.add("cached-keys", "k", cache.keys[0].topRows(i + 1), seen,
-                                   out_dims, MatrixKind::Projections);
+            StepMatrix& ck = b.add("cached-keys", "k", cache.keys[0].topRows(i + 1), seen, out_dims,
+                                   MatrixKind::Projections);
             ck.frame = frame;
             StepMatrix& cv = b.add("cached-values", "v", cache.values[0].topRows(i + 1), seen,
                                    out_dims, MatrixKind::Projections);
@@ -546,10 +553,10 @@ for t, x_t in enumerate(inputs):              # one new token per step
             b.fact("cache_tokens", static_cast<double>(cache.tokens), frame);
             b.fact("cache_bytes", static_cast<double>(cache.bytes()), frame);
             b.fact("max_abs_diff",
-                   static_cast<double>((cached_outputs.topRows(i + 1) -
-                                        full.context_vecs[0].topRows(i + 1))
-                                           .cwiseAbs()
-                                           .maxCoeff()),
+                   static_cast<double>(
+                       (cached_outputs.topRows(i + 1) - full.context_vecs[0].topRows(i + 1))
+                           .cwiseAbs()
+                           .maxCoeff()),
                    frame);
             b.step().frame_labels.push_back(tok[static_cast<std::size_t>(i)]);
         }
@@ -637,8 +644,8 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             if (!lhs || !rhs) return {};
             const RowVector a = lhs->values.row(row);
             const RowVector b = rhs->values.row(col);
-            std::string s = name + " = " + row_name(*lhs, row) + " · " + rhs->symbol +
-                            subscript(col + 1);
+            std::string s =
+                name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + subscript(col + 1);
             const bool scaled = m.divisor != 1.0f;
             if (scaled) s += " / " + sqrt_text(m.divisor);
             s += " = ";
@@ -668,8 +675,8 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             const std::string i = subscript((lhs->row_vector_index ? lhs->query_index : row) + 1);
             const std::string div = m.divisor != 1.0f ? " / " + sqrt_text(m.divisor) : "";
             if (blocked)
-                return name + " = 0: " + src + " was filled with " + num(static_cast<double>(m.fill_value)) +
-                       " before softmax, and exp(−∞) = 0";
+                return name + " = 0: " + src + " was filled with " +
+                       num(static_cast<double>(m.fill_value)) + " before softmax, and exp(−∞) = 0";
             const RowVector z = lhs->values.row(row).array() / m.divisor;
             const bool stable = m.derivation == Derivation::Softmax;
             double shift = 0.0;
@@ -683,8 +690,8 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             for (Eigen::Index k = 0; k < z.size(); ++k)
                 denominator += std::exp(static_cast<double>(z(k)) - shift);
             const double numerator = std::exp(static_cast<double>(z(col)) - shift);
-            std::string s = name + " = exp(" + src + div + ") / Σⱼ exp(" + lhs->symbol + i + "ⱼ" +
-                            div + ")";
+            std::string s =
+                name + " = exp(" + src + div + ") / Σⱼ exp(" + lhs->symbol + i + "ⱼ" + div + ")";
             if (stable && shift != 0.0)
                 s += " = exp(" + num(static_cast<double>(z(col))) + " − " + num(shift) +
                      ") / Σⱼ exp(… − " + num(shift) + ")";
@@ -694,9 +701,9 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             if (!lhs) return {};
             const double sum = static_cast<double>(lhs->values.row(row).sum());
             const std::string i = subscript((lhs->row_vector_index ? lhs->query_index : row) + 1);
-            return name + " = " + cell_name(*lhs, row, col) + " / Σⱼ " + lhs->symbol + i + "ⱼ = " +
-                   num(static_cast<double>(lhs->values(row, col))) + " / " + bare(sum) + " = " +
-                   bare(value);
+            return name + " = " + cell_name(*lhs, row, col) + " / Σⱼ " + lhs->symbol + i +
+                   "ⱼ = " + num(static_cast<double>(lhs->values(row, col))) + " / " + bare(sum) +
+                   " = " + bare(value);
         }
         case Derivation::MaskProduct: {
             if (!lhs || !rhs) return {};
@@ -726,7 +733,8 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             const double p = static_cast<double>(m.dropout_p);
             char p_text[16];
             std::snprintf(p_text, sizeof p_text, "%g", p);
-            return name + " = " + cell_name(*lhs, row, col) + " / (1 − " + p_text + ") = " + num(before) + " / " + bare(1.0 - p) + " = " + bare(value);
+            return name + " = " + cell_name(*lhs, row, col) + " / (1 − " + p_text +
+                   ") = " + num(before) + " / " + bare(1.0 - p) + " = " + bare(value);
         }
         case Derivation::Difference: {
             if (!lhs || !rhs) return {};

@@ -1,7 +1,10 @@
 #include "explore_weight_split.h"
 
+#include <QFrame>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "explore_lines_view.h"
@@ -11,8 +14,10 @@ namespace views {
 
 namespace {
 
+constexpr int kSlicesPerRow = 3;
+
 void showMatrix(attn::HeatmapWidget* map, const attn::Matrix& m, const QStringList& rows = {},
-          const QStringList& cols = {}) {
+                const QStringList& cols = {}) {
     map->setVisible(m.size() > 0);
     if (m.size() == 0) return;
     try {
@@ -34,8 +39,15 @@ ExploreWeightSplit::ExploreWeightSplit(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     fused_ = new attn::HeatmapWidget(this);
     top->addWidget(fused_, 2);
-    slicesLayout_ = new QHBoxLayout;
-    top->addLayout(slicesLayout_, 3);
+    // The per-head slices, up to three in a row; more rows scroll instead of widening the window.
+    auto* slicesArea = new QScrollArea(this);
+    slicesArea->setWidgetResizable(true);
+    slicesArea->setFrameShape(QFrame::NoFrame);
+    auto* slicesBox = new QWidget(slicesArea);
+    slicesLayout_ = new QGridLayout(slicesBox);
+    slicesLayout_->setContentsMargins(0, 0, 0, 0);
+    slicesArea->setWidget(slicesBox);
+    top->addWidget(slicesArea, 3);
     layout->addLayout(top, 1);
     auto* bottom = new QHBoxLayout;
     concat_ = new attn::HeatmapWidget(this);
@@ -58,7 +70,8 @@ attn::HeatmapWidget* ExploreWeightSplit::slice(int head) const {
 
 void ExploreWeightSplit::setData(const WeightSplitData& split) {
     const Eigen::Index heads = split.num_heads;
-    const bool sliced = split.fused_query.size() > 0 && heads > 1 && split.fused_query.rows() % heads == 0;
+    const bool sliced =
+        split.fused_query.size() > 0 && heads > 1 && split.fused_query.rows() % heads == 0;
     const Eigen::Index hd = sliced ? split.fused_query.rows() / heads : split.fused_query.rows();
     QString text = split.note;
     if (sliced)
@@ -76,7 +89,7 @@ void ExploreWeightSplit::setData(const WeightSplitData& split) {
     QStringList rowLabels;
     for (Eigen::Index r = 0; r < split.fused_query.rows(); ++r)
         rowLabels << (sliced ? tr("h%1·%2").arg(r / hd + 1).arg(r % hd + 1)
-                            : QString::number(r + 1));
+                             : QString::number(r + 1));
     showMatrix(fused_, split.fused_query, rowLabels);
     fused_->setTitle(tr("fused W_query.weight"));
 
@@ -86,24 +99,28 @@ void ExploreWeightSplit::setData(const WeightSplitData& split) {
         slices_.pop_back();
     }
     while (slices_.size() < wanted) {
-        auto* map = new attn::HeatmapWidget(this);
+        auto* map = new attn::HeatmapWidget(slicesLayout_->parentWidget());
         map->setColorMap(QStringLiteral("diverging"));
         map->setDecimals(2);
-        map->setMinimumSize(120, 100);
-        slicesLayout_->addWidget(map);
+        map->setMinimumSize(200, 150);
+        const int index = static_cast<int>(slices_.size());
+        slicesLayout_->addWidget(map, index / kSlicesPerRow, index % kSlicesPerRow);
         slices_.push_back(map);
     }
     for (std::size_t h = 0; h < wanted; ++h) {
         const Eigen::Index hh = static_cast<Eigen::Index>(h);
-        showMatrix(slices_[h], split.fused_query.middleRows(hh * hd, hd), rowLabels.mid(hh * hd, hd));
+        showMatrix(slices_[h], split.fused_query.middleRows(hh * hd, hd),
+                   rowLabels.mid(hh * hd, hd));
         slices_[h]->setTitle(tr("head %1 slice").arg(h + 1));
         // The head's colour, as in the lines view, ties the slice to its lines.
-        slices_[h]->setStyleSheet(QStringLiteral("border-top: 4px solid %1;")
-                                      .arg(ExploreLinesView::headColor(static_cast<int>(h)).name()));
+        slices_[h]->setStyleSheet(
+            QStringLiteral("border-top: 4px solid %1;")
+                .arg(ExploreLinesView::headColor(static_cast<int>(h)).name()));
     }
 
     QStringList concatColumns;
-    const Eigen::Index chd = heads > 0 && split.concat.cols() % heads == 0 ? split.concat.cols() / heads : 0;
+    const Eigen::Index chd =
+        heads > 0 && split.concat.cols() % heads == 0 ? split.concat.cols() / heads : 0;
     for (Eigen::Index c = 0; c < split.concat.cols(); ++c)
         concatColumns << (chd > 0 ? tr("h%1·%2").arg(c / chd + 1).arg(c % chd + 1)
                                   : QString::number(c + 1));

@@ -10,7 +10,7 @@
 
 #include "model/tensor.h"
 
-class QHBoxLayout;
+class QGridLayout;
 class QLabel;
 
 namespace attn {
@@ -22,11 +22,11 @@ namespace views {
 struct WeightSplitData {
     attn::Matrix fused_query;  // (d_out, d_in); empty when the module has no fused projection
     Eigen::Index num_heads = 1;
-    attn::Matrix concat;       // (T, H·hd) before out_proj; empty for single-head modules
-    attn::Matrix out_proj;     // (d_out, H·hd) Linear layout; empty when there is none
-    attn::Matrix output;       // (T, d_out) context_vecs
+    attn::Matrix concat;    // (T, H·hd) before out_proj; empty for single-head modules
+    attn::Matrix out_proj;  // (d_out, H·hd) Linear layout; empty when there is none
+    attn::Matrix output;    // (T, d_out) context_vecs
     QStringList tokens;
-    QString note;              // why something is missing, e.g. "one head: nothing to split"
+    QString note;  // why something is missing, e.g. "one head: nothing to split"
 };
 
 class ExploreWeightSplit : public QWidget {
@@ -42,7 +42,7 @@ public:
 private:
     QLabel* note_ = nullptr;
     attn::HeatmapWidget* fused_ = nullptr;
-    QHBoxLayout* slicesLayout_ = nullptr;
+    QGridLayout* slicesLayout_ = nullptr;  // in a scroll area: 12 slices do not widen the window
     std::vector<attn::HeatmapWidget*> slices_;
     attn::HeatmapWidget* concat_ = nullptr;
     attn::HeatmapWidget* outProj_ = nullptr;

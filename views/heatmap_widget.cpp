@@ -407,7 +407,8 @@ QFont HeatmapWidget::makeFont(double px, bool bold) const {
 void HeatmapWidget::rebuildFonts() {
     titlePx_ = kTitlePx * scale_;
     titleElement_->setFont(makeFont(titlePx_, true));
-    subtitleElement_->setFont(makeFont(kSubtitlePx * scale_));
+    subtitlePx_ = kSubtitlePx * scale_;
+    subtitleElement_->setFont(makeFont(subtitlePx_));
     const QFont axisTitle = makeFont(kAxisTitlePx * scale_);
     for (QCPAxis* axis : {plot_->xAxis, plot_->xAxis2, plot_->yAxis}) {
         axis->setLabelFont(axisTitle);
@@ -492,8 +493,7 @@ void HeatmapWidget::updateHeader() {
     plot_->setToolTip(note);
     // Unchanged headers keep the layout as it is (this runs on every data update).
     if ((titleElement_->layout() != nullptr) == !title_.isEmpty() &&
-        (subtitleElement_->layout() != nullptr) == !note.isEmpty() &&
-        subtitleElement_->text() == note)
+        (subtitleElement_->layout() != nullptr) == !note.isEmpty() && shownNote_ == note)
         return;
     QCPLayoutGrid* grid = plot_->plotLayout();
     for (QCPTextElement* element : {titleElement_, subtitleElement_}) {
@@ -501,7 +501,9 @@ void HeatmapWidget::updateHeader() {
         element->setVisible(false);
     }
     grid->simplify();  // drops the now-empty header rows
-    subtitleElement_->setText(note);
+    shownNote_ = note;
+    subtitleElement_->setText(note);  // adaptToLayout() shortens it where it does not fit
+    subtitleWidthAt100Px_ = QFontMetricsF(makeFont(100.0)).horizontalAdvance(note);
     int row = 0;
     // An empty row would stretch like the matrix row, so absent headers get no row at all.
     for (QCPTextElement* element : {titleElement_, subtitleElement_}) {
@@ -600,9 +602,26 @@ bool HeatmapWidget::adaptToLayout() {
         byWidth = 100.0 * cellW * 0.86 / std::max(widestCellTextAt100Px(), 1.0);
     cellFontPx_ = std::floor(std::min({kCellTextPx * scale_, byWidth, byHeight}));
     valuesFit_ = cellFontPx_ >= kMinCellTextPx * scale_;
-    if (subtitleElement_->text() != subtitle()) {
+    if (shownNote_ != subtitle()) {
         updateHeader();
         changed = true;
+    }
+    // The note under the title shrinks like the title; where even its smallest size is too wide
+    // (a heatmap in the heads grid) it says only "values hidden", and the tooltip has the rest.
+    if (!shownNote_.isEmpty()) {
+        const double noteFitPx =
+            std::floor(100.0 * titleRoom / std::max(subtitleWidthAt100Px_, 1.0));
+        const double notePx = std::clamp(noteFitPx, kMinLabelPx * scale_, kSubtitlePx * scale_);
+        const QString text = noteFitPx >= kMinLabelPx * scale_ ? shownNote_ : tr("values hidden");
+        if (notePx != subtitlePx_) {
+            subtitlePx_ = notePx;
+            subtitleElement_->setFont(makeFont(notePx));
+            changed = true;
+        }
+        if (text != subtitleElement_->text()) {
+            subtitleElement_->setText(text);
+            changed = true;
+        }
     }
     return changed;
 }

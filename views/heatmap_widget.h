@@ -240,6 +240,9 @@ private:
     double textHeightAt100Px_ = 120.0;
     double titleWidthAt100Px_ = 0.0;
     double titlePx_ = 16.0;
+    QString shownNote_;  // the subtitle() the header was built for (shown shortened if need be)
+    double subtitleWidthAt100Px_ = 0.0;
+    double subtitlePx_ = 12.0;
 
     bool replotPending_ = false;  // a replot asked for while hidden
     std::optional<std::pair<int, int>> hovered_;

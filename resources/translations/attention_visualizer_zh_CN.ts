@@ -1097,6 +1097,10 @@
             <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
         </message>
         <message>
+            <source>values hidden</source>
+            <translation>数值已隐藏</translation>
+        </message>
+        <message>
             <source>Could not save %1 to %2: %3</source>
             <translation>无法将 %1 保存到 %2：%3</translation>
         </message>

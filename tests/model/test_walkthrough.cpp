@@ -1,14 +1,13 @@
 // The walkthrough's records: sixteen steps in the tutorial's order, their numbers equal to the
 // tutorial's printed tensors, and the cell explanations quoting the right numbers.
-#include "model/walkthrough.h"
-
-#include "model/ops.h"
-#include "module_test_helpers.h"
-
 #include <QtTest>
-
 #include <cmath>
 #include <set>
+
+#include "model/ops.h"
+#include "model/runner.h"
+#include "model/walkthrough.h"
+#include "module_test_helpers.h"
 
 using attn::Matrix;
 
@@ -70,39 +69,53 @@ private slots:
         QTest::addColumn<int>("step");
         QTest::addColumn<QString>("matrixId");
         QTest::addColumn<QVariant>("printed");
-        auto row = [](std::vector<double> v) { return QVariant::fromValue(std::vector<std::vector<double>>{v}); };
+        auto row = [](std::vector<double> v) {
+            return QVariant::fromValue(std::vector<std::vector<double>>{v});
+        };
         auto rows = [](std::vector<std::vector<double>> v) { return QVariant::fromValue(v); };
         QTest::newRow("In[2] scores of journey")
             << 2 << "attn-scores-journey" << row({0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865});
         QTest::newRow("In[3] softmax weights")
             << 3 << "softmax" << row({0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581});
-        QTest::newRow("In[4] context z(2)") << 4 << "context-vec-journey" << row({0.4419, 0.6515, 0.5683});
-        QTest::newRow("In[5] all context vectors")
-            << 5 << "context-vecs"
-            << rows({{0.4421, 0.5931, 0.5790}, {0.4419, 0.6515, 0.5683}, {0.4431, 0.6496, 0.5671},
-                     {0.4304, 0.6298, 0.5510}, {0.4671, 0.5910, 0.5266}, {0.4177, 0.6503, 0.5645}});
-        QTest::newRow("In[8] keys")
-            << 7 << "keys"
-            << rows({{0.3669, 0.7646}, {0.4433, 1.1419}, {0.4361, 1.1156}, {0.2408, 0.6706},
-                     {0.1827, 0.3292}, {0.3275, 0.9642}});
-        QTest::newRow("In[8] values")
-            << 7 << "values"
-            << rows({{0.1855, 0.8812}, {0.3951, 1.0037}, {0.3879, 0.9831}, {0.2393, 0.5493},
-                     {0.1492, 0.3346}, {0.3221, 0.7863}});
-        QTest::newRow("In[13] SelfAttention v2")
-            << 9 << "context-v2"
-            << rows({{-0.5337, -0.1051}, {-0.5323, -0.1080}, {-0.5323, -0.1079},
-                     {-0.5297, -0.1076}, {-0.5311, -0.1066}, {-0.5299, -0.1081}});
+        QTest::newRow("In[4] context z(2)")
+            << 4 << "context-vec-journey" << row({0.4419, 0.6515, 0.5683});
+        QTest::newRow("In[5] all context vectors") << 5 << "context-vecs"
+                                                   << rows({{0.4421, 0.5931, 0.5790},
+                                                            {0.4419, 0.6515, 0.5683},
+                                                            {0.4431, 0.6496, 0.5671},
+                                                            {0.4304, 0.6298, 0.5510},
+                                                            {0.4671, 0.5910, 0.5266},
+                                                            {0.4177, 0.6503, 0.5645}});
+        QTest::newRow("In[8] keys") << 7 << "keys"
+                                    << rows({{0.3669, 0.7646},
+                                             {0.4433, 1.1419},
+                                             {0.4361, 1.1156},
+                                             {0.2408, 0.6706},
+                                             {0.1827, 0.3292},
+                                             {0.3275, 0.9642}});
+        QTest::newRow("In[8] values") << 7 << "values"
+                                      << rows({{0.1855, 0.8812},
+                                               {0.3951, 1.0037},
+                                               {0.3879, 0.9831},
+                                               {0.2393, 0.5493},
+                                               {0.1492, 0.3346},
+                                               {0.3221, 0.7863}});
+        QTest::newRow("In[13] SelfAttention v2") << 9 << "context-v2"
+                                                 << rows({{-0.5337, -0.1051},
+                                                          {-0.5323, -0.1080},
+                                                          {-0.5323, -0.1079},
+                                                          {-0.5297, -0.1076},
+                                                          {-0.5311, -0.1066},
+                                                          {-0.5299, -0.1081}});
         QTest::newRow("In[14] causal method 1") << 10 << "causal-weights" << rows(kCausalWeights);
         QTest::newRow("In[15] causal method 2") << 11 << "causal-weights" << rows(kCausalWeights);
-        QTest::newRow("In[16] dropout")
-            << 12 << "dropped-weights"
-            << rows({{2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000},
-                     {0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000},
-                     {0.6380, 0.6816, 0.6804, 0.0000, 0.0000, 0.0000},
-                     {0.0000, 0.5090, 0.5085, 0.0000, 0.0000, 0.0000},
-                     {0.0000, 0.4120, 0.0000, 0.3869, 0.0000, 0.0000},
-                     {0.0000, 0.3418, 0.3413, 0.3308, 0.3249, 0.0000}});
+        QTest::newRow("In[16] dropout") << 12 << "dropped-weights"
+                                        << rows({{2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000},
+                                                 {0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000},
+                                                 {0.6380, 0.6816, 0.6804, 0.0000, 0.0000, 0.0000},
+                                                 {0.0000, 0.5090, 0.5085, 0.0000, 0.0000, 0.0000},
+                                                 {0.0000, 0.4120, 0.0000, 0.3869, 0.0000, 0.0000},
+                                                 {0.0000, 0.3418, 0.3413, 0.3308, 0.3249, 0.0000}});
     }
 
     void printedTensors() {
@@ -156,7 +169,8 @@ private slots:
         QCOMPARE(w.values.rows(), Eigen::Index{6});
         QCOMPARE(w.values.cols(), Eigen::Index{4});
         QCOMPARE(w.col_labels[0], std::string("你的"));
-        for (Eigen::Index r = 0; r < 6; ++r) QVERIFY(std::abs(w.values.row(r).sum() - 1.0f) < 1e-5f);
+        for (Eigen::Index r = 0; r < 6; ++r)
+            QVERIFY(std::abs(w.values.row(r).sum() - 1.0f) < 1e-5f);
     }
 
     void kvCacheFramesGrowAndMatchTheFullPass() {
@@ -197,7 +211,8 @@ private slots:
         QTest::newRow("projection of the query")
             << 7 << "queries" << 1 << 0 << "q₂₁ = x₂ · W_q[:, 1] = ";
         QTest::newRow("masked score") << 11 << "masked-scores" << 0 << 1 << "ω₁₂ = −∞";
-        QTest::newRow("dropped weight") << 12 << "dropped-weights" << 1 << 0 << "dropped (was 0.4833)";
+        QTest::newRow("dropped weight")
+            << 12 << "dropped-weights" << 1 << 0 << "dropped (was 0.4833)";
         QTest::newRow("kept weight")
             << 12 << "dropped-weights" << 2 << 0 << "= 0.3190 / 0.5000 = 0.6380";
     }
@@ -218,7 +233,34 @@ private slots:
         attn::Sequence seq = attn::tutorial_inputs();
         seq.embeddings(0, 0) = 2.0f;
         const std::vector<attn::Step> edited = attn::build_walkthrough(seq);
-        QVERIFY(matrix(edited[4], "attn-scores").values(0, 0) > matrix(steps_[4], "attn-scores").values(0, 0));
+        QVERIFY(matrix(edited[4], "attn-scores").values(0, 0) >
+                matrix(steps_[4], "attn-scores").values(0, 0));
+    }
+
+    // An example file of another width (here 32 tokens of width 96, as explore mode's benchmark)
+    // gets the whole walkthrough: the cross-attention step draws its 4 source tokens at the
+    // file's width instead of refusing it. It stopped the app at start-up before.
+    void otherWidthGetsEveryStep() {
+        const attn::Sequence seq = attn::random_sequence(32, 96, 1);
+        const std::vector<attn::Step> wide = attn::build_walkthrough(seq);
+        QCOMPARE(wide.size(), steps_.size());
+        const attn::Step& cross = wide[14];
+        QCOMPARE(cross.id, steps_[14].id);
+        const attn::StepMatrix& keys = matrix(cross, "keys");
+        QCOMPARE(keys.values.rows(), Eigen::Index{4});
+        const attn::StepMatrix& weights = matrix(cross, "cross-weights");
+        QCOMPARE(weights.values.rows(), Eigen::Index{32});
+        QCOMPARE(weights.values.cols(), Eigen::Index{4});
+        for (Eigen::Index r = 0; r < 32; ++r)
+            QVERIFY(std::abs(weights.values.row(r).sum() - 1.0f) < 1e-5f);
+        // The tutorial's own width keeps the built-in source embeddings.
+        QCOMPARE(matrix(steps_[14], "keys").values.rows(), Eigen::Index{4});
+        // Any shape explore mode accepts has a walkthrough: one token, width 1, odd widths.
+        for (const auto& [tokens, width] : {std::pair{1, 3}, {2, 1}, {1, 1}, {7, 5}, {3, 2}}) {
+            const std::vector<attn::Step> steps =
+                attn::build_walkthrough(attn::random_sequence(tokens, width, 2));
+            QCOMPARE(steps.size(), steps_.size());
+        }
     }
 
     void badInputIsRefusedWithTheEngineMessage() {

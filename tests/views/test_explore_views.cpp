@@ -205,6 +205,29 @@ private slots:
         QCOMPARE(image.pixelColor(x, image.height() / 2), lines.palette().base().color());
     }
 
+    // Twelve heads' slices scroll in a grid instead of widening the window past the screen (seen
+    // under Xvfb: a 12-head split pushed the window to ~1900 px wide).
+    void weightSplitOfTwelveHeadsStaysNarrow() {
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = 96;
+        config.num_heads = 12;
+        const attn::RunResult run = attn::run_module(config, attn::random_sequence(32, 96, 1));
+        views::WeightSplitData data;
+        data.fused_query = weightNamed(run, "W_query.weight");
+        data.num_heads = 12;
+        data.concat = run.output.concat[0];
+        data.out_proj = weightNamed(run, "out_proj.weight");
+        data.output = run.output.context_vecs[0];
+        views::ExploreWeightSplit split;
+        split.setData(data);
+        QCOMPARE(split.sliceCount(), 12);
+        QVERIFY2(split.minimumSizeHint().width() < 1000,
+                 qPrintable(QString::number(split.minimumSizeHint().width())));
+        QCOMPARE(split.slice(11)->rowCount(), 8);
+        QCOMPARE(split.slice(11)->inputValue(7, 95), double{data.fused_query(95, 95)});
+    }
+
     void weightSplitSlices() {
         const attn::Sequence inputs = attn::tutorial_inputs();
         attn::ModuleConfig config;

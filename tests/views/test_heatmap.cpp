@@ -135,6 +135,7 @@ private slots:
     void highlights();
     void valuesHiddenWhenCellsTooSmall();
     void hiddenWidgetLaysOutWhenShown();
+    void longNoteShortenedInSmallHeatmaps();
     void scaleGrowsFonts();
     void renderImageSize_data();
     void renderImageSize();
@@ -560,6 +561,29 @@ void TestHeatmap::hiddenWidgetLaysOutWhenShown() {
     QCOMPARE(widget.cellText(0, 0), QStringLiteral("0.2"));
     QVERIFY2(widget.cellFontPixelSize() > fourDecimals,
              qPrintable(QString::number(widget.cellFontPixelSize())));
+}
+
+// In a heads-grid-sized heatmap the note "values hidden: 32×32 too small to label" does not fit
+// even at the smallest font: it shows "values hidden" and keeps the whole note as the tooltip.
+void TestHeatmap::longNoteShortenedInSmallHeatmaps() {
+    HeatmapWidget widget;
+    widget.setTitle(QStringLiteral("head 1"));
+    widget.setMatrix(Matrix::Constant(32, 32, 1.0f / 32.0f));
+    const auto shownNote = [&] {
+        QStringList texts;
+        for (int i = 0; i < widget.plot()->plotLayout()->elementCount(); ++i)
+            if (auto* text =
+                    qobject_cast<QCPTextElement*>(widget.plot()->plotLayout()->elementAt(i)))
+                texts << text->text();
+        return texts;
+    };
+    widget.renderImage(QSize(200, 180), 1.0, false);
+    QCOMPARE(widget.subtitle(), QStringLiteral("values hidden: 32×32 too small to label"));
+    QCOMPARE(shownNote(), (QStringList{QStringLiteral("head 1"), QStringLiteral("values hidden")}));
+    QCOMPARE(widget.plot()->toolTip(), widget.subtitle());
+    // Wide enough: the whole note.
+    widget.renderImage(QSize(600, 450), 1.0, false);
+    QCOMPARE(shownNote(), (QStringList{QStringLiteral("head 1"), widget.subtitle()}));
 }
 
 void TestHeatmap::scaleGrowsFonts() {
