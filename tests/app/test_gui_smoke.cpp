@@ -3,10 +3,15 @@
 // one screenshot per step. The test fails when the window does not appear, a screenshot is
 // missing, has the wrong size or is blank. The PNGs stay in the build folder for a person to see.
 #include <QDir>
+#include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSet>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #ifndef ATTN_GUI_BINARY
@@ -42,15 +47,45 @@ private slots:
 
 void TestGuiSmoke::walkScreenshots_data() {
     QTest::addColumn<QString>("language");
-    QTest::newRow("en") << QStringLiteral("en");
-    QTest::newRow("zh_CN") << QStringLiteral("zh_CN");
+    QTest::addColumn<int>("exampleTokens");  // 0: the tutorial's example
+    QTest::addColumn<int>("exampleWidth");
+    QTest::newRow("en") << QStringLiteral("en") << 0 << 0;
+    QTest::newRow("zh_CN") << QStringLiteral("zh_CN") << 0 << 0;
+    // --example with 32 tokens of width 96: the app exited at start-up before (#4).
+    QTest::newRow("en, --example 32 x 96") << QStringLiteral("en") << 32 << 96;
 }
 
 void TestGuiSmoke::walkScreenshots() {
     QFETCH(QString, language);
+    QFETCH(int, exampleTokens);
+    QFETCH(int, exampleWidth);
+    QStringList exampleArgs;
+    QTemporaryDir exampleDir;
+    if (exampleTokens > 0) {
+        QJsonArray tokens, embeddings;
+        for (int t = 0; t < exampleTokens; ++t) {
+            tokens.append(QStringLiteral("t%1").arg(t + 1));
+            QJsonArray row;
+            for (int c = 0; c < exampleWidth; ++c) row.append(((t * 31 + c * 17) % 100) / 100.0);
+            embeddings.append(row);
+        }
+        QJsonObject config{{QStringLiteral("module"), QStringLiteral("multi-head-attention")},
+                           {QStringLiteral("d_out"), exampleWidth},
+                           {QStringLiteral("num_heads"), 12}};
+        const QJsonObject file{{QStringLiteral("tokens"), tokens},
+                               {QStringLiteral("embeddings"), embeddings},
+                               {QStringLiteral("config"), config}};
+        QFile out(exampleDir.filePath(QStringLiteral("wide.json")));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(file).toJson());
+        out.close();
+        exampleArgs = {QStringLiteral("--example"), out.fileName()};
+    }
+    // Each row its own screenshot folder.
+    const QString folder = exampleTokens > 0 ? language + QStringLiteral("-example") : language;
     const QString xvfbRun = QStandardPaths::findExecutable(QStringLiteral("xvfb-run"));
     QVERIFY2(!xvfbRun.isEmpty(), "xvfb-run is not installed (Debian package xvfb)");
-    QDir dir(QStringLiteral(ATTN_SCREENSHOT_DIR "/") + language);
+    QDir dir(QStringLiteral(ATTN_SCREENSHOT_DIR "/") + folder);
     QVERIFY(dir.removeRecursively());
     QVERIFY(QDir().mkpath(dir.path()));
 
@@ -61,11 +96,20 @@ void TestGuiSmoke::walkScreenshots() {
     env.remove(QStringLiteral("DISPLAY"));
     app.setProcessEnvironment(env);
     app.setProcessChannelMode(QProcess::MergedChannels);
-    app.start(xvfbRun, {QStringLiteral("-a"), QStringLiteral("-s"),
-                        QStringLiteral("-screen 0 1600x1000x24"), QStringLiteral(ATTN_GUI_BINARY),
-                        QStringLiteral("--lang"), language, QStringLiteral("--screenshot-dir"),
-                        dir.path(), QStringLiteral("--walk"), QStringLiteral("--window-size"),
-                        QStringLiteral("%1x%2").arg(kWindow.width()).arg(kWindow.height())});
+    const QStringList args =
+        QStringList{QStringLiteral("-a"),
+                    QStringLiteral("-s"),
+                    QStringLiteral("-screen 0 1600x1000x24"),
+                    QStringLiteral(ATTN_GUI_BINARY),
+                    QStringLiteral("--lang"),
+                    language,
+                    QStringLiteral("--screenshot-dir"),
+                    dir.path(),
+                    QStringLiteral("--walk"),
+                    QStringLiteral("--window-size"),
+                    QStringLiteral("%1x%2").arg(kWindow.width()).arg(kWindow.height())} +
+        exampleArgs;
+    app.start(xvfbRun, args);
     QVERIFY2(app.waitForStarted(10000), qPrintable(app.errorString()));
     QVERIFY2(app.waitForFinished(180000), "attention-visualizer --walk did not finish in 3 min");
     const QString output = QString::fromLocal8Bit(app.readAll());
