@@ -48,6 +48,19 @@ bool sameOutput(const attn::RunResult& a, const attn::RunResult& b) {
     return a.output.context_vecs[0] == b.output.context_vecs[0];
 }
 
+// Shows `window` at `size` running multi-head-attention with d_out 4 and 2 heads (training
+// on); returns that config.
+attn::ModuleConfig showTwoHeads(ExploreWindow& window, QSize size) {
+    window.resize(size);
+    window.show();
+    attn::ModuleConfig c;
+    c.module = "multi-head-attention";
+    c.d_out = 4;
+    c.num_heads = 2;
+    window.session()->setConfig(c, true);
+    return c;
+}
+
 }  // namespace
 
 class TestExploreSession : public QObject {
@@ -409,13 +422,7 @@ private slots:
     // (#4: the redraw budget), so every view ends up showing the latest result.
     void hiddenViewsCatchUpWhenShown() {
         ExploreWindow window;
-        window.resize(1200, 800);
-        window.show();
-        attn::ModuleConfig c;
-        c.module = "multi-head-attention";
-        c.d_out = 4;
-        c.num_heads = 2;
-        window.session()->setConfig(c, true);
+        showTwoHeads(window, QSize(1200, 800));
         window.viewTabs()->setCurrentWidget(window.headsGrid());
         window.session()->setEmbedding(ExploreSide::Inputs, 1, 2, 0.75f);
         QCoreApplication::processEvents();
@@ -443,13 +450,7 @@ private slots:
     // One PNG per view tab into ATTN_EXPLORE_SHOTS_DIR, for a person to look at.
     void screenshots() {
         ExploreWindow window;
-        window.resize(1500, 920);
-        window.show();
-        attn::ModuleConfig c;
-        c.module = "multi-head-attention";
-        c.d_out = 4;
-        c.num_heads = 2;
-        window.session()->setConfig(c, true);
+        const attn::ModuleConfig c = showTwoHeads(window, QSize(1500, 920));
         const QString dir = qEnvironmentVariable("ATTN_EXPLORE_SHOTS_DIR", QDir::tempPath());
         QVERIFY(QDir().mkpath(dir));
         auto shoot = [&](const QString& name) {
