@@ -10,35 +10,11 @@
 #include <cmath>
 
 #include "app/example_file.h"
+#include "cli_run.h"
 #include "model/examples.h"
 #include "model/runner.h"
 
-#ifndef ATTENTION_CLI_PATH
-#error "ATTENTION_CLI_PATH must name the attention-cli executable (see tests/app/CMakeLists.txt)"
-#endif
-
 namespace {
-
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(ATTENTION_CLI_PATH), args);
-    CliRun run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        run.err = "attention-cli did not finish normally";
-        return run;
-    }
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
 
 // Reads a JSON list of rows; null (NaN/Inf in the output) becomes NaN.
 attn::Matrix toMatrix(const QJsonArray& rows) {
@@ -213,8 +189,8 @@ private slots:
                    c.scale = false;
                });
         QTest::newRow("bert --causal, mask == 1, fill -1e4")
-            << QStringList{"--module", "bert-multi-head",   "--causal", "--mask-convention",
-                           "one",      "--fill",            "-1e4"}
+            << QStringList{"--module", "bert-multi-head", "--causal", "--mask-convention",
+                           "one",      "--fill",          "-1e4"}
             << Configure([](attn::ModuleConfig& c) {
                    c.causal = true;
                    c.mask_convention = attn::MaskConvention::FillWhereOne;
@@ -495,14 +471,16 @@ private slots:
             << "attention-cli: compute: --causal and --no-causal contradict each other: choose one";
         QTest::newRow("bad mask convention")
             << QStringList{"compute", "--module", "bert-multi-head", "--mask-convention", "2"}
-            << "attention-cli: compute: --mask-convention \"2\": give zero (fill where mask == 0) or one "
+            << "attention-cli: compute: --mask-convention \"2\": give zero (fill where mask == 0) "
+               "or one "
                "(fill where mask == 1)";
         QTest::newRow("bad fill")
             << QStringList{"compute", "--module", "causal-attention", "--fill", "inf"}
             << "attention-cli: compute: --fill \"inf\" is not a number: give -inf, -1e9 or -1e4";
         QTest::newRow("no-causal on gpt2")
             << QStringList{"compute", "--module", "gpt2-attention", "--no-causal"}
-            << "attention-cli: compute: causal = off does not apply to gpt2-attention: its causal mask is "
+            << "attention-cli: compute: causal = off does not apply to gpt2-attention: its causal "
+               "mask is "
                "part of the module; choose self-attention-v2 or bert-multi-head for attention "
                "without one";
         QTest::newRow("decode without length")

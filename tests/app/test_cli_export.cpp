@@ -2,9 +2,6 @@
 // writes one figure per heatmap with predictable names and prints them; formats, size, scale and
 // language arrive in the files; an existing file is refused without --force, an unwritable folder
 // and a failing write end with status 2 and leave no file behind; --help lists the options.
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
@@ -14,52 +11,14 @@
 #include <QtTest>
 #include <set>
 
+#include "cli_run.h"
 #include "model/walkthrough.h"
-
-#ifndef ATTENTION_CLI_PATH
-#error "ATTENTION_CLI_PATH must name the attention-cli executable (see tests/app/CMakeLists.txt)"
-#endif
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QStringList lines() const {
-        return QString::fromUtf8(out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    }
-};
-
-// Without a display: no DISPLAY, no WAYLAND_DISPLAY and no QT_QPA_PLATFORM, as on a build server.
-// fileSizeLimit > 0 makes every file write past that many bytes fail (EFBIG, "File too large"),
-// the way a full disk fails a write part-way.
-CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-        env.remove(QString::fromLatin1(name));
-    process.setProcessEnvironment(env);
-    if (fileSizeLimit > 0) {
-        process.setChildProcessModifier([fileSizeLimit] {
-            // Without the signal's default action (terminate) the write returns EFBIG.
-            ::signal(SIGXFSZ, SIG_IGN);
-            const rlimit limit{static_cast<rlim_t>(fileSizeLimit),
-                               static_cast<rlim_t>(fileSizeLimit)};
-            ::setrlimit(RLIMIT_FSIZE, &limit);
-        });
-    }
-    process.start(QStringLiteral(ATTENTION_CLI_PATH), QStringList{"export"} + args);
-    CliRun run;
-    if (!process.waitForFinished(240000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        run.err = "attention-cli did not finish normally";
-        return run;
-    }
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+// attention-cli export ARGS.
+CliRun runExport(const QStringList& args, qint64 fileSizeLimit = 0) {
+    return runCli(QStringList{QStringLiteral("export")} + args, fileSizeLimit);
 }
 
 QString describe(const CliRun& run) {
@@ -130,7 +89,7 @@ void TestCliExport::wholeWalkthroughWithoutDisplay() {
     QTemporaryDir root;
     QVERIFY(root.isValid());
     const QString dir = root.filePath("figures");  // created by the export
-    const CliRun run = runCli({"--out", dir});
+    const CliRun run = runExport({"--out", dir});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     const QStringList files = run.lines();
     const int expected = expectedFigureCount();
@@ -168,7 +127,7 @@ void TestCliExport::formats() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const CliRun run =
-        runCli({"--out", dir.path(), "--step", "causal-softmax", "--format", format});
+        runExport({"--out", dir.path(), "--step", "causal-softmax", "--format", format});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     QCOMPARE(run.lines().size(), expectedFigureCount(11));
     for (const QString& file : run.lines()) {
@@ -181,8 +140,8 @@ void TestCliExport::formats() {
 void TestCliExport::sizeAndScale() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const CliRun run = runCli({"--out", dir.path(), "--step", "14", "--matrix", "head-2", "--size",
-                               "640x480", "--scale", "2"});
+    const CliRun run = runExport({"--out", dir.path(), "--step", "14", "--matrix", "head-2",
+                                  "--size", "640x480", "--scale", "2"});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     QCOMPARE(run.lines(), QStringList{QDir(dir.path()).filePath("step-14-head-2.png")});
     const QImage image(run.lines().first());
@@ -195,8 +154,8 @@ void TestCliExport::chineseTitles() {
     QTemporaryDir zh;
     QVERIFY(en.isValid() && zh.isValid());
     const QStringList common{"--step", "15", "--matrix", "cross-weights", "--format", "svg"};
-    const CliRun english = runCli(QStringList{"--out", en.path()} + common);
-    const CliRun chinese = runCli(QStringList{"--out", zh.path(), "--lang", "zh_CN"} + common);
+    const CliRun english = runExport(QStringList{"--out", en.path()} + common);
+    const CliRun chinese = runExport(QStringList{"--out", zh.path(), "--lang", "zh_CN"} + common);
     QVERIFY2(english.exitCode == 0, qPrintable(describe(english)));
     QVERIFY2(chinese.exitCode == 0, qPrintable(describe(chinese)));
     const QStringList enTexts = svgTexts(readFile(english.lines().value(0)));
@@ -219,8 +178,8 @@ void TestCliExport::exampleFile() {
     QVERIFY(writeFile(example, R"({"tokens": ["a", "b", "c"],
         "embeddings": [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]})"));
     const QString out = dir.filePath("figures");
-    const CliRun run = runCli({"--out", out, "--example", example, "--step", "5", "--matrix",
-                               "attn-weights", "--format", "csv"});
+    const CliRun run = runExport({"--out", out, "--example", example, "--step", "5", "--matrix",
+                                  "attn-weights", "--format", "csv"});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     const QByteArray csv = readFile(QDir(out).filePath("step-05-attn-weights.csv"));
     QVERIFY2(csv.startsWith(",a,b,c\r\na,"), csv.constData());
@@ -231,14 +190,14 @@ void TestCliExport::existingFileNeedsForce() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QStringList args{"--out", dir.path(), "--step", "11"};
-    const CliRun first = runCli(args);
+    const CliRun first = runExport(args);
     QVERIFY2(first.exitCode == 0, qPrintable(describe(first)));
     const QString kept = QDir(dir.path()).filePath("step-11-method-difference.png");
     QVERIFY(writeFile(kept, "keep me"));
     const QString other = QDir(dir.path()).filePath("step-11-attn-scores.png");
     QVERIFY(QFile::remove(other));
 
-    const CliRun second = runCli(args);
+    const CliRun second = runExport(args);
     QCOMPARE(second.exitCode, 2);
     QVERIFY(second.out.isEmpty());
     QVERIFY2(second.err.contains("already exists") && second.err.contains("--force"),
@@ -248,7 +207,7 @@ void TestCliExport::existingFileNeedsForce() {
     QCOMPARE(readFile(kept), QByteArray("keep me"));
     QVERIFY(!QFileInfo::exists(other));  // nothing written when anything is refused
 
-    const CliRun forced = runCli(args + QStringList{"--force"});
+    const CliRun forced = runExport(args + QStringList{"--force"});
     QVERIFY2(forced.exitCode == 0, qPrintable(describe(forced)));
     QCOMPARE(forced.lines().size(), 5);
     QVERIFY(readFile(kept).startsWith("\x89PNG"));
@@ -272,7 +231,7 @@ void TestCliExport::unwritableFolder() {
     const QString file = root.filePath("plain-file");
     QVERIFY(writeFile(file, "not a folder"));
     const QString out = where == "file" ? file : file + "/figures";
-    const CliRun run = runCli({"--out", out, "--step", "11"});
+    const CliRun run = runExport({"--out", out, "--step", "11"});
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.out.isEmpty());
     QVERIFY2(run.err.startsWith("attention-cli: export: ") ||
@@ -289,7 +248,7 @@ void TestCliExport::unwritableFolder() {
 void TestCliExport::failedWriteRemovesEverything() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const CliRun run = runCli({"--out", dir.path()}, 40000);
+    const CliRun run = runExport({"--out", dir.path()}, 40000);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.out.isEmpty(), run.out.constData());
     QVERIFY2(run.err.contains("Could not save PNG to"), run.err.constData());
@@ -329,7 +288,7 @@ void TestCliExport::badOptions() {
     QVERIFY(root.isValid());
     const QString out = root.filePath("figures");
     if (QString(QTest::currentDataTag()) != "no --out") args = QStringList{"--out", out} + args;
-    const CliRun run = runCli(args);
+    const CliRun run = runExport(args);
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.out.isEmpty());
     QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
@@ -337,7 +296,7 @@ void TestCliExport::badOptions() {
 }
 
 void TestCliExport::helpListsOptions() {
-    const CliRun run = runCli({"--help"});
+    const CliRun run = runExport({"--help"});
     QCOMPARE(run.exitCode, 0);
     const QString help = QString::fromUtf8(run.out);
     QVERIFY(help.startsWith("Usage: attention-cli export [options]"));
