@@ -1,5 +1,6 @@
 #include "explore_weight_editor.h"
 
+#include <QAbstractTableModel>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -8,11 +9,79 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <cmath>
+#include <functional>
 
 namespace views {
+
+// One parameter matrix as a table model: numbers are formatted when the view asks for a cell, so
+// a 768 × 768 out_proj costs what the visible cells cost. An edit is handed to onEdit and shows
+// once the engine has rerun with it (setMatrix with the new weights).
+class WeightTableModel : public QAbstractTableModel {
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+
+    std::function<void(int row, int column, float value)> onEdit;
+
+    // m must stay alive until the next setMatrix (the editor keeps the weights; the previous
+    // matrix may already be gone, so only its remembered shape is compared).
+    void setMatrix(const attn::Matrix* m) {
+        const Eigen::Index rows = m ? m->rows() : 0, cols = m ? m->cols() : 0;
+        if (rows != rows_ || cols != cols_) {
+            beginResetModel();
+            matrix_ = m;
+            rows_ = rows;
+            cols_ = cols;
+            endResetModel();
+            return;
+        }
+        matrix_ = m;  // same shape: keep the view's scroll position and current cell
+        if (rows_ > 0 && cols_ > 0)
+            emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+    }
+
+    int rowCount(const QModelIndex& parent = {}) const override {
+        return parent.isValid() ? 0 : static_cast<int>(rows_);
+    }
+    int columnCount(const QModelIndex& parent = {}) const override {
+        return parent.isValid() ? 0 : static_cast<int>(cols_);
+    }
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (!matrix_ || !index.isValid()) return {};
+        const double v = static_cast<double>((*matrix_)(index.row(), index.column()));
+        switch (role) {
+            case Qt::DisplayRole:
+            case Qt::EditRole:
+                return QString::number(v, 'f', 4);
+            case Qt::ToolTipRole:
+                return QString::number(v, 'g', 9);
+            case Qt::TextAlignmentRole:
+                return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+            default:
+                return {};
+        }
+    }
+    Qt::ItemFlags flags(const QModelIndex& index) const override {
+        return QAbstractTableModel::flags(index) | Qt::ItemIsEditable;
+    }
+    // Text that is not a finite number is refused: the cell keeps its value.
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override {
+        if (role != Qt::EditRole || !index.isValid() || !matrix_) return false;
+        const QString text = value.toString().trimmed();
+        bool ok = false;
+        double v = text.toDouble(&ok);
+        if (!ok) v = QLocale().toDouble(text, &ok);
+        if (!ok || !std::isfinite(v)) return false;
+        if (onEdit) onEdit(index.row(), index.column(), static_cast<float>(v));
+        return true;
+    }
+
+private:
+    const attn::Matrix* matrix_ = nullptr;
+    Eigen::Index rows_ = 0, cols_ = 0;
+};
 
 ExploreWeightEditor::ExploreWeightEditor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -24,24 +93,17 @@ ExploreWeightEditor::ExploreWeightEditor(QWidget* parent) : QWidget(parent) {
     top->addWidget(shape_, 1);
     top->addWidget(reset_);
     layout->addLayout(top);
-    table_ = new QTableWidget(this);
+    table_ = new QTableView(this);
+    model_ = new WeightTableModel(this);
+    table_->setModel(model_);
     table_->horizontalHeader()->setDefaultSectionSize(72);
     layout->addWidget(table_, 1);
     connect(names_, &QComboBox::currentIndexChanged, this, [this] { showCurrent(); });
     connect(reset_, &QPushButton::clicked, this, &ExploreWeightEditor::resetRequested);
-    connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
-        if (filling_) return;
-        const QString text = item->text().trimmed();
-        bool ok = false;
-        double v = text.toDouble(&ok);
-        if (!ok) v = QLocale().toDouble(text, &ok);
+    model_->onEdit = [this](int row, int column, float value) {
         const std::size_t i = static_cast<std::size_t>(names_->currentIndex());
-        if (!ok || !std::isfinite(v) || i >= weights_.size()) {
-            showCurrent();  // not a number: put the old value back
-            return;
-        }
-        emit weightEdited(weights_[i].name, item->row(), item->column(), static_cast<float>(v));
-    });
+        if (i < weights_.size()) emit weightEdited(weights_[i].name, row, column, value);
+    };
     retranslate();
 }
 
@@ -85,40 +147,17 @@ bool ExploreWeightEditor::selectWeight(const QString& name) {
 }
 
 void ExploreWeightEditor::showCurrent() {
-    filling_ = true;
     const int i = names_->currentIndex();
     if (i < 0 || static_cast<std::size_t>(i) >= weights_.size()) {
-        table_->clear();
-        table_->setRowCount(0);
-        table_->setColumnCount(0);
+        model_->setMatrix(nullptr);
         shape_->clear();
-        filling_ = false;
         return;
     }
     const attn::NamedMatrix& w = weights_[static_cast<std::size_t>(i)];
     const attn::Matrix& m = w.value;
     shape_->setText(w.is_vector ? tr("vector of %1").arg(m.cols())
                                 : tr("%1 × %2").arg(m.rows()).arg(m.cols()));
-    // A huge matrix would make thousands of items; show its corner and say so.
-    const int rows = static_cast<int>(std::min<Eigen::Index>(m.rows(), 256));
-    const int cols = static_cast<int>(std::min<Eigen::Index>(m.cols(), 256));
-    if (rows < m.rows() || cols < m.cols())
-        shape_->setText(shape_->text() + tr(" (first %1 × %2 shown)").arg(rows).arg(cols));
-    table_->setRowCount(rows);
-    table_->setColumnCount(cols);
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            QTableWidgetItem* item = table_->item(r, c);
-            if (!item) {
-                item = new QTableWidgetItem;
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-                table_->setItem(r, c, item);
-            }
-            item->setText(QString::number(static_cast<double>(m(r, c)), 'f', 4));
-            item->setToolTip(QString::number(static_cast<double>(m(r, c)), 'g', 9));
-        }
-    }
-    filling_ = false;
+    model_->setMatrix(&m);
 }
 
 }  // namespace views

@@ -14,7 +14,7 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 
 namespace views {
 
@@ -29,7 +29,8 @@ public:
                     const std::set<std::string>& edited);
     QString currentName() const;
     bool selectWeight(const QString& name);
-    QTableWidget* table() const { return table_; }
+    // The shown parameter as a table (all of it: the model formats only the cells in view).
+    QTableView* table() const { return table_; }
 
 signals:
     void weightEdited(const std::string& name, int row, int column, float value);
@@ -46,9 +47,9 @@ private:
     std::set<std::string> edited_;
     QComboBox* names_ = nullptr;
     QLabel* shape_ = nullptr;
-    QTableWidget* table_ = nullptr;
+    QTableView* table_ = nullptr;
+    class WeightTableModel* model_ = nullptr;
     QPushButton* reset_ = nullptr;
-    bool filling_ = false;
 };
 
 }  // namespace views

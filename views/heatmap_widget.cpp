@@ -192,10 +192,22 @@ void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels
                              std::to_string(rows) + "x" + std::to_string(cols) +
                              ": give a mask of the same shape or none");
 
-    values_ = values;
     QStringList newRowLabels = rowLabels.isEmpty() ? numberedLabels(rows) : rowLabels;
     QStringList newColumnLabels = columnLabels.isEmpty() ? numberedLabels(cols) : columnLabels;
     const bool labelsChanged = newRowLabels != rowLabels_ || newColumnLabels != columnLabels_;
+    // The same matrix again (W_query after an embedding edit, an unchanged head): nothing to
+    // redo, and the highlights stay. Compared bit for bit, so NaN cells compare equal.
+    const auto sameBits = [](const auto& a, const auto& b) {
+        return a.rows() == b.rows() && a.cols() == b.cols() &&
+               std::equal(reinterpret_cast<const char*>(a.data()),
+                          reinterpret_cast<const char*>(a.data() + a.size()),
+                          reinterpret_cast<const char*>(b.data()));
+    };
+    if (!labelsChanged && fillValue == fillValue_ && sameBits(values, values_) &&
+        sameBits(blocked, blocked_))
+        return;
+    values_ = values;
+    blocked_ = blocked;
     rowLabels_ = std::move(newRowLabels);
     columnLabels_ = std::move(newColumnLabels);
     if (labelsChanged) measureLabels();
@@ -239,15 +251,18 @@ void HeatmapWidget::updateColorMapData() {
     const auto dataRange = [](int n) { return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5); };
     auto* mapData =
         new QCPColorMapData(std::max(cols, 1), std::max(rows, 1), dataRange(cols), dataRange(rows));
-    mapData->fill(std::numeric_limits<double>::quiet_NaN());
+    if (rows == 0 || cols == 0) mapData->fill(std::numeric_limits<double>::quiet_NaN());
+    const float* v = values_.data();  // row-major, indexed as kinds_
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
-            const bool masked = kinds_[static_cast<std::size_t>(index(r, c))] == CellKind::Masked;
+            const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
+                           static_cast<std::size_t>(c);
             // Masked cells take no colour from the map (the cell layer hatches them), so a -1e9
             // fill cannot stretch the range.
             mapData->setCell(c, r,
-                             masked ? std::numeric_limits<double>::quiet_NaN()
-                                    : static_cast<double>(values_(r, c)));
+                             kinds_[i] == CellKind::Masked
+                                 ? std::numeric_limits<double>::quiet_NaN()
+                                 : static_cast<double>(v[i]));
         }
     }
     colorMap_->setData(mapData, false);  // takes ownership and frees the previous data
@@ -268,13 +283,11 @@ void HeatmapWidget::updateRange() {
     if (autoRange_) {
         double lo = std::numeric_limits<double>::infinity();
         double hi = -std::numeric_limits<double>::infinity();
-        for (int r = 0; r < rowCount(); ++r) {
-            for (int c = 0; c < columnCount(); ++c) {
-                if (cellKind(r, c) != CellKind::Value) continue;
-                const double v = static_cast<double>(values_(r, c));
-                lo = std::min(lo, v);
-                hi = std::max(hi, v);
-            }
+        const float* v = values_.data();  // row-major, indexed as kinds_
+        for (std::size_t i = 0; i < kinds_.size(); ++i) {
+            if (kinds_[i] != CellKind::Value) continue;
+            lo = std::min(lo, static_cast<double>(v[i]));
+            hi = std::max(hi, static_cast<double>(v[i]));
         }
         if (!(lo <= hi)) {  // no finite, unmasked cell
             lo = 0.0;
@@ -653,7 +666,9 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
     const double spacing = kHatchSpacingPx * scale_;
     QPen hatchPen(colormap::maskedHatchColor(), std::max(1.0, scale_));
     hatchPen.setCapStyle(Qt::FlatCap);
-    for (int r = 0; r < rows; ++r) {
+    const bool anyMasked =
+        std::find(kinds_.begin(), kinds_.end(), CellKind::Masked) != kinds_.end();
+    for (int r = 0; anyMasked && r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
             if (cellKind(r, c) != CellKind::Masked || !rowRevealed(r)) continue;
             const QRectF cell = cellRect(r, c);

@@ -199,6 +199,7 @@ private:
     QSharedPointer<QCPAxisTickerText> columnTicker_;
 
     Matrix values_;
+    BoolMatrix blocked_;  // as given to setMatrix
     std::vector<CellKind> kinds_;
     QStringList rowLabels_;
     QStringList columnLabels_;

@@ -1,15 +1,19 @@
 // Explore mode's views (issue #4): the KV-cache stepper's outputs equal the full pass at every
 // step, its counters and cache size; the heads grid, the lines view and the weight split draw
 // the engine's numbers.
+#include <QAbstractItemModel>
 #include <QImage>
+#include <QTableView>
 #include <QTest>
 #include <cmath>
+#include <tuple>
 
 #include "model/runner.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
 #include "views/explore_kv_trace.h"
 #include "views/explore_lines_view.h"
+#include "views/explore_weight_editor.h"
 #include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
 
@@ -226,6 +230,45 @@ private slots:
                  qPrintable(QString::number(split.minimumSizeHint().width())));
         QCOMPARE(split.slice(11)->rowCount(), 8);
         QCOMPARE(split.slice(11)->inputValue(7, 95), double{data.fused_query(95, 95)});
+    }
+
+    // The weight editor shows a whole 768 × 768 parameter (its model formats only what is in
+    // view) and hands a typed number to explore mode; text that is not a finite number is refused.
+    void weightEditorEditsThroughTheModel() {
+        attn::ModuleConfig config;
+        config.module = "multi-head-attention";
+        config.d_out = 768;
+        config.num_heads = 12;
+        const attn::RunResult run = attn::run_module(config, attn::random_sequence(4, 768, 1));
+        views::ExploreWeightEditor editor;
+        editor.setWeights(run.weights, {});
+        QVERIFY(editor.selectWeight(QStringLiteral("out_proj.weight")));
+        QAbstractItemModel* model = editor.table()->model();
+        QCOMPARE(model->rowCount(), 768);
+        QCOMPARE(model->columnCount(), 768);
+        const attn::Matrix& w = weightNamed(run, "out_proj.weight");
+        QCOMPARE(model->data(model->index(700, 767)).toString(),
+                 QString::number(double{w(700, 767)}, 'f', 4));
+        std::vector<std::tuple<std::string, int, int, float>> edits;
+        connect(&editor, &views::ExploreWeightEditor::weightEdited, this,
+                [&](const std::string& name, int r, int c, float v) {
+                    edits.emplace_back(name, r, c, v);
+                });
+        QVERIFY(model->setData(model->index(700, 767), QStringLiteral("0.5"), Qt::EditRole));
+        QVERIFY(!model->setData(model->index(1, 1), QStringLiteral("abc"), Qt::EditRole));
+        QVERIFY(!model->setData(model->index(1, 1), QStringLiteral("nan"), Qt::EditRole));
+        QCOMPARE(edits.size(), std::size_t{1});
+        QCOMPARE(std::get<0>(edits[0]), std::string("out_proj.weight"));
+        QCOMPARE(std::get<1>(edits[0]), 700);
+        QCOMPARE(std::get<2>(edits[0]), 767);
+        QCOMPARE(std::get<3>(edits[0]), 0.5f);
+        // New weights of the same shape keep the selection and show the new numbers.
+        std::vector<attn::NamedMatrix> changed = run.weights;
+        for (attn::NamedMatrix& m : changed)
+            if (m.name == "out_proj.weight") m.value(700, 767) = 0.5f;
+        editor.setWeights(changed, {"out_proj.weight"});
+        QCOMPARE(editor.currentName(), QStringLiteral("out_proj.weight"));
+        QCOMPARE(model->data(model->index(700, 767)).toString(), QStringLiteral("0.5000"));
     }
 
     void weightSplitSlices() {

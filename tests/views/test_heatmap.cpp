@@ -136,6 +136,7 @@ private slots:
     void valuesHiddenWhenCellsTooSmall();
     void hiddenWidgetLaysOutWhenShown();
     void longNoteShortenedInSmallHeatmaps();
+    void sameMatrixAgainKeepsHighlights();
     void scaleGrowsFonts();
     void renderImageSize_data();
     void renderImageSize();
@@ -584,6 +585,33 @@ void TestHeatmap::longNoteShortenedInSmallHeatmaps() {
     // Wide enough: the whole note.
     widget.renderImage(QSize(600, 450), 1.0, false);
     QCOMPARE(shownNote(), (QStringList{QStringLiteral("head 1"), widget.subtitle()}));
+}
+
+// Setting the matrix it already shows (W_query after an embedding edit) changes nothing, not even
+// the highlights; a changed value, label or mask is drawn anew.
+void TestHeatmap::sameMatrixAgainKeepsHighlights() {
+    HeatmapWidget widget;
+    Matrix w = tutorialWeights();
+    w(0, 1) = std::numeric_limits<float>::quiet_NaN();  // NaN cells compare equal bit for bit
+    widget.setMatrix(w, kTokens, kTokens);
+    widget.highlightRow(2);
+    widget.setMatrix(w, kTokens, kTokens);
+    QCOMPARE(widget.highlightedRow(), std::optional<int>(2));
+    QCOMPARE(widget.cellKind(0, 1), HeatmapWidget::CellKind::NaN);
+    QStringList other = kTokens;
+    other[5] = QStringLiteral("stride");
+    widget.setMatrix(w, other, kTokens);
+    QCOMPARE(widget.highlightedRow(), std::nullopt);
+    QCOMPARE(widget.rowLabels().at(5), QStringLiteral("stride"));
+    widget.highlightRow(2);
+    w(3, 3) = 0.5f;
+    widget.setMatrix(w, other, kTokens);
+    QCOMPARE(widget.highlightedRow(), std::nullopt);
+    QCOMPARE(widget.inputValue(3, 3), 0.5);
+    attn::BoolMatrix mask = attn::BoolMatrix::Constant(6, 6, false);
+    mask(0, 5) = true;
+    widget.setMatrix(w, other, kTokens, mask);
+    QCOMPARE(widget.cellKind(0, 5), HeatmapWidget::CellKind::Masked);
 }
 
 void TestHeatmap::scaleGrowsFonts() {
