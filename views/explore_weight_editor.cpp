@@ -87,6 +87,7 @@ ExploreWeightEditor::ExploreWeightEditor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
     names_ = new QComboBox(this);
+    names_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // room for the " *" of an edit
     shape_ = new QLabel(this);
     reset_ = new QPushButton(this);
     top->addWidget(names_);
