@@ -124,6 +124,7 @@ void ExploreKvStepper::setHead(int head) {
 }
 
 QString ExploreKvStepper::countersText() const { return counters_->text(); }
+QString ExploreKvStepper::explanationText() const { return explanation_->text(); }
 
 void ExploreKvStepper::showStep() {
     const int count = static_cast<int>(trace_.steps.size());
@@ -148,23 +149,26 @@ void ExploreKvStepper::showStep() {
     position_->setText(tr("token %1 of %2").arg(s.token + 1).arg(count));
     const QLocale locale;
     QString text =
-        tr("Step %1 feeds “%2”: its key and value are computed once and appended to the cache "
-           "(outlined row); the keys and values of the %3 earlier tokens are reused, not "
-           "recomputed. Only the new query row attends over the cache, so no causal mask is "
-           "needed: every cached token is in the past.")
-            .arg(s.token + 1)
-            .arg(token)
-            .arg(s.token);
+        s.token == 0
+            ? tr("Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's "
+                 "first row, and its query attends to itself alone. From the next token on, the "
+                 "cached keys and values are reused, not recomputed.")
+                  .arg(token)
+            : tr("Step %1 feeds “%2”: its key and value are computed once and appended to the "
+                 "cache (outlined row); the keys and values of the %3 earlier tokens are reused, "
+                 "not recomputed. Only the new query row attends over the cache, so no causal "
+                 "mask is needed: every cached token is in the past.")
+                  .arg(s.token + 1)
+                  .arg(token)
+                  .arg(s.token);
     if (!note_.isEmpty()) text += QStringLiteral(" ") + note_;
     explanation_->setText(text);
 
     const QStringList dims = numbered(trace_.head_dim, QStringLiteral("d"));
     try {
         keys_->setMatrix(s.cache_keys[h], seen, dims);
-        keys_->setTitle(tr("K cache, head %1 (%2 × %3)")
-                            .arg(head_ + 1)
-                            .arg(s.token + 1)
-                            .arg(trace_.head_dim));
+        keys_->setTitle(
+            tr("K cache, head %1 (%2 × %3)").arg(head_ + 1).arg(s.token + 1).arg(trace_.head_dim));
         keys_->highlightRow(static_cast<int>(s.token));
         values_->setMatrix(s.cache_values[h], seen, dims);
         values_->setTitle(tr("V cache, head %1").arg(head_ + 1));
@@ -186,10 +190,9 @@ void ExploreKvStepper::showStep() {
     } catch (const attn::AttentionError&) {
         for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
     }
-    const double saved =
-        s.total_full > 0 ? 100.0 * (1.0 - static_cast<double>(s.total_cached) /
-                                              static_cast<double>(s.total_full))
-                         : 0.0;
+    const double saved = s.total_full > 0 ? 100.0 * (1.0 - static_cast<double>(s.total_cached) /
+                                                               static_cast<double>(s.total_full))
+                                          : 0.0;
     counters_->setText(
         tr("Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). "
            "So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 "

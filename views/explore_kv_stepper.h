@@ -41,6 +41,7 @@ public:
     attn::HeatmapWidget* weightsHeatmap() const { return weights_; }
     attn::HeatmapWidget* outputHeatmap() const { return output_; }
     QString countersText() const;
+    QString explanationText() const;
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -1175,6 +1175,10 @@
             <translation>第 %1 个词元，共 %2 个</translation>
         </message>
         <message>
+            <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
+            <translation>第 1 步输入“%1”：缓存为空，因此它的键和值成为缓存的第一行，它的查询只关注它自己。从下一个词元起，缓存中的键和值被重复使用，而不是重新计算。</translation>
+        </message>
+        <message>
             <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
             <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带轮廓的行）；前面 %3 个词元的键和值被重复使用，而不是重新计算。只有新的查询行关注缓存，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
         </message>

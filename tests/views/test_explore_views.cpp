@@ -126,6 +126,11 @@ private slots:
         // 2 heads × 4 tokens × head_dim 2 × 2 tensors × 4 bytes = 128
         QVERIFY2(stepper.countersText().contains(QStringLiteral("128")),
                  qPrintable(stepper.countersText()));
+        QVERIFY2(stepper.explanationText().contains(QStringLiteral("the 3 earlier tokens")),
+                 qPrintable(stepper.explanationText()));
+        stepper.setStep(0);  // nothing cached yet: no "0 earlier tokens"
+        QVERIFY2(stepper.explanationText().contains(QStringLiteral("the cache is empty")),
+                 qPrintable(stepper.explanationText()));
         stepper.setStep(99);
         QCOMPARE(stepper.step(), 5);
         stepper.setHead(1);
