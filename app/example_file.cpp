@@ -4,7 +4,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <algorithm>
 #include <cctype>
 #include <cfloat>
@@ -13,6 +12,7 @@
 
 #include "json_locator.h"
 #include "json_text.h"
+#include "views/atomic_file.h"
 
 namespace {
 
@@ -694,18 +694,8 @@ bool saveExampleFile(const ExampleFile& file, const QString& path, QString* erro
         return setError(QString::fromStdString(e.what()) +
                         QStringLiteral(" (JSON cannot hold NaN or infinity)"));
     }
-    const QByteArray bytes = serializeExampleFile(file);
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly)) {
-        return setError(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
-    }
-    if (out.write(bytes) != bytes.size()) {
-        const QString message = QStringLiteral("cannot write %1: %2").arg(path, out.errorString());
-        out.cancelWriting();
-        return setError(message);
-    }
-    if (!out.commit()) {
-        return setError(QStringLiteral("cannot save %1: %2").arg(path, out.errorString()));
-    }
+    QString reason;
+    if (!attn::writeFileAtomically(path, serializeExampleFile(file), &reason))
+        return setError(QStringLiteral("cannot write %1: %2").arg(path, reason));
     return true;
 }

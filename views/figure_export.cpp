@@ -5,11 +5,11 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
+#include "atomic_file.h"
 #include "colormaps.h"
 #include "heatmap_widget.h"
 #include "step_page.h"
@@ -71,37 +71,12 @@ QByteArray csvNumber(float value) {
 }
 
 bool writeCsv(const attn::HeatmapWidget& map, const QString& path, QString* error) {
-    const auto fail = [&](const QString& reason) {
-        if (error)
-            *error = FigureExport::tr("Could not save %1 to %2: %3")
-                         .arg(QStringLiteral("CSV"), native(path), reason);
-        return false;
-    };
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) return fail(file.errorString());
-    const QByteArray csv = matrixCsv(map);
-    // A write that runs out of disk space first comes back short without an error; writing the
-    // rest then fails with the system's reason ("No space left on device").
-    qint64 done = 0;
-    while (done < csv.size()) {
-        const qint64 n = file.write(csv.constData() + done, csv.size() - done);
-        if (n <= 0) break;
-        done += n;
-    }
-    if (done != csv.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return fail(reason);
-    }
-    // QSaveFile::commit() ignores a failure of the final flush of its buffer and would keep a
-    // truncated file (a full disk, a file size limit): flush first and check.
-    if (!file.flush()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return fail(reason);
-    }
-    if (!file.commit()) return fail(file.errorString());
-    return true;
+    QString reason;
+    if (attn::writeFileAtomically(path, matrixCsv(map), &reason)) return true;
+    if (error)
+        *error = FigureExport::tr("Could not save %1 to %2: %3")
+                     .arg(QStringLiteral("CSV"), native(path), reason);
+    return false;
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -19,6 +18,7 @@
 #include <cmath>
 #include <limits>
 
+#include "atomic_file.h"
 #include "colormaps.h"
 #include "number_format.h"
 
@@ -50,18 +50,6 @@ QStringList numberedLabels(Eigen::Index count) {
     QStringList labels;
     for (Eigen::Index i = 1; i <= count; ++i) labels << QString::number(i);
     return labels;
-}
-
-// Writes all of `bytes`. A write that runs out of disk space first comes back short without an
-// error; writing the rest then fails with the system's reason ("No space left on device").
-bool writeAll(QIODevice& device, const QByteArray& bytes) {
-    qint64 done = 0;
-    while (done < bytes.size()) {
-        const qint64 n = device.write(bytes.constData() + done, bytes.size() - done);
-        if (n <= 0) return false;
-        done += n;
-    }
-    return true;
 }
 
 double maxAdvance(const QFontMetricsF& metrics, const auto& texts) {
@@ -911,28 +899,12 @@ QImage HeatmapWidget::renderImage(QSize size, double scale, bool transparent) {
 bool HeatmapWidget::writeAtomically(const QString& path, const QString& kind,
                                     const std::function<bool(QIODevice&, QString&)>& write,
                                     QString* error) {
-    const auto fail = [&](const QString& reason) {
-        if (error)
-            *error =
-                tr("Could not save %1 to %2: %3").arg(kind, QDir::toNativeSeparators(path), reason);
-        return false;
-    };
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) return fail(file.errorString());
     QString reason;
-    if (!write(file, reason)) {
-        file.cancelWriting();
-        return fail(reason.isEmpty() ? file.errorString() : reason);
-    }
-    // QSaveFile::commit() ignores a failure of the final flush of its buffer and would keep a
-    // truncated file (a full disk, a file size limit): flush first and check.
-    if (!file.flush()) {
-        const QString flushError = file.errorString();
-        file.cancelWriting();
-        return fail(flushError);
-    }
-    if (!file.commit()) return fail(file.errorString());
-    return true;
+    if (writeFileAtomically(path, write, &reason)) return true;
+    if (error)
+        *error =
+            tr("Could not save %1 to %2: %3").arg(kind, QDir::toNativeSeparators(path), reason);
+    return false;
 }
 
 bool HeatmapWidget::savePng(const QString& path, QSize size, double scale, bool transparent,
