@@ -493,9 +493,8 @@ void ExploreWindow::updateKvStepper() {
     const ExploreState& from = session_->resultState();
     const QStringList tokens = labelsOf(from.inputs);
     try {
-        const views::KvTraceConfig config =
-            views::kv_trace_config(*r, from.inputs.embeddings.cols());
-        views::KvTrace trace = views::build_kv_trace(from.inputs, config);
+        const attn::KvTraceConfig config = attn::kv_trace_config(*r, from.inputs.embeddings.cols());
+        attn::KvTrace trace = attn::build_kv_trace(from.inputs, config);
         QString note;
         if (r->config.module != "multi-head-attention")
             note = tr("The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 "

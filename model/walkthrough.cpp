@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "kv_trace.h"
 #include "modules.h"
 #include "ops.h"
 #include "rng.h"
@@ -519,8 +520,6 @@ for t, x_t in enumerate(inputs):              # one new token per step
         Matrix cached_outputs(t, d_out);
         double with_cache = 0.0;
         double without_cache = 0.0;
-        const double din = static_cast<double>(d_in);
-        const double dout = static_cast<double>(d_out);
         for (Eigen::Index i = 0; i < t; ++i) {
             const int frame = static_cast<int>(i);
             const DecodeStep s = mha.decode_step(x.row(i), cache);
@@ -545,9 +544,9 @@ for t, x_t in enumerate(inputs):              # one new token per step
             out.frame = frame;
             // Multiplications: with the cache only the new token is projected and only its
             // query row attends; without it the whole prefix is recomputed, T×T scores included.
-            const double n = static_cast<double>(i + 1);
-            with_cache += 3 * din * dout + 2 * n * dout + dout * dout;
-            without_cache += 3 * n * din * dout + 2 * n * n * dout + n * dout * dout;
+            const KvStepMultiplications mults = kv_step_multiplications(i + 1, d_in, d_out);
+            with_cache += static_cast<double>(mults.with_cache);
+            without_cache += static_cast<double>(mults.without_cache);
             b.fact("mults_with_cache", with_cache, frame);
             b.fact("mults_without_cache", without_cache, frame);
             b.fact("cache_tokens", static_cast<double>(cache.tokens), frame);

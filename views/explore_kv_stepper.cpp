@@ -97,7 +97,8 @@ void ExploreKvStepper::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
-void ExploreKvStepper::setTrace(KvTrace trace, const QStringList& tokens, const QString& note) {
+void ExploreKvStepper::setTrace(attn::KvTrace trace, const QStringList& tokens,
+                                const QString& note) {
     trace_ = std::move(trace);
     tokens_ = tokens;
     note_ = note;
@@ -142,7 +143,7 @@ void ExploreKvStepper::showStep() {
         for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
         return;
     }
-    const KvTraceStep& s = trace_.steps[static_cast<std::size_t>(step_)];
+    const attn::KvTraceStep& s = trace_.steps[static_cast<std::size_t>(step_)];
     const std::size_t h = static_cast<std::size_t>(head_);
     const QStringList seen = tokens_.mid(0, static_cast<qsizetype>(s.token + 1));
     const QString token = tokens_.value(static_cast<qsizetype>(s.token));

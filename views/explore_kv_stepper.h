@@ -2,13 +2,13 @@
 // Previous / slider) and shows, for one head, the cache's keys and values growing (the new row
 // outlined), the new query row and its weights over the cache, and the output row beside the full
 // recomputation's; counters compare the multiplications with and without the cache and give the
-// cache's size. It draws a KvTrace (explore_kv_trace.h) and computes nothing itself.
+// cache's size. It draws an attn::KvTrace (model/kv_trace.h) and computes nothing itself.
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
 
-#include "views/explore_kv_trace.h"
+#include "model/kv_trace.h"
 
 class QLabel;
 class QPushButton;
@@ -28,8 +28,8 @@ public:
     explicit ExploreKvStepper(QWidget* parent = nullptr);
 
     // Keeps the current step when the trace still has it.
-    void setTrace(KvTrace trace, const QStringList& tokens, const QString& note = QString());
-    const KvTrace& trace() const { return trace_; }
+    void setTrace(attn::KvTrace trace, const QStringList& tokens, const QString& note = QString());
+    const attn::KvTrace& trace() const { return trace_; }
     void setStep(int step);  // 0-based, clamped
     int step() const { return step_; }
     void setHead(int head);
@@ -50,7 +50,7 @@ private:
     void showStep();
     void retranslate();
 
-    KvTrace trace_;
+    attn::KvTrace trace_;
     QStringList tokens_;
     QString note_;
     int step_ = 0;

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <tuple>
 
+#include "model/kv_trace.h"
 #include "model/runner.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
-#include "views/explore_kv_trace.h"
 #include "views/explore_lines_view.h"
 #include "views/explore_weight_editor.h"
 #include "views/explore_weight_split.h"
@@ -55,15 +55,15 @@ private slots:
         config.num_heads = heads;
         config.qkv_bias = bias;
         const attn::RunResult run = attn::run_module(config, inputs);
-        const views::KvTraceConfig kv = views::kv_trace_config(run, dIn);
-        const views::KvTrace trace = views::build_kv_trace(inputs, kv);
+        const attn::KvTraceConfig kv = attn::kv_trace_config(run, dIn);
+        const attn::KvTrace trace = attn::build_kv_trace(inputs, kv);
         QCOMPARE(trace.steps.size(), static_cast<std::size_t>(tokens));
         QCOMPARE(trace.num_heads, Eigen::Index{heads});
         const Eigen::Index hd = dOut / heads;
         // The same module's full forward pass over all tokens (causal): row t is token t's output.
         const attn::Matrix& full = run.output.context_vecs[0];
         for (int t = 0; t < tokens; ++t) {
-            const views::KvTraceStep& s = trace.steps[static_cast<std::size_t>(t)];
+            const attn::KvTraceStep& s = trace.steps[static_cast<std::size_t>(t)];
             // float sums in a different order: 1e-5 covers the rounding of these small widths.
             QVERIFY2((s.output - full.row(t)).cwiseAbs().maxCoeff() <= 1e-5f,
                      qPrintable(QString::number(t)));
@@ -95,7 +95,7 @@ private slots:
         edited(0, 0) = 3.0f;
         config.weights = {attn::NamedMatrix{"W_query.weight", edited, false}};
         const attn::RunResult run = attn::run_module(config, inputs);
-        const views::KvTrace trace = views::build_kv_trace(inputs, views::kv_trace_config(run, 3));
+        const attn::KvTrace trace = attn::build_kv_trace(inputs, attn::kv_trace_config(run, 3));
         for (Eigen::Index t = 0; t < 6; ++t)
             QVERIFY((trace.steps[static_cast<std::size_t>(t)].output -
                      run.output.context_vecs[0].row(t))
@@ -111,7 +111,7 @@ private slots:
         const attn::RunResult run = attn::run_module(config, inputs);
         views::ExploreKvStepper stepper;
         stepper.resize(1000, 700);
-        stepper.setTrace(views::build_kv_trace(inputs, views::kv_trace_config(run, 3)),
+        stepper.setTrace(attn::build_kv_trace(inputs, attn::kv_trace_config(run, 3)),
                          {"Your", "journey", "starts", "with", "one", "step"});
         stepper.setStep(3);
         QCOMPARE(stepper.keysHeatmap()->rowCount(), 4);

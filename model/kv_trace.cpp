@@ -1,16 +1,15 @@
-#include "explore_kv_trace.h"
+#include "kv_trace.h"
 
 #include <algorithm>
 
-#include "model/fast_attention.h"
+#include "fast_attention.h"
 
-namespace views {
+namespace attn {
 
 namespace {
 
-void replace(attn::Linear& layer, const std::string& prefix,
-             const std::vector<attn::NamedMatrix>& weights) {
-    for (const attn::NamedMatrix& w : weights) {
+void replace(Linear& layer, const std::string& prefix, const std::vector<NamedMatrix>& weights) {
+    for (const NamedMatrix& w : weights) {
         if (w.name == prefix + ".weight" && w.value.rows() == layer.weight.rows() &&
             w.value.cols() == layer.weight.cols())
             layer.weight = w.value;
@@ -22,7 +21,13 @@ void replace(attn::Linear& layer, const std::string& prefix,
 
 }  // namespace
 
-KvTraceConfig kv_trace_config(const attn::RunResult& run, Eigen::Index d_in) {
+KvStepMultiplications kv_step_multiplications(std::int64_t n, std::int64_t d_in,
+                                              std::int64_t d_out) {
+    return {3 * d_in * d_out + 2 * n * d_out + d_out * d_out,
+            3 * n * d_in * d_out + 2 * n * n * d_out + n * d_out * d_out};
+}
+
+KvTraceConfig kv_trace_config(const RunResult& run, Eigen::Index d_in) {
     KvTraceConfig c;
     c.seed = run.config.seed;
     if (run.config.module == "multi-head-attention") {
@@ -38,20 +43,20 @@ KvTraceConfig kv_trace_config(const attn::RunResult& run, Eigen::Index d_in) {
     return c;
 }
 
-KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config,
+KvTrace build_kv_trace(const Sequence& inputs, const KvTraceConfig& config,
                        Eigen::Index max_tokens) {
-    attn::check_not_empty(inputs.embeddings, "embeddings");
-    attn::check_finite(inputs.embeddings, "embeddings");
+    check_not_empty(inputs.embeddings, "embeddings");
+    check_finite(inputs.embeddings, "embeddings");
     const Eigen::Index d_in = inputs.embeddings.cols();
     const Eigen::Index d_out = config.d_out == 0 ? d_in : config.d_out;
-    attn::check_heads_divide(d_out, config.num_heads, "d_out");
+    check_heads_divide(d_out, config.num_heads, "d_out");
     KvTrace trace;
     trace.truncated = inputs.embeddings.rows() > max_tokens;
     const Eigen::Index tokens = std::min(inputs.embeddings.rows(), max_tokens);
-    const attn::Matrix x = inputs.embeddings.topRows(tokens);
+    const Matrix x = inputs.embeddings.topRows(tokens);
 
-    attn::TorchGenerator gen(config.seed);
-    attn::MultiHeadAttention m(d_in, d_out, tokens, 0.0f, config.num_heads, gen, config.qkv_bias);
+    TorchGenerator gen(config.seed);
+    MultiHeadAttention m(d_in, d_out, tokens, 0.0f, config.num_heads, gen, config.qkv_bias);
     replace(m.W_query, "W_query", config.weights);
     replace(m.W_key, "W_key", config.weights);
     replace(m.W_value, "W_value", config.weights);
@@ -61,21 +66,20 @@ KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config
     trace.d_in = d_in;
     trace.d_out = d_out;
 
-    attn::KVCache cache = m.make_cache(tokens);
-    // The recomputation without a cache runs on the engine's fast path (output only): another
-    // implementation than decode_step, so equal rows check one against the other.
-    const attn::FastAttentionWeights fast(m);
-    attn::FastAttentionWorkspace workspace;
-    attn::Matrix full;
-    const std::int64_t din = d_in, dout = d_out;
+    KVCache cache = m.make_cache(tokens);
+    // What a decoder without a cache computes for token t is row t of the causal pass over
+    // tokens 0..t, which is row t of one causal pass over all of them (as run_decode and the
+    // walkthrough compare). It runs on the fast path, another implementation than decode_step, so
+    // equal rows check one against the other.
+    const Matrix full = fast_causal_mha_forward(m, x);
     std::int64_t totalCached = 0, totalFull = 0;
     for (Eigen::Index t = 0; t < tokens; ++t) {
         KvTraceStep step;
         step.token = t;
-        const attn::Matrix x_t = x.middleRows(t, 1);
-        const attn::Heads queries = attn::split_heads(m.W_query.forward(x_t), m.num_heads);
-        for (const attn::Matrix& q : queries) step.query.push_back(q.row(0));
-        const attn::DecodeStep decoded = m.decode_step(x_t, cache);
+        const Matrix x_t = x.middleRows(t, 1);
+        const Heads queries = split_heads(m.W_query.forward(x_t), m.num_heads);
+        for (const Matrix& q : queries) step.query.push_back(q.row(0));
+        const DecodeStep decoded = m.decode_step(x_t, cache);
         step.output = decoded.output;
         step.attn_weights = decoded.attn_weights;
         step.cache_bytes = decoded.cache_bytes;
@@ -83,17 +87,13 @@ KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config
             step.cache_keys.push_back(cache.keys_of(h));
             step.cache_values.push_back(cache.values_of(h));
         }
-        // The recomputation a decoder without a cache does: all tokens so far, causal.
-        attn::fast_causal_mha_forward(fast, x.topRows(t + 1), workspace, full);
         step.full_output = full.row(t);
         trace.max_abs_diff =
             std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());
 
-        const std::int64_t n = t + 1;
-        // q, k, v of one token + q·kᵀ and weights·v over n cached tokens + out_proj of one row.
-        step.mults_cached = 3 * din * dout + 2 * n * dout + dout * dout;
-        // q, k, v of n tokens + n × n scores and weighted sums + out_proj of n rows.
-        step.mults_full = 3 * n * din * dout + 2 * n * n * dout + n * dout * dout;
+        const KvStepMultiplications mults = kv_step_multiplications(t + 1, d_in, d_out);
+        step.mults_cached = mults.with_cache;
+        step.mults_full = mults.without_cache;
         totalCached += step.mults_cached;
         totalFull += step.mults_full;
         step.total_cached = totalCached;
@@ -103,4 +103,4 @@ KvTrace build_kv_trace(const attn::Sequence& inputs, const KvTraceConfig& config
     return trace;
 }
 
-}  // namespace views
+}  // namespace attn
