@@ -1358,10 +1358,6 @@
             <source>%1 × %2</source>
             <translation>%1 × %2</translation>
         </message>
-        <message>
-            <source> (first %1 × %2 shown)</source>
-            <translation>（显示前 %1 × %2 个）</translation>
-        </message>
     </context>
     <context>
         <name>views::ExploreWeightSplit</name>
