@@ -9,7 +9,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "atomic_file.h"
+#include "app/io/atomic_file.h"
 #include "colormaps.h"
 #include "heatmap_widget.h"
 #include "step_page.h"

@@ -18,7 +18,7 @@
 #include <cmath>
 #include <limits>
 
-#include "atomic_file.h"
+#include "app/io/atomic_file.h"
 #include "colormaps.h"
 #include "number_format.h"
 

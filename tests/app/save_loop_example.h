@@ -3,7 +3,7 @@
 // and a kill often lands in the middle of one.
 #pragma once
 
-#include "app/example_file.h"
+#include "app/io/example_file.h"
 #include "model/rng.h"
 
 #include <string>

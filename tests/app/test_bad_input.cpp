@@ -19,9 +19,9 @@
 #include <cstring>
 #include <limits>
 
-#include "app/cli_args.h"
-#include "app/example_file.h"
-#include "app/matrix_text.h"
+#include "app/cli/cli_args.h"
+#include "app/io/example_file.h"
+#include "app/io/matrix_text.h"
 #include "model/runner.h"
 #include "save_loop_example.h"
 

@@ -9,7 +9,7 @@
 #include <QTest>
 #include <cmath>
 
-#include "app/example_file.h"
+#include "app/io/example_file.h"
 #include "cli_run.h"
 #include "model/examples.h"
 #include "model/runner.h"

@@ -10,9 +10,9 @@
 #include <limits>
 #include <optional>
 
-#include "app/example_file.h"
-#include "app/json_locator.h"
-#include "app/json_text.h"
+#include "app/io/example_file.h"
+#include "app/io/json_locator.h"
+#include "app/io/json_text.h"
 #include "model/examples.h"
 
 namespace {

@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "app/explore_session.h"
-#include "app/explore_window.h"
+#include "app/gui/explore_session.h"
+#include "app/gui/explore_window.h"
 #include "model/rng.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"

@@ -24,9 +24,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/export_dialog.h"
-#include "app/gui_setup.h"
-#include "app/main_window.h"
+#include "app/gui/export_dialog.h"
+#include "app/gui/gui_setup.h"
+#include "app/gui/main_window.h"
 #include "views/figure_export.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"

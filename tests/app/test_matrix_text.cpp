@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "app/matrix_text.h"
+#include "app/io/matrix_text.h"
 
 Q_DECLARE_METATYPE(attn::Matrix)
 

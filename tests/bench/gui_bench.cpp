@@ -16,8 +16,8 @@
 #include <QUndoStack>
 #include <cstdlib>
 
-#include "app/explore_session.h"
-#include "app/explore_window.h"
+#include "app/gui/explore_session.h"
+#include "app/gui/explore_window.h"
 #include "model/runner.h"
 
 namespace {

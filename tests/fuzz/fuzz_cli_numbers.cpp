@@ -15,7 +15,7 @@
 #include <limits>
 #include <string>
 
-#include "app/cli_args.h"
+#include "app/cli/cli_args.h"
 
 namespace {
 

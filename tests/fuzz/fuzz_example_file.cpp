@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "app/example_file.h"
+#include "app/io/example_file.h"
 #include "model/runner.h"
 
 namespace {

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/json_text.h"
-#include "app/matrix_text.h"
+#include "app/io/json_text.h"
+#include "app/io/matrix_text.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "atomic_file.h"
+#include "app/io/atomic_file.h"
 
 #include <QSaveFile>
 

@@ -1,4 +1,4 @@
-#include "explore_session.h"
+#include "app/gui/explore_session.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "app/matrix_text.h"
+#include "app/io/matrix_text.h"
 #include "model/rng.h"
 
 namespace {

@@ -1,8 +1,8 @@
-#include "json_locator.h"
+#include "app/io/json_locator.h"
 
 #include <algorithm>
 
-#include "json_text.h"
+#include "app/io/json_text.h"
 
 namespace {
 

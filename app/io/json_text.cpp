@@ -1,4 +1,4 @@
-#include "json_text.h"
+#include "app/io/json_text.h"
 
 #include <QJsonObject>
 #include <QStringDecoder>

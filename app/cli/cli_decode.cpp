@@ -2,8 +2,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
-#include "cli_command.h"
-#include "json_text.h"
+#include "app/cli/cli_command.h"
+#include "app/io/json_text.h"
 #include "model/runner.h"
 
 namespace {

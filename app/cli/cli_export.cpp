@@ -4,16 +4,15 @@
 #include <QApplication>
 #include <QDir>
 #include <QRegularExpression>
-#include <QTranslator>
 #include <memory>
 #include <vector>
 
-#include "cli_command.h"
-#include "example_file.h"
-#include "gui_setup.h"
+#include "app/cli/cli_command.h"
+#include "app/io/example_file.h"
 #include "model/walkthrough.h"
 #include "views/colormaps.h"
 #include "views/figure_export.h"
+#include "views/language.h"
 #include "views/step_page.h"
 
 namespace {
@@ -158,20 +157,16 @@ QByteArray runExport(const QCommandLineParser& parser) {
 
     QString language = QStringLiteral("en");
     if (parser.isSet(QStringLiteral("lang"))) {
-        language = normalizeLanguage(parser.value(QStringLiteral("lang")));
+        language = views::normalizeLanguage(parser.value(QStringLiteral("lang")));
         if (language.isEmpty())
             cliFail(QStringLiteral("--lang \"%1\" is not available: give en or zh_CN")
                         .arg(parser.value(QStringLiteral("lang"))));
     }
-    // The window's translation, embedded in attn_gui (see app/CMakeLists.txt).
-    QTranslator translator;
-    if (language != QLatin1String("en")) {
-        if (!translator.load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(language)))
-            cliFail(QStringLiteral("the %1 translation is missing from this build").arg(language));
-        QCoreApplication::installTranslator(&translator);
-    }
-    // The window's fonts (a CJK fallback for "你的"), so figures match it glyph for glyph.
-    applyGuiFonts(*qApp);
+    // The window's translation and fonts, so figures match it glyph for glyph.
+    views::Translation translation;
+    if (!translation.install(language))
+        cliFail(QStringLiteral("the %1 translation is missing from this build").arg(language));
+    views::applyInterfaceFonts(*qApp);
 
     std::vector<attn::Step> steps;
     if (parser.isSet(QStringLiteral("example"))) {

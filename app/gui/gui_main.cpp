@@ -10,10 +10,11 @@
 #include <QWindow>
 #include <cstdio>
 
-#include "example_file.h"
-#include "explore_window.h"
-#include "gui_setup.h"
-#include "main_window.h"
+#include "app/io/example_file.h"
+#include "app/gui/explore_window.h"
+#include "app/gui/gui_setup.h"
+#include "views/language.h"
+#include "app/gui/main_window.h"
 
 namespace {
 
@@ -108,7 +109,7 @@ int main(int argc, char* argv[]) {
     QString language = options.language;
     if (language.isEmpty())
         language = QSettings().value(QStringLiteral("view/language")).toString();
-    if (language.isEmpty()) language = normalizeLanguage(QLocale::system().name());
+    if (language.isEmpty()) language = views::normalizeLanguage(QLocale::system().name());
     window.setLanguage(language.isEmpty() ? QStringLiteral("en") : language);
     if (options.step > 0) window.goToStep(options.step);
     if (options.windowSize.isValid()) window.resize(options.windowSize);

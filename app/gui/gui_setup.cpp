@@ -1,10 +1,12 @@
-#include "gui_setup.h"
+#include "app/gui/gui_setup.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFont>
 #include <QIcon>
 #include <QRegularExpression>
+
+#include "views/language.h"
 
 #ifndef ATTN_VERSION
 #define ATTN_VERSION "0.0.0"
@@ -20,29 +22,10 @@ void setupGuiApplication(QApplication& app) {
     setApplicationIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Attention Visualizer"));
     QApplication::setDesktopFileName(QStringLiteral("attention-visualizer"));
-    applyGuiFonts(app);
+    views::applyInterfaceFonts(app);
     app.setWindowIcon(QIcon(QStringLiteral(":/icons/attention-visualizer.svg")));
 }
 
-void applyGuiFonts(QApplication& app) {
-    // Latin faces first, then Noto CJK for the Chinese UI and the tokens "你的 旅程 …": without a
-    // CJK family in the list some platforms draw boxes.
-    QFont font = QApplication::font();
-    font.setFamilies({QStringLiteral("Noto Sans"), QStringLiteral("DejaVu Sans"),
-                      QStringLiteral("Noto Sans CJK SC"), QStringLiteral("WenQuanYi Micro Hei"),
-                      QStringLiteral("Microsoft YaHei"), QStringLiteral("PingFang SC")});
-    if (font.pointSizeF() < 10.0) font.setPointSizeF(10.0);
-    app.setFont(font);
-}
-
-QString normalizeLanguage(const QString& code) {
-    const QString c = code.trimmed().toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
-    if (c == QLatin1String("zh") || c.startsWith(QLatin1String("zh_")))
-        return QStringLiteral("zh_CN");
-    if (c == QLatin1String("en") || c.startsWith(QLatin1String("en_")) || c == QLatin1String("c"))
-        return QStringLiteral("en");
-    return {};
-}
 
 GuiParseResult parseGuiOptions(const QStringList& arguments) {
     QCommandLineParser parser;
@@ -119,7 +102,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                             .arg(parser.value(step)));
     }
     if (parser.isSet(lang)) {
-        o.language = normalizeLanguage(parser.value(lang));
+        o.language = views::normalizeLanguage(parser.value(lang));
         if (o.language.isEmpty())
             return fail(QApplication::translate("GuiOptions",
                                                 "--lang '%1' is not available: choose en or "

@@ -1,4 +1,4 @@
-#include "explore_window.h"
+#include "app/gui/explore_window.h"
 
 #include <QAction>
 #include <QApplication>

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "app/example_file.h"
+#include "app/io/example_file.h"
 #include "model/runner.h"
 
 class QUndoStack;

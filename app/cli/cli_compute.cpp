@@ -7,9 +7,9 @@
 #include <QJsonObject>
 #include <cmath>
 
-#include "cli_command.h"
-#include "example_file.h"
-#include "json_text.h"
+#include "app/cli/cli_command.h"
+#include "app/io/example_file.h"
+#include "app/io/json_text.h"
 #include "model/examples.h"
 #include "model/runner.h"
 

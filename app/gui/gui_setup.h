@@ -13,13 +13,8 @@ class QApplication;
 // Organisation, application name and version: QSettings lives under
 // AttentionVisualizer/attention-visualizer. Callable before any application object exists.
 void setApplicationIdentity();
-// setApplicationIdentity(), a font list with a CJK fallback, the window icon.
+// setApplicationIdentity(), the interface fonts (views/language.h), the window icon.
 void setupGuiApplication(QApplication& app);
-// The font list alone (attention-cli export draws figures with the window's fonts).
-void applyGuiFonts(QApplication& app);
-
-// "zh_CN" for "zh", "zh-CN", "zh_CN", "zh_Hans"; "en" for "en", "en_US", "C"; empty if unknown.
-QString normalizeLanguage(const QString& code);
 
 struct GuiOptions {
     int step = 0;         // 1-based; 0 = the step remembered from the last run

@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/gui/main_window.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -14,7 +14,6 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QLibraryInfo>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
@@ -31,14 +30,14 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTextEdit>
-#include <QTranslator>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
-#include "explore_window.h"  // explore mode hook (issue #4)
-#include "export_dialog.h"
-#include "gui_setup.h"
+#include "app/gui/explore_window.h"  // explore mode hook (issue #4)
+#include "app/gui/export_dialog.h"
+#include "app/gui/gui_setup.h"
+#include "views/language.h"
 #include "views/figure_export.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"
@@ -68,7 +67,10 @@ bool isTextField(const QWidget* w) {
 }  // namespace
 
 MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
-    : QMainWindow(parent), steps_(std::move(steps)), pages_(steps_.size(), nullptr) {
+    : QMainWindow(parent),
+      steps_(std::move(steps)),
+      pages_(steps_.size(), nullptr),
+      translation_(std::make_unique<views::Translation>()) {
     splitter_ = new QSplitter(Qt::Horizontal, this);
     splitter_->setChildrenCollapsible(false);
 
@@ -150,8 +152,6 @@ MainWindow::MainWindow(std::vector<attn::Step> steps, QWidget* parent)
 
 MainWindow::~MainWindow() {
     qApp->removeEventFilter(this);
-    if (translator_) QCoreApplication::removeTranslator(translator_.get());
-    if (qtTranslator_) QCoreApplication::removeTranslator(qtTranslator_.get());
 }
 
 void MainWindow::buildMenus() {
@@ -293,35 +293,14 @@ void MainWindow::setZoom(double zoom) {
 }
 
 bool MainWindow::setLanguage(const QString& code) {
-    QString lang = normalizeLanguage(code);
+    QString lang = views::normalizeLanguage(code);
     if (lang.isEmpty()) lang = QStringLiteral("en");
-    if (translator_) {
-        QCoreApplication::removeTranslator(translator_.get());
-        translator_.reset();
-    }
-    if (qtTranslator_) {
-        QCoreApplication::removeTranslator(qtTranslator_.get());
-        qtTranslator_.reset();
-    }
-    bool ok = true;
-    if (lang != QLatin1String("en")) {
-        auto translator = std::make_unique<QTranslator>();
-        if (translator->load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(lang))) {
-            QCoreApplication::installTranslator(translator.get());
-            translator_ = std::move(translator);
-            // Qt's own strings (dialog buttons) when the system has them.
-            auto qt = std::make_unique<QTranslator>();
-            if (qt->load(QStringLiteral("qtbase_%1").arg(lang),
-                         QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
-                QCoreApplication::installTranslator(qt.get());
-                qtTranslator_ = std::move(qt);
-            }
-        } else {
-            qWarning("attention-visualizer: no translation for %s, staying in English",
-                     qPrintable(lang));
-            lang = QStringLiteral("en");
-            ok = false;
-        }
+    bool ok = translation_->install(lang);
+    if (!ok) {
+        qWarning("attention-visualizer: no translation for %s, staying in English",
+                 qPrintable(lang));
+        lang = QStringLiteral("en");
+        translation_->remove();
     }
     language_ = lang;
     {

@@ -24,7 +24,6 @@ class QMenu;
 class QPushButton;
 class QSplitter;
 class QStackedWidget;
-class QTranslator;
 
 namespace attn {
 class HeatmapWidget;
@@ -32,6 +31,7 @@ class HeatmapWidget;
 
 namespace views {
 class StepPage;
+class Translation;
 }
 
 class MainWindow : public QMainWindow {
@@ -152,8 +152,7 @@ private:
     QString language_ = QStringLiteral("en");
     bool showNumbers_ = false;
     double zoom_ = 1.0;
-    std::unique_ptr<QTranslator> translator_;
-    std::unique_ptr<QTranslator> qtTranslator_;
+    std::unique_ptr<views::Translation> translation_;
 
     QSplitter* splitter_ = nullptr;
     QLabel* stepsHeading_ = nullptr;

@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "app/explore_session.h"
+#include "app/gui/explore_session.h"
 
 class QAction;
 class QLabel;

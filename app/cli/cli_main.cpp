@@ -8,8 +8,8 @@
 #include <memory>
 #include <new>
 
-#include "cli_args.h"
-#include "cli_command.h"
+#include "app/cli/cli_args.h"
+#include "app/cli/cli_command.h"
 #include "model/tensor.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "example_file.h"
+#include "app/io/example_file.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -10,9 +10,9 @@
 #include <charconv>
 #include <cmath>
 
-#include "json_locator.h"
-#include "json_text.h"
-#include "views/atomic_file.h"
+#include "app/io/json_locator.h"
+#include "app/io/json_text.h"
+#include "app/io/atomic_file.h"
 
 namespace {
 

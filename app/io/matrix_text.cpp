@@ -1,4 +1,4 @@
-#include "matrix_text.h"
+#include "app/io/matrix_text.h"
 
 #include <cfloat>
 #include <charconv>
