@@ -1,10 +1,10 @@
 // The example sequences the app, the CLI and the tests start from.
 #pragma once
 
-#include "tensor.h"
-
 #include <string>
 #include <vector>
+
+#include "tensor.h"
 
 namespace attn {
 

@@ -1,22 +1,130 @@
 #include "kv_trace.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "fast_attention.h"
+#include "module_checks.h"
+#include "module_table.h"
 
 namespace attn {
 
 namespace {
 
-void replace(Linear& layer, const std::string& prefix, const std::vector<NamedMatrix>& weights) {
-    for (const NamedMatrix& w : weights) {
-        if (w.name == prefix + ".weight" && w.value.rows() == layer.weight.rows() &&
-            w.value.cols() == layer.weight.cols())
-            layer.weight = w.value;
-        if (w.name == prefix + ".bias" && w.value.cols() == layer.bias.cols() &&
-            w.value.rows() == 1)
-            layer.bias = w.value.row(0);
+// How many tokens the explore mode's stepper steps through: the cache snapshots grow with T².
+constexpr Eigen::Index kStepperMaxTokens = 128;
+
+[[noreturn]] void fail_not_decoder(std::string_view name) {
+    std::string decoders;
+    for (const ModuleInfo& info : module_infos()) {
+        if (info.decodes_with_kv_cache) {
+            decoders += (decoders.empty() ? "" : " and ");
+            decoders += info.name;
+        }
     }
+    std::ostringstream msg;
+    msg << "decoding with a KV cache is available for " << decoders << ", not \"" << name
+        << "\": choose one of these two";
+    throw AttentionError(msg.str());
+}
+
+// The one decoding loop. decode(x_t) feeds one token (1, d_in) through the module and its cache
+// and returns decode_step's record; `cache` is that cache, read after each step; queries(x_t) is
+// the token's query per head. trace.full_pass is computed before.
+template <typename Decode, typename Queries>
+void decode_tokens(const Matrix& x, const KvTraceConfig& config, const KVCache& cache,
+                   Decode decode, Queries queries, KvTrace& trace) {
+    std::int64_t total_cached = 0, total_full = 0;
+    for (Eigen::Index t = 0; t < x.rows(); ++t) {
+        KvTraceStep step;
+        step.token = t;
+        const Matrix x_t = x.middleRows(t, 1);
+        if (config.cache_snapshots) {
+            for (const Matrix& q : queries(x_t)) step.query.push_back(q.row(0));
+        }
+        DecodeStep decoded = decode(x_t);
+        step.output = std::move(decoded.output);
+        step.attn_weights = std::move(decoded.attn_weights);
+        step.cache_tokens = decoded.cache_tokens;
+        step.cache_bytes = decoded.cache_bytes;
+        if (config.cache_snapshots) {
+            for (Eigen::Index h = 0; h < cache.num_heads(); ++h) {
+                step.cache_keys.push_back(cache.keys_of(h));
+                step.cache_values.push_back(cache.values_of(h));
+            }
+        }
+        step.full_output = trace.full_pass.row(t);
+        trace.max_abs_diff =
+            std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());
+
+        const KvStepMultiplications mults = kv_step_multiplications(t + 1, trace.d_in, trace.d_out);
+        step.mults_cached = mults.with_cache;
+        step.mults_full = mults.without_cache;
+        total_cached += step.mults_cached;
+        total_full += step.mults_full;
+        step.total_cached = total_cached;
+        step.total_full = total_full;
+        trace.steps.push_back(std::move(step));
+    }
+}
+
+void decode_multi_head_attention(const Matrix& x, const KvTraceConfig& config, KvTrace& trace) {
+    TorchGenerator gen(config.seed);
+    MultiHeadAttention m(trace.d_in, trace.d_out, x.rows(), 0.0f, config.num_heads, gen,
+                         config.qkv_bias);
+    const std::vector<detail::ParamRef> refs = detail::params_of(m);
+    detail::apply_matching_weights(refs, config.weights);
+    trace.num_heads = m.num_heads;
+    trace.head_dim = m.head_dim;
+    trace.full_pass = config.full_pass == KvFullPass::Fast ? fast_causal_mha_forward(m, x)
+                                                           : m.forward(Batch{x}).context_vecs[0];
+    KVCache cache = m.make_cache(x.rows());
+    decode_tokens(
+        x, config, cache, [&](const Matrix& x_t) { return m.decode_step(x_t, cache); },
+        [&](const Matrix& x_t) { return split_heads(m.W_query.forward(x_t), m.num_heads); }, trace);
+    trace.weights = detail::collect_weights(refs);
+}
+
+void decode_gpt2_attention(const Matrix& x, const KvTraceConfig& config, KvTrace& trace) {
+    if (config.full_pass == KvFullPass::Fast) {
+        throw AttentionError(
+            "the fast path computes MultiHeadAttention only: compare GPT-2's decoding with its "
+            "forward pass");
+    }
+    TorchGenerator gen(config.seed);
+    Gpt2Attention m(trace.d_in, x.rows(), config.num_heads, /*scale=*/true,
+                    /*is_cross_attention=*/false, gen);
+    const std::vector<detail::ParamRef> refs = detail::params_of(m);
+    detail::apply_matching_weights(refs, config.weights);
+    trace.num_heads = m.n_head;
+    trace.head_dim = m.split_size / m.n_head;
+    Gpt2Attention::Input all;
+    all.hidden_states = Batch{x};
+    trace.full_pass = m.forward(all).attn.context_vecs[0];
+    KVCache cache;
+    auto decode = [&](const Matrix& x_t) {
+        // layer_past / present as GPT-2's generate() feeds them back, one token per call.
+        Gpt2Attention::Input in;
+        in.hidden_states = Batch{x_t};
+        in.layer_past = cache.tokens > 0 ? &cache : nullptr;
+        in.use_cache = true;
+        Gpt2Attention::Output out = m.forward(in);
+        cache = std::move(out.present);
+        DecodeStep step;
+        step.output = out.attn.context_vecs[0].row(0);
+        for (const AttentionResult& head : out.attn.heads[0]) {
+            step.attn_weights.push_back(head.weights.row(0));
+        }
+        step.cache_tokens = cache.tokens;
+        step.cache_bytes = cache.bytes();
+        return step;
+    };
+    // c_attn(x).split(split_size): the query is the first split_size columns.
+    auto queries = [&](const Matrix& x_t) {
+        return split_heads(m.c_attn.forward(x_t).leftCols(m.split_size), m.n_head);
+    };
+    decode_tokens(x, config, cache, decode, queries, trace);
+    trace.weights = detail::collect_weights(refs);
 }
 
 }  // namespace
@@ -30,7 +138,10 @@ KvStepMultiplications kv_step_multiplications(std::int64_t n, std::int64_t d_in,
 KvTraceConfig kv_trace_config(const RunResult& run, Eigen::Index d_in) {
     KvTraceConfig c;
     c.seed = run.config.seed;
-    if (run.config.module == "multi-head-attention") {
+    c.max_tokens = kStepperMaxTokens;
+    c.cache_snapshots = true;
+    c.full_pass = KvFullPass::Fast;
+    if (run.config.module == ModuleKind::MultiHeadAttention) {
         c.d_out = run.config.d_out;
         c.num_heads = run.config.num_heads;
         c.qkv_bias = run.config.qkv_bias;
@@ -43,64 +154,66 @@ KvTraceConfig kv_trace_config(const RunResult& run, Eigen::Index d_in) {
     return c;
 }
 
-KvTrace build_kv_trace(const Sequence& inputs, const KvTraceConfig& config,
-                       Eigen::Index max_tokens) {
+KvTrace build_kv_trace(const Sequence& inputs, const KvTraceConfig& config) {
+    if (!module_info(config.module).decodes_with_kv_cache) {
+        fail_not_decoder(module_name(config.module));
+    }
     check_not_empty(inputs.embeddings, "embeddings");
     check_finite(inputs.embeddings, "embeddings");
-    const Eigen::Index d_in = inputs.embeddings.cols();
-    const Eigen::Index d_out = config.d_out == 0 ? d_in : config.d_out;
-    check_heads_divide(d_out, config.num_heads, "d_out");
     KvTrace trace;
-    trace.truncated = inputs.embeddings.rows() > max_tokens;
-    const Eigen::Index tokens = std::min(inputs.embeddings.rows(), max_tokens);
+    trace.d_in = inputs.embeddings.cols();
+    trace.d_out = config.d_out == 0 ? trace.d_in : config.d_out;
+    if (config.module == ModuleKind::Gpt2Attention && trace.d_out != trace.d_in) {
+        std::ostringstream msg;
+        msg << "d_out = " << config.d_out << " does not apply to " << module_name(config.module)
+            << ": its output width is nx = d_in = " << trace.d_in << "; leave d_out at 0";
+        throw AttentionError(msg.str());
+    }
+    check_heads_divide(trace.d_out, config.num_heads, "d_out");
+    trace.truncated = config.max_tokens > 0 && inputs.embeddings.rows() > config.max_tokens;
+    const Eigen::Index tokens = trace.truncated ? config.max_tokens : inputs.embeddings.rows();
     const Matrix x = inputs.embeddings.topRows(tokens);
-
-    TorchGenerator gen(config.seed);
-    MultiHeadAttention m(d_in, d_out, tokens, 0.0f, config.num_heads, gen, config.qkv_bias);
-    replace(m.W_query, "W_query", config.weights);
-    replace(m.W_key, "W_key", config.weights);
-    replace(m.W_value, "W_value", config.weights);
-    replace(m.out_proj, "out_proj", config.weights);
-    trace.num_heads = m.num_heads;
-    trace.head_dim = m.head_dim;
-    trace.d_in = d_in;
-    trace.d_out = d_out;
-
-    KVCache cache = m.make_cache(tokens);
-    // What a decoder without a cache computes for token t is row t of the causal pass over
-    // tokens 0..t, which is row t of one causal pass over all of them (as run_decode and the
-    // walkthrough compare). It runs on the fast path, another implementation than decode_step, so
-    // equal rows check one against the other.
-    const Matrix full = fast_causal_mha_forward(m, x);
-    std::int64_t totalCached = 0, totalFull = 0;
-    for (Eigen::Index t = 0; t < tokens; ++t) {
-        KvTraceStep step;
-        step.token = t;
-        const Matrix x_t = x.middleRows(t, 1);
-        const Heads queries = split_heads(m.W_query.forward(x_t), m.num_heads);
-        for (const Matrix& q : queries) step.query.push_back(q.row(0));
-        const DecodeStep decoded = m.decode_step(x_t, cache);
-        step.output = decoded.output;
-        step.attn_weights = decoded.attn_weights;
-        step.cache_bytes = decoded.cache_bytes;
-        for (Eigen::Index h = 0; h < m.num_heads; ++h) {
-            step.cache_keys.push_back(cache.keys_of(h));
-            step.cache_values.push_back(cache.values_of(h));
-        }
-        step.full_output = full.row(t);
-        trace.max_abs_diff =
-            std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());
-
-        const KvStepMultiplications mults = kv_step_multiplications(t + 1, d_in, d_out);
-        step.mults_cached = mults.with_cache;
-        step.mults_full = mults.without_cache;
-        totalCached += step.mults_cached;
-        totalFull += step.mults_full;
-        step.total_cached = totalCached;
-        step.total_full = totalFull;
-        trace.steps.push_back(std::move(step));
+    if (config.module == ModuleKind::Gpt2Attention) {
+        decode_gpt2_attention(x, config, trace);
+    } else {
+        decode_multi_head_attention(x, config, trace);
     }
     return trace;
+}
+
+ModuleKind decoder_kind_from_name(std::string_view name) {
+    const std::optional<ModuleKind> kind = find_module_kind(name);
+    if (!kind || !module_info(*kind).decodes_with_kv_cache) {
+        fail_not_decoder(name);
+    }
+    return *kind;
+}
+
+KvTrace run_decode(const DecodeConfig& config, const Sequence& inputs) {
+    if (!module_info(config.module).decodes_with_kv_cache) {
+        fail_not_decoder(module_name(config.module));
+    }
+    detail::check_sequence(inputs, "embeddings");
+    const Eigen::Index d_model = inputs.embeddings.cols();
+    const Eigen::Index tokens = inputs.embeddings.rows();
+    detail::check_size(d_model, kMaxWidth, "d_model");
+    check_heads_divide(d_model, config.num_heads, "d_model");
+    ModuleConfig full_pass_config;
+    full_pass_config.module = config.module;
+    full_pass_config.num_heads = config.num_heads;
+    const std::size_t bytes = intermediate_bytes(full_pass_config, tokens, tokens);
+    if (bytes > kMaxIntermediateBytes) {
+        std::ostringstream msg;
+        msg << "the full pass over " << tokens << " tokens would need about " << (bytes >> 20)
+            << " MiB for its displayed intermediates; the limit is "
+            << (kMaxIntermediateBytes >> 20) << " MiB: decode fewer tokens or use fewer heads";
+        throw AttentionError(msg.str());
+    }
+    KvTraceConfig decoder;
+    decoder.module = config.module;
+    decoder.num_heads = config.num_heads;
+    decoder.seed = config.seed;
+    return build_kv_trace(inputs, decoder);
 }
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "examples.h"
 #include "rng.h"
 #include "tensor.h"
 
@@ -24,5 +25,12 @@ void check_context_length(Eigen::Index tokens, Eigen::Index context_length,
 
 // The generator dropout draws from in training mode: required when 0 < p < 1.
 void check_generator(float p, bool training, const TorchGenerator* gen, std::string_view what);
+
+// A sequence the runner takes: tokens with at least one finite value each, one row per token
+// name when names are given ("<name> have 6 rows but there are 5 tokens ...").
+void check_sequence(const Sequence& s, std::string_view name);
+
+// A size setting of the runner: "<name> = 0 is outside 1..64: give <name> between 1 and 64".
+void check_size(Eigen::Index value, Eigen::Index max, std::string_view name);
 
 }  // namespace attn::detail

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "module_checks.h"
 
@@ -81,7 +82,7 @@ using detail::check_positive;
 
 // The tutorial's causal attention for T tokens: the upper triangle filled with -inf, then dropout
 // on the weights in training mode.
-// options.causal = false (explore mode, #4) leaves the mask out; options.scale = false the
+// options.causal = false (explore mode) leaves the mask out; options.scale = false the
 // division by sqrt(head_dim).
 AttentionOptions causal_options(Eigen::Index tokens, float dropout_p,
                                 const ForwardOptions& options) {
@@ -104,6 +105,34 @@ Batch project(const Linear& layer, const Batch& x) {
         out.push_back(layer.forward(item));
     }
     return out;
+}
+
+// The queries, keys and values of every batch item, (B, T, width) each.
+ModuleOutput project_qkv(const Linear& W_query, const Linear& W_key, const Linear& W_value,
+                         const Batch& x) {
+    ModuleOutput out;
+    out.queries = project(W_query, x);
+    out.keys = project(W_key, x);
+    out.values = project(W_value, x);
+    return out;
+}
+
+// What CausalAttention and MultiHeadAttention compute before attending: the batch checked, the
+// queries, keys and values of every item, and the causal options for its T tokens.
+struct CausalProjections {
+    ModuleOutput out;  // queries, keys and values filled
+    AttentionOptions opt;
+};
+
+CausalProjections project_causal(const Linear& W_query, const Linear& W_key, const Linear& W_value,
+                                 const Batch& x, Eigen::Index context_length, float dropout_p,
+                                 const ForwardOptions& options) {
+    check_batch(x, W_query.in_features(), "x", "d_in");
+    const Eigen::Index tokens = x[0].rows();
+    check_context_length(tokens, context_length);
+    check_generator(dropout_p, options.training, options.gen, "dropout");
+
+    return {project_qkv(W_query, W_key, W_value, x), causal_options(tokens, dropout_p, options)};
 }
 
 // Attends every head of one batch item, in head order so dropout draws follow PyTorch's (B, H,
@@ -163,7 +192,7 @@ Conv1D Conv1D::init(Eigen::Index nf, Eigen::Index nx, TorchGenerator& gen) {
     check_positive(nf, "nf");
     check_positive(nx, "nx");
     Conv1D layer;
-    layer.weight = gen.normal(nx, nf, 0.0f, 0.02f);
+    layer.weight = gen.normal(nx, nf, 0.0, 0.02);  // nn.init.normal_(w, std=0.02)
     layer.bias = RowVector::Zero(nf);
     return layer;
 }
@@ -239,22 +268,15 @@ CausalAttention::CausalAttention(Eigen::Index d_in, Eigen::Index d_out,
 }
 
 ModuleOutput CausalAttention::forward(const Batch& x, const ForwardOptions& options) const {
-    check_batch(x, W_query.in_features(), "x", "d_in");
-    const Eigen::Index tokens = x[0].rows();
-    check_context_length(tokens, context_length);
-    check_generator(dropout, options.training, options.gen, "dropout");
-
-    ModuleOutput out;
-    out.queries = project(W_query, x);
-    out.keys = project(W_key, x);
-    out.values = project(W_value, x);
-    const AttentionOptions opt = causal_options(tokens, dropout, options);
+    CausalProjections p =
+        project_causal(W_query, W_key, W_value, x, context_length, dropout, options);
+    ModuleOutput& out = p.out;
     for (std::size_t b = 0; b < x.size(); ++b) {
         out.heads.push_back({scaled_dot_product_attention(out.queries[b], out.keys[b],
-                                                          out.values[b], opt, options.gen)});
+                                                          out.values[b], p.opt, options.gen)});
         out.context_vecs.push_back(out.heads[b][0].context);
     }
-    return out;
+    return std::move(out);
 }
 
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(Eigen::Index d_in, Eigen::Index d_out,
@@ -323,24 +345,17 @@ MultiHeadAttention::MultiHeadAttention(Eigen::Index d_in, Eigen::Index d_out_,
 }
 
 ModuleOutput MultiHeadAttention::forward(const Batch& x, const ForwardOptions& options) const {
-    check_batch(x, W_query.in_features(), "x", "d_in");
-    const Eigen::Index tokens = x[0].rows();
-    check_context_length(tokens, context_length);
-    check_generator(dropout, options.training, options.gen, "dropout");
-
-    ModuleOutput out;
-    out.queries = project(W_query, x);
-    out.keys = project(W_key, x);
-    out.values = project(W_value, x);
-    const AttentionOptions opt = causal_options(tokens, dropout, options);
+    CausalProjections p =
+        project_causal(W_query, W_key, W_value, x, context_length, dropout, options);
+    ModuleOutput& out = p.out;
     for (std::size_t b = 0; b < x.size(); ++b) {
-        out.heads.push_back(attend_heads(split_heads(out.queries[b], num_heads),
-                                         split_heads(out.keys[b], num_heads),
-                                         split_heads(out.values[b], num_heads), opt, options.gen));
+        out.heads.push_back(attend_heads(
+            split_heads(out.queries[b], num_heads), split_heads(out.keys[b], num_heads),
+            split_heads(out.values[b], num_heads), p.opt, options.gen));
         out.concat.push_back(merge_heads(contexts_of(out.heads[b])));
         out.context_vecs.push_back(out_proj.forward(out.concat[b]));
     }
-    return out;
+    return std::move(out);
 }
 
 KVCache MultiHeadAttention::make_cache(Eigen::Index capacity) const {
@@ -406,10 +421,7 @@ SelfAttentionKV::SelfAttentionKV(Eigen::Index dim_in_, Eigen::Index dim_k_, Eige
 ModuleOutput SelfAttentionKV::forward(const Batch& x) const {
     // The seed's `assert dim_in == self.dim_in`, with the numbers.
     check_batch(x, dim_in, "x", "dim_in");
-    ModuleOutput out;
-    out.queries = project(linear_q, x);
-    out.keys = project(linear_k, x);
-    out.values = project(linear_v, x);
+    ModuleOutput out = project_qkv(linear_q, linear_k, linear_v, x);
     // _norm_fact = 1 / sqrt(dim_k): the default scale, sqrt of the query width.
     for (std::size_t b = 0; b < x.size(); ++b) {
         out.heads.push_back({scaled_dot_product_attention(out.queries[b], out.keys[b],
@@ -434,10 +446,7 @@ MultiHeadSelfAttentionKV::MultiHeadSelfAttentionKV(Eigen::Index dim_in_, Eigen::
 
 ModuleOutput MultiHeadSelfAttentionKV::forward(const Batch& x) const {
     check_batch(x, dim_in, "x", "dim_in");
-    ModuleOutput out;
-    out.queries = project(linear_q, x);
-    out.keys = project(linear_k, x);
-    out.values = project(linear_v, x);
+    ModuleOutput out = project_qkv(linear_q, linear_k, linear_v, x);
     // _norm_fact = 1 / sqrt(dim_k // num_heads): the per-head query width, sdpa's default.
     for (std::size_t b = 0; b < x.size(); ++b) {
         out.heads.push_back(attend_heads(

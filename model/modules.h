@@ -47,7 +47,7 @@ struct ModuleOutput {
 struct ForwardOptions {
     bool training = false;          // dropout only acts in training mode
     TorchGenerator* gen = nullptr;  // required when training with 0 < dropout < 1
-    // Explore mode's switches (#4); the defaults are the seeds' modules. CausalAttention, the
+    // Explore mode's switches; the defaults are the seeds' modules. CausalAttention, the
     // wrapper and MultiHeadAttention honour causal and causal_fill; the modules taking
     // ForwardOptions honour scale (divide the scores by sqrt(head_dim) or not).
     bool causal = true;

@@ -48,7 +48,13 @@ Matrix softmax_rows(const Matrix& scores) {
         // Subtract the row max: exp() of large scores overflows float. A row of only -inf has
         // max -inf, so -inf - (-inf) = NaN and the whole row is NaN, as in torch.softmax.
         const float row_max = scores.row(i).maxCoeff();
-        const RowVector e = (scores.row(i).array() - row_max).exp().matrix();
+        RowVector e = (scores.row(i).array() - row_max).exp().matrix();
+        // Eigen's vectorised exp clamps its argument at about -88 on SSE/AVX2, so exp(-inf) would
+        // be 3e-39 instead of PyTorch's exact 0 for a masked key; below -104 even the smallest
+        // float denormal underflows to 0, so those cells are set to 0 directly.
+        for (Eigen::Index j = 0; j < e.size(); ++j) {
+            if (scores(i, j) - row_max < -104.0f) e(j) = 0.0f;
+        }
         // PyTorch's CPU kernel multiplies by the reciprocal of the sum rather than dividing.
         const float inv_sum = 1.0f / e.sum();
         out.row(i) = e * inv_sum;
@@ -161,7 +167,7 @@ Matrix dropout(const Matrix& x, float p, TorchGenerator& gen, BoolMatrix* kept) 
         if (kept != nullptr) {
             *kept = BoolMatrix::Constant(x.rows(), x.cols(), false);
         }
-        return Matrix::Zero(x.rows(), x.cols());
+        return x * 0.0f;  // input * zeros, as PyTorch's dropout: NaN stays NaN
     }
     // bernoulli_(1 - p) compares in double; noise.div_(1 - p) then divides in float.
     const double keep_prob = 1.0 - static_cast<double>(p);
@@ -268,6 +274,7 @@ AttentionResult scaled_dot_product_attention(const Matrix& queries, const Matrix
 
     AttentionResult r;
     r.fill_value = options.fill_value;
+    r.fill_before_scale = options.fill_before_scale;
     r.scores = queries * keys.transpose();
 
     if (options.scale) {
@@ -282,7 +289,10 @@ AttentionResult scaled_dot_product_attention(const Matrix& queries, const Matrix
     }
 
     r.blocked = options.blocked ? *options.blocked : BoolMatrix::Constant(t_q, t_k, false);
-    r.masked = options.blocked ? masked_fill(r.scaled, r.blocked, options.fill_value) : r.scaled;
+    // masked_fill(scores, fill) / d equals masked_fill(scores / d, fill / d) cell for cell.
+    const float fill =
+        options.fill_before_scale ? options.fill_value / r.scale_divisor : options.fill_value;
+    r.masked = options.blocked ? masked_fill(r.scaled, r.blocked, fill) : r.scaled;
     if (options.additive_mask) {
         r.masked += *options.additive_mask;
     }
@@ -292,8 +302,9 @@ AttentionResult scaled_dot_product_attention(const Matrix& queries, const Matrix
     if (options.training && options.dropout_p > 0.0f && gen != nullptr) {
         r.dropped = dropout(r.weights, options.dropout_p, *gen, &r.kept);
     } else if (options.training && options.dropout_p > 0.0f) {
-        // Only p == 1 gets here (validation demands a generator for 0 < p < 1): it draws nothing.
-        r.dropped = Matrix::Zero(t_q, t_k);
+        // Only p == 1 gets here (validation demands a generator for 0 < p < 1): it draws nothing,
+        // and multiplies by zero as PyTorch does, so NaN weights stay NaN.
+        r.dropped = r.weights * 0.0f;
         r.kept = BoolMatrix::Constant(t_q, t_k, false);
     } else {
         r.dropped = r.weights;

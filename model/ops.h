@@ -2,11 +2,11 @@
 // Shapes as in tensor.h. Masks are BoolMatrix with true = blocked.
 #pragma once
 
-#include "rng.h"
-#include "tensor.h"
-
 #include <limits>
 #include <optional>
+
+#include "rng.h"
+#include "tensor.h"
 
 namespace attn {
 
@@ -45,7 +45,8 @@ Matrix mask_and_renormalize(const Matrix& weights, const BoolMatrix& blocked);
 // --- dropout ---------------------------------------------------------------------------------
 // nn.Dropout(p) in training mode, PyTorch's portable CPU path: per element, row-major, keep iff
 // uniform_double() < 1 - p; kept values are scaled by 1 / (1 - p). p == 0 draws nothing and
-// returns x; p == 1 returns zeros. `kept`, when given, receives the keep pattern.
+// returns x; p == 1 draws nothing and returns x · 0, so a NaN (a fully masked row) stays NaN as in
+// PyTorch, where dropout multiplies by its mask. `kept`, when given, receives the keep pattern.
 Matrix dropout(const Matrix& x, float p, TorchGenerator& gen, BoolMatrix* kept = nullptr);
 
 // --- scaled dot-product attention ------------------------------------------------------------
@@ -55,33 +56,37 @@ struct AttentionOptions {
     std::optional<float> scale_dim;
     std::optional<BoolMatrix> blocked;  // (T_q, T_k), true = fill before softmax
     float fill_value = kNegInf;         // -inf (tutorial), -1e9 (BERT), -1e4 (GPT-2's masked_bias)
+    // Seed 002's modules fill the raw scores and then divide everything by sqrt(d), so a finite
+    // fill is divided too; BERT and GPT-2 scale first and fill after (the default).
+    bool fill_before_scale = false;
     std::optional<Matrix> additive_mask;  // (T_q, T_k) added after filling (GPT-2 attention_mask)
     float dropout_p = 0.0f;
-    bool training = false;  // dropout acts only in training mode, as nn.Dropout
+    bool training = false;           // dropout acts only in training mode, as nn.Dropout
     std::optional<float> head_mask;  // GPT-2 head_mask: multiplies the weights after dropout
 };
 
 // Every intermediate of one attention call for one head and one batch item, so a view shows
 // exactly what was computed.
 struct AttentionResult {
-    Matrix scores;          // (T_q, T_k)  queries · keysᵀ
-    Matrix scaled;          // (T_q, T_k)  scores / sqrt(d); equals scores when scaling is off
-    Matrix masked;          // (T_q, T_k)  scaled, blocked cells filled, additive mask added
-    Matrix weights;         // (T_q, T_k)  softmax over each row of masked
-    Matrix dropped;         // (T_q, T_k)  weights after dropout (and head_mask); == weights in eval
-    Matrix context;         // (T_q, d_v)  dropped · values
-    BoolMatrix blocked;     // (T_q, T_k)  cells filled before softmax; all false without a mask
-    BoolMatrix kept;        // (T_q, T_k)  dropout keep pattern; all true without dropout
+    Matrix scores;       // (T_q, T_k)  queries · keysᵀ
+    Matrix scaled;       // (T_q, T_k)  scores / sqrt(d); equals scores when scaling is off
+    Matrix masked;       // (T_q, T_k)  scaled, blocked cells filled, additive mask added
+    Matrix weights;      // (T_q, T_k)  softmax over each row of masked
+    Matrix dropped;      // (T_q, T_k)  weights after dropout (and head_mask); == weights in eval
+    Matrix context;      // (T_q, d_v)  dropped · values
+    BoolMatrix blocked;  // (T_q, T_k)  cells filled before softmax; all false without a mask
+    BoolMatrix kept;     // (T_q, T_k)  dropout keep pattern; all true without dropout
     float scale_divisor = 1.0f;  // sqrt(d) used, 1 when scaling is off
     float fill_value = kNegInf;
+    bool fill_before_scale = false;  // masked cells hold fill_value / scale_divisor
 };
 
 // queries (T_q, d_k), keys (T_k, d_k), values (T_k, d_v) -> AttentionResult.
-// Order of operations: scores, scale, fill blocked cells, add additive mask, softmax, dropout,
-// head_mask, context. With a -inf fill this equals the tutorial's fill-then-scale order exactly.
-// Throws AttentionError on empty inputs, mismatched shapes (d_k, rows of values, masks), NaN/Inf
-// in queries/keys/values, a NaN fill or additive mask, p outside [0, 1], or a missing gen:
-// gen is required only when options.training && 0 < dropout_p < 1.
+// Order of operations: scores, scale, fill blocked cells (with fill_before_scale the fill is
+// divided by sqrt(d) as if it had been put into the raw scores), add additive mask, softmax,
+// dropout, head_mask, context. Throws AttentionError on empty inputs, mismatched shapes (d_k, rows
+// of values, masks), NaN/Inf in queries/keys/values, a NaN fill or additive mask, p outside [0, 1],
+// or a missing gen: gen is required only when options.training && 0 < dropout_p < 1.
 AttentionResult scaled_dot_product_attention(const Matrix& queries, const Matrix& keys,
                                              const Matrix& values, const AttentionOptions& options,
                                              TorchGenerator* gen = nullptr);

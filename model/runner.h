@@ -1,21 +1,12 @@
-// "Run a module by name": the layer between the modules and whoever picks one at run time (the
+// "Run a module chosen at run time": the layer between the modules and whoever picks one (the
 // command-line interface, the app's explore mode). No Qt here.
 //
 // Shapes as in tensor.h: B = batch, T = tokens, d_in, d_out, H = num_heads.
 //
-// Module names and what they build (seed files in /work/shared/seeds):
-//   self-attention-v1     SelfAttention_v1: W_query/W_key/W_value from torch.rand(d_in, d_out)
-//   self-attention-v2     SelfAttention (v2): nn.Linear projections, optional qkv bias
-//   causal-attention      CausalAttention: -inf causal mask, dropout on the weights
-//   multi-head-wrapper    MultiHeadAttentionWrapper: H CausalAttention heads of width d_out each
-//   multi-head-attention  MultiHeadAttention: one d_out-wide projection split into H heads
-//   bert-multi-head       BERT-style MultiHeadedAttention (seed 000), d_model = d_in,
-//                         self-attention
-//   gpt2-attention        GPT-2's Attention (seed 001), nx = d_in, scale = true as GPT2Block
-//                         uses it
-//   cross-attention       the BERT-style module with queries from `inputs` and keys and values
-//                         from `source`: both sides go through the module's own Linear layers
-//                         (Wq on the target, Wk and Wv on the source), so both need width d_model
+// A module is a ModuleKind; its name, its one-line description and the settings it takes are
+// one row of the table in module_table.cpp, the only place its name is spelled. The modules come
+// from the seed files 000 (BERT-style; 004 pairs it with mask == 1), 001 (GPT-2) and 002 (the
+// tutorial's classes).
 //
 // Randomness, as in PyTorch: one generator seeded with `seed` draws the parameters in constructor
 // order; a dropout > 0 then runs the forward pass in training mode, drawing its masks from the
@@ -35,6 +26,21 @@
 
 namespace attn {
 
+// The modules, in the order the tutorial introduces them.
+enum class ModuleKind {
+    SelfAttentionV1,     // SelfAttention_v1: W_query/W_key/W_value from torch.rand(d_in, d_out)
+    SelfAttentionV2,     // SelfAttention (v2): nn.Linear projections, optional qkv bias
+    CausalAttention,     // CausalAttention: -inf causal mask, dropout on the weights
+    MultiHeadWrapper,    // MultiHeadAttentionWrapper: H CausalAttention heads of width d_out each
+    MultiHeadAttention,  // MultiHeadAttention: one d_out-wide projection split into H heads
+    BertMultiHead,       // BERT-style MultiHeadedAttention, d_model = d_in, self-attention
+    Gpt2Attention,       // GPT-2's Attention, nx = d_in, scale = true as GPT2Block uses it
+    // The BERT-style module with queries from `inputs` and keys and values from `source`: both
+    // sides go through the module's own Linear layers (Wq on the target, Wk and Wv on the
+    // source), so both need width d_model.
+    CrossAttention,
+};
+
 // One named parameter, named as PyTorch's state_dict() names it: "W_query" for
 // self-attention-v1 (shape (d_in, d_out), used as x · W), "W_query.weight" (d_out, d_in) and
 // "W_query.bias" for nn.Linear, "heads.0.W_query.weight" in the wrapper, "linears.0.weight" ..
@@ -48,15 +54,15 @@ struct NamedMatrix {
 // What to run. A 0 means "the module's default", so a caller sets only what it cares about;
 // resolve_config() replaces every 0 with the value actually used.
 struct ModuleConfig {
-    std::string module;          // one of module_names()
-    std::uint64_t seed = 123;    // the tutorial's torch.manual_seed(123)
-    Eigen::Index d_out = 0;      // 0 = 2 (the tutorial); d_model = d_in for bert/gpt2/cross
+    std::optional<ModuleKind> module;  // unset: no module chosen yet (run_module refuses)
+    std::uint64_t seed = 123;          // the tutorial's torch.manual_seed(123)
+    Eigen::Index d_out = 0;            // 0 = 2 (the tutorial); d_model = d_in for bert/gpt2/cross
     Eigen::Index num_heads = 0;  // 0 = 2, or 1 when 2 does not divide d_model (bert/gpt2/cross)
     Eigen::Index batch = 1;      // copies of the inputs stacked, as torch.stack((x, x))
     Eigen::Index context_length = 0;  // 0 = the sequence length
     float dropout = 0.0f;             // > 0 runs in training mode with the seeded generator
     bool qkv_bias = false;
-    // Explore mode's switches (#4); the defaults keep every module as its seed writes it.
+    // Explore mode's switches; the defaults keep every module as its seed writes it.
     // causal: nullopt = the module's own choice (ModuleInfo::causal_by_default).
     std::optional<bool> causal;
     bool scale = true;  // false: softmax of the raw scores, no division by sqrt(head_dim)
@@ -77,29 +83,40 @@ struct ModuleConfig {
 // Which settings a module uses; a setting a module does not use must stay at its default (0 /
 // false), otherwise resolve_config() says it does not apply, so no option is silently ignored.
 struct ModuleInfo {
-    std::string_view name;
+    ModuleKind kind{};
+    std::string_view name;         // as the command line and example files spell it
     std::string_view description;  // one line naming the seed's class
-    bool uses_d_out;               // false: the output width is d_model = d_in
-    bool uses_num_heads;
-    bool uses_dropout;
-    bool uses_context_length;
-    bool uses_qkv_bias;
-    bool uses_source;  // cross-attention: keys and values come from a second sequence
-    // #4's switches. uses_causal: causal can be turned on/off; causal_by_default: what the seed's
-    // module does (also for modules without the switch: gpt2-attention is always causal).
-    bool uses_causal;
-    bool causal_by_default;
-    bool uses_scale;            // every module divides by sqrt(d); all can turn it off
-    bool uses_mask_convention;  // the BERT-style modules' masked_fill(mask == 0 / == 1)
-    bool uses_fill;             // the module has a mask whose fill value can be chosen
-    float default_fill;         // the seed's fill value (only meaningful with uses_fill)
+    bool uses_d_out = false;       // false: the output width is d_model = d_in
+    bool uses_num_heads = false;
+    // The wrapper's num_heads separate modules of width d_out each, concatenated; otherwise
+    // num_heads split the width (d_out, or d_model for modules without d_out).
+    bool heads_are_modules = false;
+    bool uses_dropout = false;
+    bool uses_context_length = false;
+    bool uses_qkv_bias = false;
+    std::string_view no_bias_reason = {};  // why qkv_bias does not apply, when it does not
+    bool uses_source = false;  // cross-attention: keys and values come from a second sequence
+    // Explore mode's switches. uses_causal: causal can be turned on/off; causal_by_default: what
+    // the seed's module does (also without the switch: gpt2-attention is always causal).
+    bool uses_causal = false;
+    bool causal_by_default = false;
+    bool uses_scale = true;             // every module divides by sqrt(d); all can turn it off
+    bool uses_mask_convention = false;  // the BERT-style modules' masked_fill(mask == 0 / == 1)
+    bool uses_fill = false;             // the module has a mask whose fill value can be chosen
+    float default_fill = kNegInf;       // the seed's fill value (only meaningful with uses_fill)
+    bool has_fast_path = false;  // model/fast_attention.h computes its output (see has_fast_path)
+    bool decodes_with_kv_cache = false;  // run_decode (model/kv_trace.h) can decode it
 };
 
 // All modules in the order the tutorial introduces them.
 const std::vector<ModuleInfo>& module_infos();
 std::vector<std::string> module_names();
-// Throws AttentionError listing the valid names when `name` is unknown.
-const ModuleInfo& module_info(std::string_view name);
+const ModuleInfo& module_info(ModuleKind kind);
+std::string_view module_name(ModuleKind kind);
+// The kind named `name`, or nullopt.
+std::optional<ModuleKind> find_module_kind(std::string_view name);
+// The same, throwing AttentionError listing the valid names when `name` is unknown or empty.
+ModuleKind module_kind_from_name(std::string_view name);
 
 // Hard limits, so that a typo cannot ask for all memory.
 inline constexpr Eigen::Index kMaxBatch = 64;
@@ -114,8 +131,9 @@ inline constexpr std::size_t kMaxIntermediateBytes = std::size_t{2} << 30;  // 2
 // config that has_fast_path() is not held to kMaxIntermediateBytes: it stores no (T, T) matrix.
 ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
                             Eigen::Index source_tokens, bool output_only = false);
-// Whether an output-only run takes the fast path of model/fast_attention.h (#6):
-// multi-head-attention without dropout, since the fast path is inference only.
+// Whether an output-only run takes the fast path of model/fast_attention.h: a module with
+// ModuleInfo::has_fast_path in the seed's settings and without dropout, since the fast path is
+// inference only.
 bool has_fast_path(const ModuleConfig& config);
 // Bytes the displayed intermediates of a run would take (see kMaxIntermediateBytes).
 std::size_t intermediate_bytes(const ModuleConfig& resolved, Eigen::Index tokens,
@@ -139,28 +157,18 @@ struct RunResult {
 RunResult run_module(const ModuleConfig& config, const Sequence& inputs,
                      const Sequence* source = nullptr, bool output_only = false);
 
+// A run's fused projections read as x · W, whatever layout its module stores them in: nn.Linear's
+// (out, in) transposed, GPT-2's Conv1D c_attn (nx, 3·nx) cut to its first nx columns. Modules
+// without a fused projection (the single-head ones, the wrapper's separate heads) leave both empty.
+struct FusedProjections {
+    Matrix query;     // (d_in, H·hd): queries of all heads = x · query, head h in columns h·hd..
+    Matrix out_proj;  // (H·hd, d_out): output = concat · out_proj (+ bias); empty without one
+    Eigen::Index head_dim = 0;  // each head's columns of query; 0 when query is empty
+};
+FusedProjections fused_projections(const RunResult& run);
+
 // `tokens` random tokens named "t1".."tN": embeddings torch.rand(tokens, d_in) from a generator
 // seeded with `seed` (its own generator, so the module's weights stay those of the same seed).
 Sequence random_sequence(Eigen::Index tokens, Eigen::Index d_in, std::uint64_t seed);
-
-// --- KV-cached decoding ----------------------------------------------------------------------
-
-struct DecodeConfig {
-    std::string module = "multi-head-attention";  // or "gpt2-attention"
-    Eigen::Index num_heads = 2;
-    std::uint64_t seed = 123;
-};
-
-struct DecodeRun {
-    std::vector<DecodeStep> steps;     // one per token: output row, weights, cache size
-    Matrix full_pass;                  // (T, d_model): one causal forward over all tokens
-    float max_abs_diff = 0.0f;         // max |steps[t].output - full_pass.row(t)|
-    std::vector<NamedMatrix> weights;  // the module's parameters
-};
-
-// Decodes inputs one token at a time with a KV cache (module built with d_in = d_out = d_model =
-// inputs width, context_length = T, no dropout), and runs the same module once over the whole
-// sequence, so the two can be compared. Throws AttentionError on bad input.
-DecodeRun run_decode(const DecodeConfig& config, const Sequence& inputs);
 
 }  // namespace attn

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "number_format.h"
+
 namespace attn {
 
 namespace {
@@ -85,10 +87,8 @@ void check_dropout_p(float p) {
     // Written so that NaN fails too: every comparison with NaN is false.
     if (!(p >= 0.0f && p <= 1.0f)) {
         std::ostringstream msg;
-        // Shortest digits that read back as p: 1.0000001 must not print as "1" (#7).
-        std::array<char, 32> digits{};
-        const auto printed = std::to_chars(digits.data(), digits.data() + digits.size(), p);
-        msg << "dropout p = " << std::string_view(digits.data(), printed.ptr)
+        // Shortest digits that read back as p: 1.0000001 must not print as "1".
+        msg << "dropout p = " << format_shortest(p)
             << " is outside [0, 1]: use a probability such as 0.1 or 0.5";
         throw AttentionError(msg.str());
     }

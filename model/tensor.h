@@ -9,7 +9,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <stdexcept>
 #include <string>
 #include <string_view>

@@ -1,8 +1,7 @@
 #include "walkthrough.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 
 #include "kv_trace.h"
 #include "modules.h"
@@ -79,6 +78,17 @@ StepMatrix& masked(StepMatrix& m, BoolMatrix blocked, float fill) {
     m.blocked = std::move(blocked);
     m.fill_value = fill;
     return m;
+}
+
+// One causal weight matrix per head, "<prefix>1", "<prefix>2", ..., for a sequence of tokens.
+void add_head_weights(StepBuilder& b, const std::string& prefix,
+                      const std::vector<AttentionResult>& heads,
+                      const std::vector<std::string>& tokens) {
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        masked(b.add(prefix + std::to_string(h + 1), "α", heads[h].weights, tokens, tokens,
+                     MatrixKind::Weights),
+               heads[h].blocked, kNegInf);
+    }
 }
 
 // The weights of SelfAttentionV1 seen as (d_in, d_out) and of a Linear as x · Wᵀ, so both read
@@ -443,21 +453,11 @@ class MultiHeadAttention(nn.Module):
         for (Eigen::Index h = 1; h <= num_heads; ++h)
             for (Eigen::Index c = 1; c <= d_out; ++c)
                 head_cols.push_back("h" + std::to_string(h) + "·" + std::to_string(c));
-        for (std::size_t h = 0; h < static_cast<std::size_t>(num_heads); ++h) {
-            const AttentionResult& r = w_out.heads[0][h];
-            masked(b.add("wrapper-head-" + std::to_string(h + 1), "α", r.weights, tok, tok,
-                         MatrixKind::Weights),
-                   r.blocked, kNegInf);
-        }
+        add_head_weights(b, "wrapper-head-", w_out.heads[0], tok);
         b.add("wrapper-context", "z", w_out.context_vecs[0], tok, head_cols, MatrixKind::Context);
         b.add("W_query-fused", "W_q", as_input_by_output(mha.W_query), dims, head_cols,
               MatrixKind::Parameters);
-        for (std::size_t h = 0; h < static_cast<std::size_t>(num_heads); ++h) {
-            const AttentionResult& r = m_out.heads[0][h];
-            masked(b.add("head-" + std::to_string(h + 1), "α", r.weights, tok, tok,
-                         MatrixKind::Weights),
-                   r.blocked, kNegInf);
-        }
+        add_head_weights(b, "head-", m_out.heads[0], tok);
         b.add("concat", "z", m_out.concat[0], tok, head_cols, MatrixKind::Context);
         b.add("out_proj", "W_o", as_input_by_output(mha.out_proj), head_cols,
               numbered("", fused_out), MatrixKind::Parameters);
@@ -504,10 +504,11 @@ context_vecs = attn_weights @ values)");
 
     // 16. KV caching: one token at a time, one head so the cache reads as two small matrices.
     {
-        TorchGenerator gen_kv(config.seed);
-        const MultiHeadAttention mha(d_in, d_out, t, 0.0f, 1, gen_kv);
-        const ModuleOutput full = mha.forward({x});
-        KVCache cache = mha.make_cache(t);
+        KvTraceConfig kv;
+        kv.d_out = d_out;
+        kv.seed = config.seed;
+        kv.cache_snapshots = true;
+        const KvTrace trace = build_kv_trace(inputs, kv);
         StepBuilder b(16, "kv-cache", R"(kv_cache = {"keys": [], "values": []}
 for t, x_t in enumerate(inputs):              # one new token per step
     q_t = mha.W_query(x_t)                    # only the new query row
@@ -516,24 +517,24 @@ for t, x_t in enumerate(inputs):              # one new token per step
     keys, values = torch.stack(kv_cache["keys"]), torch.stack(kv_cache["values"])
     attn_weights = torch.softmax(q_t @ keys.T / keys.shape[-1]**0.5, dim=-1)
     out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal pass)");
-        b.add("full-output", "y", full.context_vecs[0], tok, out_dims, MatrixKind::Context);
+        b.add("full-output", "y", trace.full_pass, tok, out_dims, MatrixKind::Context);
         Matrix cached_outputs(t, d_out);
-        double with_cache = 0.0;
-        double without_cache = 0.0;
-        for (Eigen::Index i = 0; i < t; ++i) {
+        float max_abs_diff = 0.0f;  // over the tokens decoded so far
+        for (const KvTraceStep& s : trace.steps) {
+            const Eigen::Index i = s.token;
             const int frame = static_cast<int>(i);
-            const DecodeStep s = mha.decode_step(x.row(i), cache);
             cached_outputs.row(i) = s.output;
+            max_abs_diff = std::max(max_abs_diff, (s.output - s.full_output).cwiseAbs().maxCoeff());
             const std::vector<std::string> seen = first_tokens(tok, i + 1);
             const std::vector<std::string> now = {tok[static_cast<std::size_t>(i)]};
-            const Matrix q_row = mha.W_query.forward(x.row(i));
-            StepMatrix& nq = b.add("new-query", "q", q_row, now, out_dims, MatrixKind::Projections);
+            StepMatrix& nq =
+                b.add("new-query", "q", s.query[0], now, out_dims, MatrixKind::Projections);
             nq.frame = frame;
-            StepMatrix& ck = b.add("cached-keys", "k", cache.keys[0].topRows(i + 1), seen, out_dims,
-                                   MatrixKind::Projections);
+            StepMatrix& ck =
+                b.add("cached-keys", "k", s.cache_keys[0], seen, out_dims, MatrixKind::Projections);
             ck.frame = frame;
-            StepMatrix& cv = b.add("cached-values", "v", cache.values[0].topRows(i + 1), seen,
-                                   out_dims, MatrixKind::Projections);
+            StepMatrix& cv = b.add("cached-values", "v", s.cache_values[0], seen, out_dims,
+                                   MatrixKind::Projections);
             cv.frame = frame;
             StepMatrix& w =
                 b.add("new-weights", "α", s.attn_weights[0], now, seen, MatrixKind::Weights);
@@ -544,205 +545,17 @@ for t, x_t in enumerate(inputs):              # one new token per step
             out.frame = frame;
             // Multiplications: with the cache only the new token is projected and only its
             // query row attends; without it the whole prefix is recomputed, T×T scores included.
-            const KvStepMultiplications mults = kv_step_multiplications(i + 1, d_in, d_out);
-            with_cache += static_cast<double>(mults.with_cache);
-            without_cache += static_cast<double>(mults.without_cache);
-            b.fact("mults_with_cache", with_cache, frame);
-            b.fact("mults_without_cache", without_cache, frame);
-            b.fact("cache_tokens", static_cast<double>(cache.tokens), frame);
-            b.fact("cache_bytes", static_cast<double>(cache.bytes()), frame);
-            b.fact("max_abs_diff",
-                   static_cast<double>(
-                       (cached_outputs.topRows(i + 1) - full.context_vecs[0].topRows(i + 1))
-                           .cwiseAbs()
-                           .maxCoeff()),
-                   frame);
+            b.fact("mults_with_cache", static_cast<double>(s.total_cached), frame);
+            b.fact("mults_without_cache", static_cast<double>(s.total_full), frame);
+            b.fact("cache_tokens", static_cast<double>(s.cache_tokens), frame);
+            b.fact("cache_bytes", static_cast<double>(s.cache_bytes), frame);
+            b.fact("max_abs_diff", static_cast<double>(max_abs_diff), frame);
             b.step().frame_labels.push_back(tok[static_cast<std::size_t>(i)]);
         }
         b.step().frame_count = static_cast<int>(t);
         steps.push_back(b.take());
     }
     return steps;
-}
-
-// --- explanations --------------------------------------------------------------------------
-
-std::string subscript(Eigen::Index one_based) {
-    static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
-    std::string s;
-    for (const char c : std::to_string(one_based)) s += digits[c - '0'];
-    return s;
-}
-
-namespace {
-
-std::string num(double v) {
-    if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
-    if (std::isnan(v)) return "NaN";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", v);
-    std::string s = buf;
-    if (s == "-0.0000") s = "0.0000";
-    if (s[0] == '-') return "(−" + s.substr(1) + ")";
-    return s;
-}
-
-std::string bare(double v) {
-    std::string s = num(v);
-    if (s.size() > 2 && s[0] == '(') s = "−" + s.substr(4, s.size() - 5);
-    return s;
-}
-
-// "ω₂₃": the symbol with 1-based row and column subscripts.
-std::string cell_name(const StepMatrix& m, Eigen::Index row, Eigen::Index col) {
-    const Eigen::Index r = m.row_vector_index ? m.query_index : row;
-    return m.symbol + subscript(r + 1) + subscript(col + 1);
-}
-
-std::string row_name(const StepMatrix& m, Eigen::Index row) {
-    const Eigen::Index r = m.row_vector_index ? m.query_index : row;
-    return m.symbol + subscript(r + 1);
-}
-
-std::string sqrt_text(float divisor) {
-    const long d = std::lround(static_cast<double>(divisor) * static_cast<double>(divisor));
-    return "√" + std::to_string(d);
-}
-
-// Sum of products written out, shortened past eight terms.
-std::string products(const Eigen::Ref<const RowVector>& a, const Eigen::Ref<const RowVector>& b) {
-    std::string s;
-    const Eigen::Index n = a.size();
-    for (Eigen::Index k = 0; k < n; ++k) {
-        if (n > 8 && k == 4) {
-            s += " + … ";
-            k = n - 3;
-        } else if (k > 0) {
-            s += " + ";
-        }
-        s += num(static_cast<double>(a(k))) + "·" + num(static_cast<double>(b(k)));
-    }
-    return s;
-}
-
-}  // namespace
-
-std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row,
-                         Eigen::Index col) {
-    if (row < 0 || col < 0 || row >= m.values.rows() || col >= m.values.cols()) return {};
-    const double value = static_cast<double>(m.values(row, col));
-    const StepMatrix* lhs = m.lhs.empty() ? nullptr : step.find(m.lhs);
-    const StepMatrix* rhs = m.rhs.empty() ? nullptr : step.find(m.rhs);
-    const std::string name = cell_name(m, row, col);
-    const bool blocked = m.blocked.size() > 0 && m.blocked(row, col);
-
-    switch (m.derivation) {
-        case Derivation::None:
-            return {};
-        case Derivation::DotProduct: {
-            if (!lhs || !rhs) return {};
-            const RowVector a = lhs->values.row(row);
-            const RowVector b = rhs->values.row(col);
-            std::string s =
-                name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + subscript(col + 1);
-            const bool scaled = m.divisor != 1.0f;
-            if (scaled) s += " / " + sqrt_text(m.divisor);
-            s += " = ";
-            s += scaled || a.size() > 1 ? "(" + products(a, b) + ")" : products(a, b);
-            if (scaled) s += " / " + num(static_cast<double>(m.divisor));
-            return s + " = " + bare(value);
-        }
-        case Derivation::Projection: {
-            if (!lhs || !rhs) return {};
-            const RowVector a = lhs->values.row(row);
-            const RowVector b = rhs->values.col(col).transpose();
-            return name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + "[:, " +
-                   std::to_string(col + 1) + "] = " + products(a, b) + " = " + bare(value);
-        }
-        case Derivation::WeightedSum: {
-            if (!lhs || !rhs) return {};
-            const RowVector a = lhs->values.row(row);
-            const RowVector b = rhs->values.col(col).transpose();
-            const std::string i = subscript((m.row_vector_index ? m.query_index : row) + 1);
-            return name + " = Σⱼ " + lhs->symbol + i + "ⱼ · " + rhs->symbol + "ⱼ" +
-                   subscript(col + 1) + " = " + products(a, b) + " = " + bare(value);
-        }
-        case Derivation::Softmax:
-        case Derivation::NaiveSoftmax: {
-            if (!lhs) return {};
-            const std::string src = cell_name(*lhs, row, col);
-            const std::string i = subscript((lhs->row_vector_index ? lhs->query_index : row) + 1);
-            const std::string div = m.divisor != 1.0f ? " / " + sqrt_text(m.divisor) : "";
-            if (blocked)
-                return name + " = 0: " + src + " was filled with " +
-                       num(static_cast<double>(m.fill_value)) + " before softmax, and exp(−∞) = 0";
-            const RowVector z = lhs->values.row(row).array() / m.divisor;
-            const bool stable = m.derivation == Derivation::Softmax;
-            double shift = 0.0;
-            if (stable) {
-                shift = -std::numeric_limits<double>::infinity();
-                for (Eigen::Index k = 0; k < z.size(); ++k)
-                    if (!std::isinf(z(k))) shift = std::max(shift, static_cast<double>(z(k)));
-                if (std::isinf(shift)) shift = 0.0;
-            }
-            double denominator = 0.0;
-            for (Eigen::Index k = 0; k < z.size(); ++k)
-                denominator += std::exp(static_cast<double>(z(k)) - shift);
-            const double numerator = std::exp(static_cast<double>(z(col)) - shift);
-            std::string s =
-                name + " = exp(" + src + div + ") / Σⱼ exp(" + lhs->symbol + i + "ⱼ" + div + ")";
-            if (stable && shift != 0.0)
-                s += " = exp(" + num(static_cast<double>(z(col))) + " − " + num(shift) +
-                     ") / Σⱼ exp(… − " + num(shift) + ")";
-            return s + " = " + bare(numerator) + " / " + bare(denominator) + " = " + bare(value);
-        }
-        case Derivation::NaiveNorm: {
-            if (!lhs) return {};
-            const double sum = static_cast<double>(lhs->values.row(row).sum());
-            const std::string i = subscript((lhs->row_vector_index ? lhs->query_index : row) + 1);
-            return name + " = " + cell_name(*lhs, row, col) + " / Σⱼ " + lhs->symbol + i +
-                   "ⱼ = " + num(static_cast<double>(lhs->values(row, col))) + " / " + bare(sum) +
-                   " = " + bare(value);
-        }
-        case Derivation::MaskProduct: {
-            if (!lhs || !rhs) return {};
-            return name + " = " + cell_name(*lhs, row, col) + " · mask" + subscript(row + 1) +
-                   subscript(col + 1) + " = " + num(static_cast<double>(lhs->values(row, col))) +
-                   " · " + bare(static_cast<double>(rhs->values(row, col))) + " = " + bare(value);
-        }
-        case Derivation::Renormalize: {
-            if (!lhs) return {};
-            const double sum = static_cast<double>(lhs->values.row(row).sum());
-            return name + " = " + cell_name(*lhs, row, col) + " / Σⱼ " + lhs->symbol +
-                   subscript(row + 1) + "ⱼ = " + num(static_cast<double>(lhs->values(row, col))) +
-                   " / " + bare(sum) + " = " + bare(value);
-        }
-        case Derivation::MaskedFill: {
-            if (!lhs) return {};
-            if (blocked)
-                return name + " = " + num(static_cast<double>(m.fill_value)) + ": key " +
-                       std::to_string(col + 1) + " comes after query " + std::to_string(row + 1);
-            return name + " = " + cell_name(*lhs, row, col) + " = " + bare(value);
-        }
-        case Derivation::Dropout: {
-            if (!lhs || !rhs) return {};
-            const double before = static_cast<double>(lhs->values(row, col));
-            if (rhs->values(row, col) == 0.0f)
-                return name + " = 0: dropped (was " + bare(before) + ")";
-            const double p = static_cast<double>(m.dropout_p);
-            char p_text[16];
-            std::snprintf(p_text, sizeof p_text, "%g", p);
-            return name + " = " + cell_name(*lhs, row, col) + " / (1 − " + p_text +
-                   ") = " + num(before) + " / " + bare(1.0 - p) + " = " + bare(value);
-        }
-        case Derivation::Difference: {
-            if (!lhs || !rhs) return {};
-            return "|" + cell_name(*lhs, row, col) + " − " + cell_name(*rhs, row, col) + "| = |" +
-                   bare(static_cast<double>(lhs->values(row, col))) + " − " +
-                   bare(static_cast<double>(rhs->values(row, col))) + "| = " + bare(value);
-        }
-    }
-    return {};
 }
 
 }  // namespace attn

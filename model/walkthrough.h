@@ -4,13 +4,13 @@
 // Titles and teaching texts are not here: they are translated in views/ and keyed by Step::id.
 #pragma once
 
-#include "examples.h"
-#include "tensor.h"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "examples.h"
+#include "tensor.h"
 
 namespace attn {
 
@@ -43,8 +43,8 @@ struct StepMatrix {
     BoolMatrix blocked;  // cells filled before softmax (drawn masked); empty = none
     float fill_value = 0.0f;
     Derivation derivation = Derivation::None;
-    std::string lhs, rhs;   // ids of the matrices this one is computed from
-    float divisor = 1.0f;   // √d_k for scaled scores, 1 otherwise
+    std::string lhs, rhs;  // ids of the matrices this one is computed from
+    float divisor = 1.0f;  // √d_k for scaled scores, 1 otherwise
     float dropout_p = 0.0f;
     int frame = -1;  // -1: shown in every frame; otherwise only in that frame (KV-cache steps)
     bool row_vector_index = false;  // a 1×n matrix of one query: its row is the query's index
@@ -65,8 +65,8 @@ struct Highlight {
 };
 
 struct Step {
-    int number = 0;   // 1-based, the order of the tutorial
-    std::string id;   // "inputs", "scores-journey", ..., "kv-cache"
+    int number = 0;       // 1-based, the order of the tutorial
+    std::string id;       // "inputs", "scores-journey", ..., "kv-cache"
     std::string snippet;  // the equivalent PyTorch code from the tutorial
     std::vector<StepMatrix> matrices;
     std::vector<StepFact> facts;

@@ -119,7 +119,8 @@ void ExploreHeadsGrid::rebuild() {
     }
     const int columns = count <= 1 ? 1 : count <= 4 ? 2 : count <= 9 ? 3 : 4;
     for (std::size_t h = 0; h < count; ++h)
-        grid_->addWidget(heatmaps_[h], static_cast<int>(h) / columns, static_cast<int>(h) % columns);
+        grid_->addWidget(heatmaps_[h], static_cast<int>(h) / columns,
+                         static_cast<int>(h) % columns);
 
     simplified_ = false;
     float sharedMax = 0.0f;
@@ -137,8 +138,10 @@ void ExploreHeadsGrid::rebuild() {
                                downsampleLabels(rowLabels_, kMaxGridCells),
                                downsampleLabels(columnLabels_, kMaxGridCells));
             } else {
-                const attn::BoolMatrix mask = h < blocked_.size() ? blocked_[h] : attn::BoolMatrix();
-                const bool labelsFit = rowLabels_.size() == w.rows() && columnLabels_.size() == w.cols();
+                const attn::BoolMatrix mask =
+                    h < blocked_.size() ? blocked_[h] : attn::BoolMatrix();
+                const bool labelsFit =
+                    rowLabels_.size() == w.rows() && columnLabels_.size() == w.cols();
                 map->setMatrix(w, labelsFit ? rowLabels_ : QStringList(),
                                labelsFit ? columnLabels_ : QStringList(), mask);
             }
@@ -183,7 +186,8 @@ attn::HeatmapWidget* ExploreHeadsGrid::enlarge(int head) {
                            downsampleLabels(rowLabels_, 4 * kMaxGridCells),
                            downsampleLabels(columnLabels_, 4 * kMaxGridCells));
         } else {
-            const bool labelsFit = rowLabels_.size() == w.rows() && columnLabels_.size() == w.cols();
+            const bool labelsFit =
+                rowLabels_.size() == w.rows() && columnLabels_.size() == w.cols();
             map->setMatrix(w, labelsFit ? rowLabels_ : QStringList(),
                            labelsFit ? columnLabels_ : QStringList(),
                            h < blocked_.size() ? blocked_[h] : attn::BoolMatrix());

@@ -31,7 +31,7 @@ inline void blendPixel(QRgb& dst, QColor color, double alpha) {
 // major axis one pixel at a time, across it each pixel covered by the fraction of the line's
 // cross-section that falls on it. QPainter's raster engine would hand every batch of spans of
 // every antialiased stroke to Qt's GUI thread pool; for ~1000 thin lines those hand-offs cost
-// far more than the blending (hundreds of milliseconds per frame, #4), so the lines view draws
+// far more than the blending (hundreds of milliseconds per frame), so the lines view draws
 // its lines here and blits the image once.
 void rasterizeLine(QImage& image, QPointF a, QPointF b, double width, QColor color, double alpha) {
     const bool steep = std::abs(b.y() - a.y()) > std::abs(b.x() - a.x());

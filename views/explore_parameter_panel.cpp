@@ -40,7 +40,8 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     module_ = new QComboBox(this);
     for (const attn::ModuleInfo& info : attn::module_infos())
         module_->addItem(
-            QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size())));
+            QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size())),
+            static_cast<int>(info.kind));
     description_ = new QLabel(this);
     description_->setWordWrap(true);
     description_->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -158,7 +159,7 @@ void ExploreParameterPanel::changeEvent(QEvent* event) {
 }
 
 void ExploreParameterPanel::updateEnabled() {
-    const attn::ModuleInfo& info = attn::module_info(module_->currentText().toStdString());
+    const attn::ModuleInfo& info = currentModule();
     description_->setText(QString::fromUtf8(info.description.data(),
                                             static_cast<qsizetype>(info.description.size())));
     dOut_->setEnabled(info.uses_d_out);
@@ -183,11 +184,15 @@ void ExploreParameterPanel::updateEnabled() {
 }
 
 void ExploreParameterPanel::showModuleDefaults() {
-    const attn::ModuleInfo& info = attn::module_info(module_->currentText().toStdString());
+    const attn::ModuleInfo& info = currentModule();
     const QSignalBlocker b1(causal_), b2(maskConvention_), b3(fill_);
     causal_->setChecked(info.causal_by_default);
     maskConvention_->setCurrentIndex(0);
     setFill(info.default_fill);
+}
+
+const attn::ModuleInfo& ExploreParameterPanel::currentModule() const {
+    return attn::module_info(static_cast<attn::ModuleKind>(module_->currentData().toInt()));
 }
 
 void ExploreParameterPanel::setFill(float fill) {
@@ -206,14 +211,14 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
     updating_ = true;
     const QSignalBlocker b1(module_), b2(dOut_), b3(heads_), b4(seed_), b5(dropout_), b6(training_),
         b7(bias_), b8(dIn_), b9(causal_), b10(scale_), b11(maskConvention_), b12(fill_);
-    const int index = module_->findText(QString::fromStdString(config.module));
+    const int index = config.module ? module_->findData(static_cast<int>(*config.module)) : -1;
     if (index >= 0) module_->setCurrentIndex(index);
     dIn_->setValue(static_cast<int>(d_in));
     auto shown = [&](Eigen::Index given, Eigen::Index fromResolved, int current) {
         if (given != 0) return static_cast<int>(given);
         return resolved ? static_cast<int>(fromResolved) : current;
     };
-    const attn::ModuleInfo& info = attn::module_info(module_->currentText().toStdString());
+    const attn::ModuleInfo& info = currentModule();
     // Modules without a d_out of their own output d_model = d_in: show that width.
     dOut_->setValue(info.uses_d_out
                         ? shown(config.d_out, resolved ? resolved->d_out : 0, dOut_->value())
@@ -235,8 +240,8 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
 
 attn::ModuleConfig ExploreParameterPanel::config() const {
     attn::ModuleConfig c;
-    c.module = module_->currentText().toStdString();
-    const attn::ModuleInfo& info = attn::module_info(c.module);
+    const attn::ModuleInfo& info = currentModule();
+    c.module = info.kind;
     c.seed = static_cast<std::uint64_t>(seed_->value());
     c.d_out = info.uses_d_out ? dOut_->value() : 0;
     c.num_heads = info.uses_num_heads ? heads_->value() : 0;

@@ -64,6 +64,7 @@ private:
     // Shows the module's own causal switch, convention and fill (a newly chosen module).
     void showModuleDefaults();
     void setFill(float fill);
+    const attn::ModuleInfo& currentModule() const;  // the module chosen in the combo box
     void emitEdited();
     void retranslate();
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/number_format.h"
 
 namespace views {
 
@@ -42,10 +43,10 @@ QVariant ExploreTokenModel::data(const QModelIndex& index, int role) const {
     const float v = sequence_.embeddings(row, index.column() - 1);
     switch (role) {
         case Qt::DisplayRole:
-            return QString::number(static_cast<double>(v), 'f', 4);
+            return QString::fromStdString(attn::format_fixed(static_cast<double>(v)));
         case Qt::EditRole:
             // Full precision, so editing a cell and leaving it changes nothing.
-            return QString::number(static_cast<double>(v), 'g', 9);
+            return QString::fromStdString(attn::format_shortest(v));
         case Qt::TextAlignmentRole:
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
         case Qt::ToolTipRole:

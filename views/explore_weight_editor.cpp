@@ -14,6 +14,8 @@
 #include <cmath>
 #include <functional>
 
+#include "model/number_format.h"
+
 namespace views {
 
 // One parameter matrix as a table model: numbers are formatted when the view asks for a cell, so
@@ -50,13 +52,13 @@ public:
     }
     QVariant data(const QModelIndex& index, int role) const override {
         if (!matrix_ || !index.isValid()) return {};
-        const double v = static_cast<double>((*matrix_)(index.row(), index.column()));
+        const float v = (*matrix_)(index.row(), index.column());
         switch (role) {
             case Qt::DisplayRole:
-            case Qt::EditRole:
-                return QString::number(v, 'f', 4);
+                return QString::fromStdString(attn::format_fixed(static_cast<double>(v)));
+            case Qt::EditRole:  // full precision, so editing a cell and leaving it changes nothing
             case Qt::ToolTipRole:
-                return QString::number(v, 'g', 9);
+                return QString::fromStdString(attn::format_shortest(v));
             case Qt::TextAlignmentRole:
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
             default:

@@ -8,6 +8,7 @@
 // student saw. The widget draws; it computes nothing about attention.
 #pragma once
 
+#include <QByteArray>
 #include <QFont>
 #include <QHash>
 #include <QImage>
@@ -82,7 +83,7 @@ public:
     double scale() const;
     // Column labels above the matrix (default) or below it.
     void setColumnLabelsOnTop(bool onTop);
-    // Presentation "reveal" (issue 5): rows from `rows` on are drawn as blank "?" cells with no
+    // Presentation "reveal": rows from `rows` on are drawn as blank "?" cells with no
     // colour, value, tooltip or hover signal, so a class can predict them before they appear.
     // -1 (the default) shows every row.
     void setRevealedRows(int rows);
@@ -104,18 +105,17 @@ public:
     void setTooltipProvider(std::function<QString(int row, int column)> provider);
     QString tooltipText(int row, int column) const;
 
-    // --- export: the same drawing at a chosen size -------------------------------------------
-    // size is the layout in logical pixels; the image has size × scale pixels with fonts and lines
-    // scaled with it (a 800×600 figure at scale 4 is 3200×2400 for print). Transparent leaves
-    // the background clear instead of white.
+    // --- figures: the same drawing at a chosen size --------------------------------------------
+    // size is the layout in logical pixels (empty = preferredSize()); the image has size × scale
+    // pixels with fonts and lines scaled with it (a 800×600 figure at scale 4 is 3200×2400 for
+    // print). Transparent leaves the background clear instead of white.
     QImage renderImage(QSize size, double scale = 1.0, bool transparent = false);
-    // Vector files of a size × size layout. Written atomically (QSaveFile): on failure nothing is
-    // left at `path` and *error (if given) names the path and the reason.
-    bool saveSvg(const QString& path, QSize size, QString* error = nullptr);
-    bool savePdf(const QString& path, QSize size, QString* error = nullptr);
-    // PNG through renderImage, atomic like the others.
-    bool savePng(const QString& path, QSize size, double scale = 1.0, bool transparent = false,
-                 QString* error = nullptr);
+    // The bytes of a PNG (through renderImage), SVG or PDF file of the figure, for the caller to
+    // save (app/io). Empty, with *reason (if given) saying why, when the drawing fails.
+    QByteArray renderPng(QSize size, double scale = 1.0, bool transparent = false,
+                         QString* reason = nullptr);
+    QByteArray renderSvg(QSize size, QString* reason = nullptr);
+    QByteArray renderPdf(QSize size, QString* reason = nullptr);
     // A size that fits the matrix at ~48 px per cell (times scale()), for exports with no size.
     QSize preferredSize() const;
 
@@ -185,11 +185,9 @@ private:
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);
-    bool writeAtomically(const QString& path, const QString& kind,
-                         const std::function<bool(QIODevice&, QString&)>& write, QString* error);
     qsizetype index(int row, int column) const;
 
-    HeatmapPlot* plot_ = nullptr;
+    QCustomPlot* plot_ = nullptr;  // a HeatmapPlot (heatmap_widget.cpp)
     QCPColorMap* colorMap_ = nullptr;
     QCPColorScale* colorScale_ = nullptr;
     QCPTextElement* titleElement_ = nullptr;

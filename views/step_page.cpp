@@ -9,7 +9,6 @@
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
@@ -26,7 +25,8 @@
 
 #include "flow_layout.h"
 #include "heatmap_widget.h"
-#include "number_format.h"
+#include "matrix_panel.h"
+#include "model/number_format.h"
 #include "step_texts.h"
 #include "vector_view.h"
 
@@ -34,20 +34,8 @@ namespace views {
 
 namespace {
 
-QStringList toQStringList(const std::vector<std::string>& labels) {
-    QStringList list;
-    list.reserve(static_cast<qsizetype>(labels.size()));
-    for (const std::string& s : labels) list.append(QString::fromStdString(s));
-    return list;
-}
-
 bool isUnitRange(attn::MatrixKind kind) {
     return kind == attn::MatrixKind::Weights || kind == attn::MatrixKind::Mask;
-}
-
-bool isBlocked(const attn::StepMatrix& m, Eigen::Index row, Eigen::Index col) {
-    return m.blocked.rows() == m.values.rows() && m.blocked.cols() == m.values.cols() &&
-           m.blocked(row, col);
 }
 
 // Snippets and formulas mix Latin and CJK ("你的 旅程 始于 一步"): list a CJK face as fallback.
@@ -62,105 +50,13 @@ QFont monospaceFont() {
 QString formatFact(const std::string& id, double value) {
     const QLocale locale;
     if (id == "max_abs_diff" || (value != 0.0 && std::abs(value) < 1e-3))
-        return attn::formatCompact(value);
+        return QString::fromStdString(attn::format_compact(value));
     if (std::abs(value) < 1e15 && value == std::floor(value))
         return locale.toString(static_cast<qlonglong>(value));
     return locale.toString(value, 'g', 4);
 }
 
 }  // namespace
-
-// A matrix of the step: caption, heatmap and (on demand) its number table. Not a step widget:
-// every page holds as many as its record has matrices.
-class MatrixPanel : public QFrame {
-public:
-    explicit MatrixPanel(QWidget* parent) : QFrame(parent) {
-        auto* layout = new QVBoxLayout(this);
-        layout->setContentsMargins(0, 0, 0, 0);
-        layout->setSpacing(4);
-        caption = new QLabel(this);
-        caption->setWordWrap(true);
-        caption->setTextFormat(Qt::RichText);
-        caption->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        heatmap = new attn::HeatmapWidget(this);
-        table = new QTableWidget(this);
-        table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-        table->setSelectionMode(QAbstractItemView::ContiguousSelection);
-        table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-        table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-        table->setFocusPolicy(Qt::NoFocus);
-        table->hide();
-        layout->addWidget(caption);
-        layout->addWidget(heatmap, 1);
-        layout->addWidget(table, 0, Qt::AlignHCenter);
-    }
-
-    void fillTable(const attn::StepMatrix& m, const attn::Matrix& values) {
-        const int rows = static_cast<int>(values.rows());
-        const int cols = static_cast<int>(values.cols());
-        table->clear();
-        table->setRowCount(rows);
-        table->setColumnCount(cols);
-        table->setHorizontalHeaderLabels(toQStringList(m.col_labels));
-        table->setVerticalHeaderLabels(toQStringList(m.row_labels));
-        const QColor maskedBackground = palette().color(QPalette::Mid);
-        for (int r = 0; r < rows; ++r) {
-            for (int c = 0; c < cols; ++c) {
-                const double v = static_cast<double>(values(r, c));
-                auto* item = new QTableWidgetItem(
-                    attn::formatNumber(v, m.kind == attn::MatrixKind::Mask ? 0 : 4));
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-                if (isBlocked(m, r, c)) {
-                    item->setBackground(maskedBackground);
-                    // A filled score shows "−∞" whatever its stored value.
-                    if (std::isinf(m.fill_value) && m.kind == attn::MatrixKind::Scores)
-                        item->setText(attn::formatNumber(static_cast<double>(m.fill_value)));
-                }
-                table->setItem(r, c, item);
-            }
-        }
-        table->resizeColumnsToContents();
-        table->resizeRowsToContents();
-        fitTable();
-    }
-
-    void fitTable() {
-        const int frame = 2 * table->frameWidth();
-        const int w = table->verticalHeader()->sizeHint().width() +
-                      table->horizontalHeader()->length() + frame;
-        const int h = table->horizontalHeader()->sizeHint().height() +
-                      table->verticalHeader()->length() + frame;
-        table->setFixedSize(w, h);
-    }
-
-    // The heatmap's own hint keeps a 240 px minimum height for its colour scale, which stretches
-    // a 1 × 6 row into tall bars; a few rows get a height that keeps the cells about square.
-    QSize heatmapHint() const {
-        QSize map = heatmap->sizeHint();
-        const int rows = std::max(heatmap->rowCount(), 1);
-        if (rows <= 3) {
-            const double s = heatmap->scale();
-            map.setHeight(std::min(map.height(), static_cast<int>((rows * 48 + 110) * s)));
-        }
-        return map;
-    }
-
-    QSize sizeHint() const override {
-        const QSize map = heatmapHint();
-        int w = std::max(map.width(), 220);
-        if (!table->isHidden()) w = std::max(w, table->width());
-        int h = caption->heightForWidth(w) + 4 + map.height();
-        if (!table->isHidden()) h += 4 + table->height();
-        return {w, h};
-    }
-    QSize minimumSizeHint() const override { return sizeHint(); }
-
-    QLabel* caption = nullptr;
-    attn::HeatmapWidget* heatmap = nullptr;
-    QTableWidget* table = nullptr;
-};
 
 StepPage::StepPage(attn::Step step, QWidget* parent) : QWidget(parent), step_(std::move(step)) {
     for (const attn::StepMatrix& m : step_.matrices) {
@@ -537,17 +433,18 @@ QString StepPage::cellFormula(const QString& matrixId, int row, int column) cons
     if (inference_) {
         if (m->derivation == attn::Derivation::Dropout)
             return tr("%1 = %2: at inference dropout keeps every weight as it is")
-                .arg(name, attn::formatNumber(value));
+                .arg(name, QString::fromStdString(attn::format_fixed(value)));
         for (const attn::StepMatrix& other : step_.matrices)
             if (other.derivation == attn::Derivation::Dropout && other.rhs == m->id)
                 return tr("%1 = 1: at inference nothing is dropped").arg(name);
     }
     const QString formula = QString::fromStdString(attn::explain_cell(step_, *m, row, column));
     if (!formula.isEmpty()) return formula;
-    QString text = name + QStringLiteral(" = ") + attn::formatNumber(value);
+    QString text = name + QStringLiteral(" = ") + QString::fromStdString(attn::format_fixed(value));
     if (isBlocked(*m, row, column))
         text += QLatin1Char(' ') + tr("(masked: filled with %1 before softmax)")
-                                       .arg(attn::formatNumber(static_cast<double>(m->fill_value)));
+                                       .arg(QString::fromStdString(
+                                           attn::format_fixed(static_cast<double>(m->fill_value))));
     return text;
 }
 

@@ -84,7 +84,7 @@ public:
     // Back to the step's own highlights and the hint in the bar.
     void resetHighlights();
 
-    // Fonts, heatmap cells and the vector plot multiplied (presentation mode, issue 5).
+    // Fonts, heatmap cells and the vector plot multiplied (presentation mode).
     void setScale(double scale);
     double scale() const { return scale_; }
 

@@ -2,7 +2,6 @@
 
 #include <QCoreApplication>
 
-
 namespace views {
 
 namespace {
@@ -24,13 +23,14 @@ constexpr StepEntry kSteps[] = {
                        "tokens. We follow the second token, <i>journey</i>, "
                        "x<sup>(2)</sup>, as the tutorial does.</p>")},
     {"scores-journey", QT_TRANSLATE_NOOP("StepText", "Attention scores for “journey”"),
-     QT_TRANSLATE_NOOP("StepText",
-                       "<p>The <b>query</b> is x<sup>(2)</sup>. Its attention score with every "
-                       "token is a dot product:</p>"
-                       "<p align=center>ω<sub>2j</sub> = x<sup>(2)</sup> · x<sup>(j)</sup> = "
-                       "Σ<sub>k</sub> x<sup>(2)</sup><sub>k</sub> x<sup>(j)</sup><sub>k</sub></p>"
-                       "<p>The larger the dot product, the more the two vectors point the same "
-                       "way: <i>journey</i> scores highest with itself and with <i>starts</i>.</p>")},
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>The <b>query</b> is x<sup>(2)</sup>. Its attention score with every "
+         "token is a dot product:</p>"
+         "<p align=center>ω<sub>2j</sub> = x<sup>(2)</sup> · x<sup>(j)</sup> = "
+         "Σ<sub>k</sub> x<sup>(2)</sup><sub>k</sub> x<sup>(j)</sup><sub>k</sub></p>"
+         "<p>The larger the dot product, the more the two vectors point the same "
+         "way: <i>journey</i> scores highest with itself and with <i>starts</i>.</p>")},
     {"weights-journey", QT_TRANSLATE_NOOP("StepText", "Attention weights: normalising the scores"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>Scores become <b>weights</b> α<sub>2j</sub> that are positive and sum "
@@ -89,7 +89,8 @@ constexpr StepEntry kSteps[] = {
                        "able to add a bias.</p><p>Different weights, hence different context "
                        "vectors: v2's are the tutorial's "
                        "<code>[[-0.5337, -0.1051], …]</code>.</p>")},
-    {"causal-renormalize", QT_TRANSLATE_NOOP("StepText", "Causal mask, method 1: mask and renormalise"),
+    {"causal-renormalize",
+     QT_TRANSLATE_NOOP("StepText", "Causal mask, method 1: mask and renormalise"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>A language model must not look at future tokens. Multiply the weights "
                        "by a lower-triangular mask (1 on and below the diagonal), then divide "

@@ -5,7 +5,9 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QStringList>
 #include <cmath>
+#include <optional>
 
 #include "app/cli/cli_command.h"
 #include "app/io/example_file.h"
@@ -19,13 +21,25 @@ constexpr qint64 kMaxSeed = qint64{1} << 53;  // what a JSON number holds exactl
 constexpr qint64 kMaxRandomTokens = 65536;
 constexpr qint64 kMaxRandomValues = qint64{1} << 28;  // tokens × d_in: 1 GiB of floats
 
-QString names() {
-    QString out;
+QString nameOf(const attn::ModuleInfo& info) {
+    return QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size()));
+}
+
+QString nameOf(attn::ModuleKind kind) { return nameOf(attn::module_info(kind)); }
+
+// The names of the modules `pick` selects, in the table's order: "a, b<last>c".
+template <typename Pick>
+QString namesWhere(Pick pick, const QString& last = QStringLiteral(", ")) {
+    QStringList picked;
     for (const attn::ModuleInfo& info : attn::module_infos()) {
-        out += (out.isEmpty() ? QString() : QStringLiteral(", ")) +
-               QString::fromUtf8(info.name.data(), static_cast<qsizetype>(info.name.size()));
+        if (pick(info)) picked << nameOf(info);
     }
-    return out;
+    const QString tail = picked.isEmpty() ? QString() : picked.takeLast();
+    return picked.isEmpty() ? tail : picked.join(QStringLiteral(", ")) + last + tail;
+}
+
+QString names() {
+    return namesWhere([](const attn::ModuleInfo&) { return true; });
 }
 
 QJsonArray tokensJson(const std::vector<std::string>& tokens) {
@@ -84,8 +98,11 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral("torch.manual_seed for the parameters (default 123)."),
          QStringLiteral("N")},
         {QStringLiteral("d-out"),
-         QStringLiteral("Projection width (default 2); each head's width for multi-head-wrapper; "
-                        "bert-multi-head, gpt2-attention and cross-attention keep d_out = d_in."),
+         QStringLiteral("Projection width (default 2); each head's width for %1; %2 keep d_out = "
+                        "d_in.")
+             .arg(namesWhere([](const attn::ModuleInfo& i) { return i.heads_are_modules; }),
+                  namesWhere([](const attn::ModuleInfo& i) { return !i.uses_d_out; },
+                             QStringLiteral(" and "))),
          QStringLiteral("N")},
         {QStringLiteral("num-heads"),
          QStringLiteral(
@@ -103,12 +120,14 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {QStringLiteral("qkv-bias"),
          QStringLiteral("Give the query, key and value projections a bias.")},
-        {QStringLiteral("causal"),
-         QStringLiteral("Turn the causal mask on (self-attention-v2, bert-multi-head, "
-                        "cross-attention).")},
-        {QStringLiteral("no-causal"),
-         QStringLiteral("Turn the causal mask off (causal-attention, multi-head-wrapper, "
-                        "multi-head-attention).")},
+        {QStringLiteral("causal"), QStringLiteral("Turn the causal mask on (%1).")
+                                       .arg(namesWhere([](const attn::ModuleInfo& i) {
+                                           return i.uses_causal && !i.causal_by_default;
+                                       }))},
+        {QStringLiteral("no-causal"), QStringLiteral("Turn the causal mask off (%1).")
+                                          .arg(namesWhere([](const attn::ModuleInfo& i) {
+                                              return i.uses_causal && i.causal_by_default;
+                                          }))},
         {QStringLiteral("no-scale"), QStringLiteral("Do not divide the scores by sqrt(head_dim).")},
         {QStringLiteral("mask-convention"),
          QStringLiteral("zero (default, seed 000: fill where mask == 0) or one (seed 004: fill "
@@ -116,7 +135,8 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral("zero|one")},
         {QStringLiteral("fill"),
          QStringLiteral("Fill value of masked scores: -inf, -1e9 or -1e4 (default: the module's; "
-                        "-inf, -1e9 for the BERT-style modules, -1e4 for gpt2-attention)."),
+                        "-inf, -1e9 for the BERT-style modules, -1e4 for %1).")
+             .arg(nameOf(attn::ModuleKind::Gpt2Attention)),
          QStringLiteral("VALUE")},
         {QStringLiteral("input"),
          QStringLiteral("JSON example file with tokens and embeddings (and optionally weights, "
@@ -160,7 +180,7 @@ QByteArray runCompute(const QCommandLineParser& parser) {
             config = *file.config;
         }
         config.weights = std::move(file.weights);
-        // An inference session saved with its dropout p (#4): no dropout unless --dropout says so.
+        // An inference session saved with its dropout p: no dropout unless --dropout says so.
         if (file.training.has_value() && !*file.training) {
             config.dropout = 0.0f;
         }
@@ -168,12 +188,15 @@ QByteArray runCompute(const QCommandLineParser& parser) {
 
     // Options override the file's config.
     if (parser.isSet(QStringLiteral("module"))) {
-        config.module = parser.value(QStringLiteral("module")).toStdString();
+        const std::string name = parser.value(QStringLiteral("module")).toStdString();
+        // An empty --module NAME chooses no module, as if it were not given.
+        config.module =
+            name.empty() ? std::nullopt : std::optional(attn::module_kind_from_name(name));
     }
-    if (config.module.empty()) {
+    if (!config.module) {
         cliFail(QStringLiteral("give --module NAME, one of %1").arg(names()));
     }
-    const attn::ModuleInfo& info = attn::module_info(config.module);
+    const attn::ModuleInfo& info = attn::module_info(*config.module);
     config.seed = static_cast<std::uint64_t>(integerOption(
         parser, QStringLiteral("seed"), static_cast<qint64>(config.seed), 0, kMaxSeed));
     config.d_out = integerOption(parser, QStringLiteral("d-out"), config.d_out, 1, attn::kMaxWidth);
@@ -246,7 +269,7 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     const attn::Sequence* sourcePtr = info.uses_source && source ? &*source : nullptr;
     QElapsedTimer timer;
     timer.start();
-    // A summary shows only the output, so multi-head-attention takes the fast path (#6).
+    // A summary shows only the output, so multi-head-attention takes the fast path.
     const attn::RunResult result =
         attn::run_module(config, inputs, sourcePtr, parser.isSet(QStringLiteral("summary")));
     const double elapsedMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -261,8 +284,7 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         }
         const attn::Matrix& first = out.context_vecs.front();
         OrderedMembers summary;
-        summary.emplace_back(QStringLiteral("module"),
-                             QString::fromStdString(result.config.module));
+        summary.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
         summary.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
         summary.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
         summary.emplace_back(
@@ -280,7 +302,7 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     }
 
     OrderedMembers json;
-    json.emplace_back(QStringLiteral("module"), QString::fromStdString(result.config.module));
+    json.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
     json.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
     json.emplace_back(QStringLiteral("training"), result.training);
     json.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));

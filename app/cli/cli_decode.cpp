@@ -1,14 +1,30 @@
 // attention-cli decode: KV-cached decoding, one token at a time, beside one full causal pass.
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QStringList>
 
 #include "app/cli/cli_command.h"
 #include "app/io/json_text.h"
+#include "model/kv_trace.h"
 #include "model/runner.h"
 
 namespace {
 
 constexpr qint64 kMaxDecodeLength = 4096;
+
+QString nameOf(attn::ModuleKind kind) {
+    const std::string_view name = attn::module_name(kind);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+// "multi-head-attention or gpt2-attention", each name after `prefix`.
+QString decoderNames(const QString& prefix) {
+    QStringList names;
+    for (const attn::ModuleInfo& info : attn::module_infos()) {
+        if (info.decodes_with_kv_cache) names << prefix + nameOf(info.kind);
+    }
+    return names.join(QStringLiteral(" or "));
+}
 
 }  // namespace
 
@@ -21,7 +37,7 @@ void addDecodeOptions(QCommandLineParser& parser) {
         "causal\n"
         "pass over all tokens, and the largest difference between the two (float rounding only)."));
     parser.addOptions({
-        {QStringLiteral("module"), QStringLiteral("multi-head-attention or gpt2-attention."),
+        {QStringLiteral("module"), decoderNames(QString()) + QStringLiteral("."),
          QStringLiteral("NAME")},
         {QStringLiteral("length"), QStringLiteral("Number of tokens to decode (1..4096)."),
          QStringLiteral("N")},
@@ -37,26 +53,27 @@ void addDecodeOptions(QCommandLineParser& parser) {
 
 QByteArray runDecode(const QCommandLineParser& parser) {
     if (!parser.isSet(QStringLiteral("module"))) {
-        cliFail(QStringLiteral("give --module multi-head-attention or --module gpt2-attention"));
+        cliFail(QStringLiteral("give %1").arg(decoderNames(QStringLiteral("--module "))));
     }
     if (!parser.isSet(QStringLiteral("length"))) {
         cliFail(QStringLiteral("give --length N, the number of tokens to decode (1..%1)")
                     .arg(kMaxDecodeLength));
     }
     attn::DecodeConfig config;
-    config.module = parser.value(QStringLiteral("module")).toStdString();
     const qint64 length = integerOption(parser, QStringLiteral("length"), 0, 1, kMaxDecodeLength);
     const qint64 d_model = integerOption(parser, QStringLiteral("d-model"), 4, 1, attn::kMaxWidth);
     config.num_heads = integerOption(parser, QStringLiteral("num-heads"), 2, 1, attn::kMaxWidth);
     config.seed = static_cast<std::uint64_t>(
         integerOption(parser, QStringLiteral("seed"), 123, 0, qint64{1} << 53));
+    config.module =
+        attn::decoder_kind_from_name(parser.value(QStringLiteral("module")).toStdString());
 
     const attn::Sequence inputs = attn::random_sequence(length, d_model, config.seed);
-    const attn::DecodeRun run = attn::run_decode(config, inputs);
+    const attn::KvTrace run = attn::run_decode(config, inputs);
 
     QJsonArray steps;
     for (std::size_t t = 0; t < run.steps.size(); ++t) {
-        const attn::DecodeStep& step = run.steps[t];
+        const attn::KvTraceStep& step = run.steps[t];
         QJsonArray weights;
         for (const attn::RowVector& w : step.attn_weights) {
             weights.append(jsonRow(w));
@@ -75,7 +92,7 @@ QByteArray runDecode(const QCommandLineParser& parser) {
     }
 
     OrderedMembers json;
-    json.emplace_back(QStringLiteral("module"), QString::fromStdString(config.module));
+    json.emplace_back(QStringLiteral("module"), nameOf(config.module));
     json.emplace_back(QStringLiteral("seed"), static_cast<double>(config.seed));
     json.emplace_back(QStringLiteral("length"), static_cast<double>(length));
     json.emplace_back(QStringLiteral("d_model"), static_cast<double>(d_model));

@@ -1,6 +1,7 @@
 // attention-cli export: the walkthrough's heatmaps as files, without a display. The figures come
-// from the same StepPage and HeatmapWidget as the window's (views/figure_export.h), on Qt's
-// offscreen platform (cli_main.cpp makes a QApplication for this subcommand only).
+// from the same StepPage and HeatmapWidget as the window's (views/figure_render.h), on Qt's
+// offscreen platform (cli_main.cpp makes a QApplication for this subcommand only), and are saved
+// as the window saves them (app/io/file_batch.h).
 #include <QApplication>
 #include <QDir>
 #include <QRegularExpression>
@@ -9,9 +10,10 @@
 
 #include "app/cli/cli_command.h"
 #include "app/io/example_file.h"
+#include "app/io/file_batch.h"
 #include "model/walkthrough.h"
 #include "views/colormaps.h"
-#include "views/figure_export.h"
+#include "views/figure_render.h"
 #include "views/language.h"
 #include "views/step_page.h"
 
@@ -196,8 +198,9 @@ QByteArray runExport(const QCommandLineParser& parser) {
                     .arg(matrix));
 
     const QString dir = QDir::cleanPath(parser.value(QStringLiteral("out")));
+    const QStringList names = views::figureFileNames(figures, options.format);
     if (!options.overwrite) {
-        const QStringList existing = views::existingFigureFiles(figures, dir, options.format);
+        const QStringList existing = attn::existingFiles(dir, names);
         if (!existing.isEmpty())
             cliFail(QStringLiteral("%1 already exists (%2 of the %3 files): nothing was written; "
                                    "--force replaces existing files")
@@ -207,7 +210,12 @@ QByteArray runExport(const QCommandLineParser& parser) {
     }
     QStringList written;
     QString error;
-    if (!views::exportFigures(figures, dir, options, &written, &error)) cliFail(error);
+    const auto render = [&](qsizetype i, QByteArray& bytes, QString& problem) {
+        return views::renderFigureBytes(figures.at(i), options, &bytes, &problem);
+    };
+    if (!attn::saveFileBatch(dir, names, views::figureKind(options.format), options.overwrite,
+                             render, &written, &error))
+        cliFail(error);
     QByteArray out;
     for (const QString& path : written) out += QDir::toNativeSeparators(path).toUtf8() + '\n';
     return out;

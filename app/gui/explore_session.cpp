@@ -78,11 +78,7 @@ attn::ModuleConfig ExploreState::runConfig() const {
 }
 
 bool ExploreState::usesSource() const {
-    try {
-        return attn::module_info(config.module).uses_source;
-    } catch (const attn::AttentionError&) {
-        return false;
-    }
+    return config.module && attn::module_info(*config.module).uses_source;
 }
 
 bool operator==(const ExploreState& a, const ExploreState& b) {
@@ -94,8 +90,8 @@ bool operator==(const ExploreState& a, const ExploreState& b) {
            x.context_length == y.context_length && x.dropout == y.dropout &&
            x.qkv_bias == y.qkv_bias && x.causal == y.causal && x.scale == y.scale &&
            x.mask_convention == y.mask_convention && x.fill_value == y.fill_value &&
-           sameWeights(x.weights, y.weights) &&
-           a.training == b.training && a.description == b.description;
+           sameWeights(x.weights, y.weights) && a.training == b.training &&
+           a.description == b.description;
 }
 
 // One edit: the whole state before and after, so undo is exact whatever the edit was.
@@ -127,7 +123,7 @@ ExploreState ExploreSession::defaultState() {
     ExploreState s;
     s.inputs = attn::tutorial_inputs();
     s.source = attn::cross_attention_source();
-    s.config.module = "multi-head-attention";
+    s.config.module = attn::ModuleKind::MultiHeadAttention;
     s.config.seed = 123;
     s.config.d_out = 2;
     s.config.num_heads = 2;
@@ -159,11 +155,12 @@ void ExploreSession::recompute() {
     setBusy(true);
     ++pendingRuns_;
     const ExploreState copy = state_;
-    QtConcurrent::run([copy] { return runState(copy); })
-        .then(this, [this, generation, copy](const RunOutcome& out) {
-            --pendingRuns_;
-            finishRun(generation, out.result, out.error, copy);
-        });
+    QtConcurrent::run([copy] {
+        return runState(copy);
+    }).then(this, [this, generation, copy](const RunOutcome& out) {
+        --pendingRuns_;
+        finishRun(generation, out.result, out.error, copy);
+    });
 }
 
 void ExploreSession::finishRun(std::uint64_t generation,
@@ -302,8 +299,8 @@ bool ExploreSession::pasteEmbeddings(ExploreSide side, const QString& text, QStr
     seq.tokens = std::move(tokens);
     seq.embeddings = m;
     // d_in is shared: the other sequence follows the new width.
-    attn::Sequence& other = sequence(s, side == ExploreSide::Inputs ? ExploreSide::Source
-                                                                    : ExploreSide::Inputs);
+    attn::Sequence& other =
+        sequence(s, side == ExploreSide::Inputs ? ExploreSide::Source : ExploreSide::Inputs);
     if (other.embeddings.cols() != m.cols()) {
         attn::Matrix resized = attn::Matrix::Zero(other.embeddings.rows(), m.cols());
         const Eigen::Index keep = std::min(m.cols(), other.embeddings.cols());
@@ -359,10 +356,8 @@ bool ExploreSession::setWeight(const std::string& name, int row, int column, flo
         *it = std::move(edited);
     else
         s.config.weights.push_back(std::move(edited));
-    push(std::move(s), tr("Edit %1 (%2, %3)")
-                           .arg(QString::fromStdString(name))
-                           .arg(row + 1)
-                           .arg(column + 1));
+    push(std::move(s),
+         tr("Edit %1 (%2, %3)").arg(QString::fromStdString(name)).arg(row + 1).arg(column + 1));
     return true;
 }
 
@@ -381,7 +376,7 @@ ExampleFile ExploreSession::toExampleFile() const {
     file.inputs = state_.inputs;
     file.weights = state_.config.weights;
     if (state_.usesSource()) file.source = state_.source;
-    // The dropout p is kept at inference too; "training" says whether it acts (#4).
+    // The dropout p is kept at inference too; "training" says whether it acts.
     attn::ModuleConfig config = state_.config;
     config.weights.clear();
     file.config = config;
@@ -399,8 +394,8 @@ bool ExploreSession::loadExample(const ExampleFile& file, QString* error) {
     if (file.source) {
         s.source = *file.source;
     } else if (s.source.embeddings.cols() != s.inputs.embeddings.cols()) {
-        attn::Matrix resized = attn::Matrix::Zero(s.source.embeddings.rows(),
-                                                  s.inputs.embeddings.cols());
+        attn::Matrix resized =
+            attn::Matrix::Zero(s.source.embeddings.rows(), s.inputs.embeddings.cols());
         const Eigen::Index keep = std::min(resized.cols(), s.source.embeddings.cols());
         resized.leftCols(keep) = s.source.embeddings.leftCols(keep);
         s.source.embeddings = std::move(resized);
@@ -447,9 +442,7 @@ bool ExploreSession::saveFile(const QString& path, QString* error) {
     return true;
 }
 
-QStringList ExploreSession::recentFiles() {
-    return QSettings().value(kRecentKey).toStringList();
-}
+QStringList ExploreSession::recentFiles() { return QSettings().value(kRecentKey).toStringList(); }
 
 void ExploreSession::addRecentFile(const QString& path) {
     const QString absolute = QFileInfo(path).absoluteFilePath();

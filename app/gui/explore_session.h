@@ -1,4 +1,4 @@
-// ExploreSession: the state of explore mode (issue #4) and everything that changes it.
+// ExploreSession: the state of explore mode and everything that changes it.
 //
 // The state is a record (tokens and embeddings, the cross-attention source, the module settings
 // with the user's weight edits, training on/off). Every edit replaces the state through one
@@ -22,10 +22,10 @@
 class QUndoStack;
 
 struct ExploreState {
-    attn::Sequence inputs;       // (T, d_in): the tokens the queries come from
-    attn::Sequence source;       // (T_k, d_in): keys and values of cross-attention
-    attn::ModuleConfig config;   // 0 = default; config.weights holds the user's weight edits
-    bool training = true;        // false: dropout is off whatever config.dropout says
+    attn::Sequence inputs;      // (T, d_in): the tokens the queries come from
+    attn::Sequence source;      // (T_k, d_in): keys and values of cross-attention
+    attn::ModuleConfig config;  // 0 = default; config.weights holds the user's weight edits
+    bool training = true;       // false: dropout is off whatever config.dropout says
     QString description;
 
     // The settings actually run: dropout 0 at inference.

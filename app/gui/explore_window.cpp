@@ -496,7 +496,7 @@ void ExploreWindow::updateKvStepper() {
         const attn::KvTraceConfig config = attn::kv_trace_config(*r, from.inputs.embeddings.cols());
         attn::KvTrace trace = attn::build_kv_trace(from.inputs, config);
         QString note;
-        if (r->config.module != "multi-head-attention")
+        if (r->config.module != attn::ModuleKind::MultiHeadAttention)
             note = tr("The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 "
                       "heads drawn from seed %3 (the KV cache belongs to decoder modules).")
                        .arg(config.d_out)
@@ -510,16 +510,6 @@ void ExploreWindow::updateKvStepper() {
     }
 }
 
-namespace {
-
-const attn::NamedMatrix* findWeight(const attn::RunResult& r, const std::string& name) {
-    for (const attn::NamedMatrix& w : r.weights)
-        if (w.name == name) return &w;
-    return nullptr;
-}
-
-}  // namespace
-
 void ExploreWindow::updateWeightSplit() {
     const std::shared_ptr<const attn::RunResult> r = session_->result();
     if (!r) return;
@@ -529,37 +519,26 @@ void ExploreWindow::updateWeightSplit() {
     split.tokens = labelsOf(from.inputs);
     split.output = r->output.context_vecs[0];
     if (!r->output.concat.empty()) split.concat = r->output.concat[0];
-    const std::string& module = r->config.module;
-    // Every module stores its fused query projection under its own name and layout.
-    if (module == "multi-head-attention") {
-        if (const attn::NamedMatrix* w = findWeight(*r, "W_query.weight"))
-            split.fused_query = w->value;
-        if (const attn::NamedMatrix* w = findWeight(*r, "out_proj.weight"))
-            split.out_proj = w->value;
-    } else if (module == "bert-multi-head" || module == "cross-attention") {
-        if (const attn::NamedMatrix* w = findWeight(*r, "linears.0.weight"))
-            split.fused_query = w->value;
-        if (const attn::NamedMatrix* w = findWeight(*r, "linears.3.weight"))
-            split.out_proj = w->value;
-    } else if (module == "gpt2-attention") {
-        // Conv1D stores (nx, 3·nx) as x · W: the query part is the first nx columns, transposed
-        // here into nn.Linear's (out, in) so the slices read the same way.
-        if (const attn::NamedMatrix* w = findWeight(*r, "c_attn.weight"))
-            split.fused_query = w->value.leftCols(w->value.rows()).transpose();
-        if (const attn::NamedMatrix* w = findWeight(*r, "c_proj.weight"))
-            split.out_proj = w->value.transpose();
+    const attn::ModuleKind module = *r->config.module;
+    // The model reads every module's own parameter layout as x · W; the view shows nn.Linear's
+    // (out, in), one head per block of rows.
+    const attn::FusedProjections fused = attn::fused_projections(*r);
+    split.fused_query = fused.query.transpose();
+    split.out_proj = fused.out_proj.transpose();
+    if (module == attn::ModuleKind::Gpt2Attention) {
         split.note =
             tr("GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its "
                "first d_model columns are W_query, shown transposed.");
-    } else if (module == "multi-head-wrapper") {
+    } else if (module == attn::ModuleKind::MultiHeadWrapper) {
         split.note =
             tr("MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): "
                "nothing is split; the heads' outputs are concatenated and there is no "
                "out_proj.");
-    } else {
+    } else if (fused.query.size() == 0) {
+        const std::string_view name = attn::module_name(module);
         split.note = tr("%1 has a single head: there is nothing to split. Choose "
                         "multi-head-attention to see the split.")
-                         .arg(QString::fromStdString(module));
+                         .arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
     }
     split_->setData(split);
 }

@@ -1,4 +1,4 @@
-// ExploreWindow: explore mode (issue #4). The tokens and their embeddings, the module settings
+// ExploreWindow: explore mode. The tokens and their embeddings, the module settings
 // and the weights are editable; every view (heads grid, output, lines, weight split, KV cache,
 // cross-attention) shows the session's last valid run and follows each edit. Edits go through
 // ExploreSession, so each one can be undone.

@@ -1,14 +1,15 @@
-// ExportDialog: File ▸ Export's options (issue 5): what to write (one heatmap, all heatmaps of
+// ExportDialog: File ▸ Export's options: what to write (one heatmap, all heatmaps of
 // the step, the whole walkthrough), the format, size, scale, title, cell values, colour map,
-// background, and the file or folder. It only collects the choices; MainWindow writes the files
-// through views/figure_export.h, as attention-cli export does.
+// background, and the file or folder. It only collects the choices; MainWindow draws the figures
+// through views/figure_render.h and saves them through app/io/file_batch.h, as attention-cli
+// export does.
 #pragma once
 
 #include <QDialog>
 #include <QSize>
 #include <QString>
 
-#include "views/figure_export.h"
+#include "views/figure_render.h"
 
 class QCheckBox;
 class QComboBox;

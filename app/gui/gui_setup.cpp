@@ -2,10 +2,18 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QFont>
 #include <QIcon>
-#include <QRegularExpression>
+#include <QLocale>
+#include <QSettings>
+#include <cstdio>
+#include <vector>
 
+#include "app/gui/explore_window.h"
+#include "app/gui/main_window.h"
+#include "app/gui/presentation_mode.h"
+#include "app/io/example_file.h"
 #include "views/language.h"
 
 #ifndef ATTN_VERSION
@@ -26,7 +34,6 @@ void setupGuiApplication(QApplication& app) {
     app.setWindowIcon(QIcon(QStringLiteral(":/icons/attention-visualizer.svg")));
 }
 
-
 GuiParseResult parseGuiOptions(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -46,23 +53,12 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
         QStringList{QStringLiteral("e"), QStringLiteral("example")},
         QApplication::translate("GuiOptions", "Walk through the tokens of a JSON example <FILE>."),
         QStringLiteral("FILE"));
-    QCommandLineOption screenshots(QStringLiteral("screenshot-dir"),
-                                   QStringLiteral("Save the window as PNG into <DIR> and exit."),
-                                   QStringLiteral("DIR"));
-    screenshots.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption walk(QStringLiteral("walk"),
-                            QStringLiteral("With --screenshot-dir: one PNG per step."));
-    walk.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption size(QStringLiteral("window-size"),
-                            QStringLiteral("Window size <WxH> in pixels."), QStringLiteral("WxH"));
-    size.setFlags(QCommandLineOption::HiddenFromHelp);
     const QCommandLineOption presentation(
         QStringList{QStringLiteral("p"), QStringLiteral("presentation")},
         QApplication::translate("GuiOptions",
                                 "Start in presentation mode: full screen, large text and "
                                 "heatmaps, no step list (F11 or Escape leaves it)."));
-    for (const QCommandLineOption& o : {step, lang, example, presentation, screenshots, walk, size})
-        parser.addOption(o);
+    for (const QCommandLineOption& o : {step, lang, example, presentation}) parser.addOption(o);
 
     GuiParseResult result;
     if (!parser.parse(arguments)) {
@@ -111,17 +107,107 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     }
     o.exampleFile = parser.value(example);
     o.presentation = parser.isSet(presentation);
-    o.screenshotDir = parser.value(screenshots);
-    o.walk = parser.isSet(walk);
-    if (o.walk && o.screenshotDir.isEmpty())
-        return fail(QStringLiteral("--walk needs --screenshot-dir DIR"));
-    if (parser.isSet(size)) {
-        static const QRegularExpression wxh(QStringLiteral("^(\\d{2,5})[xX](\\d{2,5})$"));
-        const QRegularExpressionMatch m = wxh.match(parser.value(size));
-        if (!m.hasMatch())
-            return fail(QStringLiteral("--window-size '%1' is not WxH, e.g. 1400x900")
-                            .arg(parser.value(size)));
-        o.windowSize = QSize(m.captured(1).toInt(), m.captured(2).toInt());
-    }
     return result;
+}
+
+namespace {
+
+void printTo(FILE* stream, const QString& text) {
+    const QByteArray bytes = text.toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stream);
+    std::fflush(stream);
+}
+
+int fail(const QString& message, int code = 1) {
+    printTo(stderr, QStringLiteral("attention-visualizer: %1\n").arg(message));
+    return code;
+}
+
+}  // namespace
+
+int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks) {
+    setApplicationIdentity();
+    GuiParseResult parsed;
+    {
+        // Read the command line before the GUI starts, so --help, --version and mistakes are
+        // answered without a display.
+        const QCoreApplication probe(argc, argv);
+        parsed = parseGuiOptions(QCoreApplication::arguments());
+    }
+    switch (parsed.status) {
+        case GuiParseResult::Status::Help:
+        case GuiParseResult::Status::Version:
+            printTo(stdout, parsed.text);
+            return 0;
+        case GuiParseResult::Status::Error:
+            return fail(parsed.text, 2);
+        case GuiParseResult::Status::Ok:
+            break;
+    }
+    const GuiOptions& options = parsed.options;
+
+    // The engine needs no display either: a bad example file is reported before the GUI starts.
+    // --example opens the file in explore mode too; a malformed file opens the tutorial's example
+    // and the explore window shows why.
+    std::vector<attn::Step> steps;
+    QString exampleError;
+    try {
+        if (options.exampleFile.isEmpty()) {
+            steps = attn::build_walkthrough();
+        } else {
+            const ExampleParseResult example = loadExampleFile(options.exampleFile);
+            if (example.ok()) {
+                try {
+                    steps = attn::build_walkthrough(example.file->inputs);
+                } catch (const attn::AttentionError& e) {
+                    // Explore mode still opens the file; the walkthrough falls back.
+                    printTo(stderr, QStringLiteral("attention-visualizer: %1: the walkthrough "
+                                                   "shows the tutorial's example: %2\n")
+                                        .arg(options.exampleFile, QString::fromUtf8(e.what())));
+                    steps = attn::build_walkthrough();
+                }
+            } else if (!QFileInfo::exists(options.exampleFile)) {
+                // A mistyped path is a command-line error, answered without opening a window.
+                return fail(QStringLiteral("%1: %2").arg(options.exampleFile, example.error));
+            } else {
+                exampleError = QStringLiteral("%1: %2").arg(options.exampleFile, example.error);
+                printTo(stderr, QStringLiteral("attention-visualizer: %1\n").arg(exampleError));
+                steps = attn::build_walkthrough();
+            }
+        }
+    } catch (const attn::AttentionError& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+    if (options.step > static_cast<int>(steps.size()))
+        return fail(QStringLiteral("--step %1: the walkthrough has %2 steps")
+                        .arg(options.step)
+                        .arg(steps.size()),
+                    2);
+
+    QApplication app(argc, argv);
+    setupGuiApplication(app);
+    MainWindow window(std::move(steps));
+    QString language = options.language;
+    if (language.isEmpty())
+        language = QSettings().value(QStringLiteral("view/language")).toString();
+    if (language.isEmpty()) language = views::normalizeLanguage(QLocale::system().name());
+    window.setLanguage(language.isEmpty() ? QStringLiteral("en") : language);
+    if (options.step > 0) window.goToStep(options.step);
+    if (hooks.beforeShow) hooks.beforeShow(window);
+    if (options.presentation)
+        window.presentationMode()->setActive(true);  // shows the window full screen
+    else
+        window.show();
+    if (!options.exampleFile.isEmpty()) {
+        ExploreWindow* explore = ExploreWindow::showFor(&window);
+        if (exampleError.isEmpty())
+            explore->openFile(options.exampleFile, /*quiet=*/true);
+        else
+            explore->showStartupMessage(
+                QCoreApplication::translate("ExploreWindow",
+                                            "%1 — showing the tutorial's example instead.")
+                    .arg(exampleError));
+    }
+    if (hooks.insteadOfEventLoop) return hooks.insteadOfEventLoop(window);
+    return QApplication::exec();
 }

@@ -1,13 +1,15 @@
 // Start-up of the window application: its identity (QSettings keys), default fonts that render
-// Chinese, and the command line
+// Chinese, the command line
 //   attention-visualizer [--step N] [--lang en|zh_CN] [--example FILE] [--presentation]
-// read by a pure function so tests can check it without starting a process.
+// read by a pure function so tests can check it without starting a process, and the whole
+// start-up, which main() runs and a test program runs with hooks.
 #pragma once
 
-#include <QSize>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
+class MainWindow;
 class QApplication;
 
 // Organisation, application name and version: QSettings lives under
@@ -17,15 +19,10 @@ void setApplicationIdentity();
 void setupGuiApplication(QApplication& app);
 
 struct GuiOptions {
-    int step = 0;         // 1-based; 0 = the step remembered from the last run
-    QString language;     // "en" or "zh_CN"; empty = remembered, else the system locale
-    QString exampleFile;  // JSON example (app/example_file.h); empty = the tutorial's
-    // Hidden, for the smoke test and screenshots: save the window as PNG into this folder and
-    // exit; with walk, one PNG per step (step-01.png ... step-16.png).
-    QString screenshotDir;
-    bool walk = false;
-    QSize windowSize;           // hidden --window-size WxH; invalid = the default
-    bool presentation = false;  // --presentation: full screen, large, step list hidden (#5)
+    int step = 0;               // 1-based; 0 = the step remembered from the last run
+    QString language;           // "en" or "zh_CN"; empty = remembered, else the system locale
+    QString exampleFile;        // JSON example (app/io/example_file.h); empty = the tutorial's
+    bool presentation = false;  // --presentation: full screen, large, step list hidden
 };
 
 struct GuiParseResult {
@@ -38,3 +35,17 @@ struct GuiParseResult {
 // Parses arguments (arguments[0] is the program). Never exits: --help and --version come back as
 // their text, errors as a message naming the option and the fix.
 GuiParseResult parseGuiOptions(const QStringList& arguments);
+
+// What a test program adds to the start-up (tests/app/screenshot_main.cpp); the app adds nothing.
+struct GuiStartupHooks {
+    // With the window built, on its step and in its language, before it is shown.
+    std::function<void(MainWindow&)> beforeShow;
+    // Once the window is shown, instead of the event loop; returns the exit code.
+    std::function<int(MainWindow&)> insteadOfEventLoop;
+};
+
+// attention-visualizer's main(): reads the command line (--help, --version and mistakes are
+// answered without a display), builds the walkthrough of --example or of the tutorial, shows the
+// window (and the explore window for --example) and runs the event loop. Returns the exit code:
+// 2 for a mistake on the command line, 1 when the example cannot be read.
+int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks = {});

@@ -1,21 +1,20 @@
 // MainWindow: the guided walkthrough. The step list on the left, the current step's page in the
 // centre, Previous/Next below; Left/Right, PageUp/PageDown (presentation clickers) and Home/End
 // navigate from anywhere in the window except a text field. Remembers the last step (QSettings)
-// and switches between English and Simplified Chinese at run time.
+// and switches between English and Simplified Chinese at run time. File > Export is
+// ExportActions; presentation mode, reveal and the themes are PresentationMode.
 #pragma once
 
+#include <QList>
 #include <QMainWindow>
-#include <QPalette>
-#include <QPointer>
-#include <QRect>
 #include <QString>
-#include <QStringList>
 #include <memory>
 #include <vector>
 
 #include "model/walkthrough.h"
-#include "views/figure_export.h"
 
+class ExportActions;
+class PresentationMode;
 class QAction;
 class QActionGroup;
 class QLabel;
@@ -25,14 +24,10 @@ class QPushButton;
 class QSplitter;
 class QStackedWidget;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
 class StepPage;
 class Translation;
-}
+}  // namespace views
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -54,6 +49,8 @@ public:
     // The page of step `number` (1-based), built on first use; nullptr when out of range.
     views::StepPage* page(int number);
     views::StepPage* currentPage() { return page(current_); }
+    // The pages built so far, in step order.
+    QList<views::StepPage*> builtPages() const;
     QListWidget* stepList() const { return stepList_; }
 
     // "en" or "zh_CN" ("zh", "zh-CN" accepted). Installs or removes the translator from
@@ -67,54 +64,15 @@ public:
     bool showNumbers() const { return showNumbers_; }
 
     // Size of the pages' text and heatmaps: 1 = normal, up to 2.5 for a projector, down to 0.6
-    // for a small laptop screen (View > Zoom). Remembered between runs.
+    // for a small laptop screen (View > Zoom). Remembered between runs. While presenting it sets
+    // the presentation's own zoom instead.
     void setZoom(double zoom);
     double zoom() const { return zoom_; }
 
-    // Visits every step, grabs the window into dir/step-NN.png. Returns false with a message
-    // naming the file when a screenshot cannot be written.
-    bool saveWalkScreenshots(const QString& dir, QString* error);
-    // Grabs the window as it is now into `path` (PNG).
-    bool saveScreenshot(const QString& path, QString* error);
-
-    // --- File > Export (issue 5) -----------------------------------------------------------------
-    // The heatmap the export actions act on: the one last pointed at, clicked or right-clicked on
-    // the current page, else the page's first.
-    attn::HeatmapWidget* activeHeatmap();
-    // The page and matrix a heatmap belongs to; a null page for a heatmap of no built page.
-    views::Figure figureOf(attn::HeatmapWidget* map) const;
-    // A right click's menu on `map`: the File > Export actions, acting on `map`. Caller owns it.
-    QMenu* createHeatmapMenu(attn::HeatmapWidget* map);
-    QMenu* exportMenu() const { return exportMenu_; }
-    // The writing half of the actions, without dialogs (the dialogs end here; tests call them).
-    bool exportHeatmap(attn::HeatmapWidget* map, const QString& path,
-                       const views::FigureOptions& options, QString* error);
-    bool exportStepFigures(const QString& dir, const views::FigureOptions& options,
-                           QStringList* written, QString* error);
-    // Every page (built if needed) as it is now, one file per heatmap.
-    bool exportWalkthrough(const QString& dir, const views::FigureOptions& options,
-                           QStringList* written, QString* error);
-    // Puts `map` (the active heatmap when null) on the clipboard as an image, at 2× for slides.
-    void copyFigure(attn::HeatmapWidget* map = nullptr);
-
-    // --- presentation mode (issue 5) -------------------------------------------------------------
-    // Full screen, the step list, menu bar and buttons hidden (keys and clickers navigate),
-    // the presentation zoom and the high-contrast theme. F11 toggles it, Escape leaves it.
-    void setPresentation(bool on);
-    bool presentation() const { return presentation_; }
-    // Scale of the pages in presentation mode (View > Zoom changes it while presenting).
-    double presentationZoom() const { return presentationZoom_; }
-    // System: the desktop's colours (presentation: high-contrast light). Light and Dark, in
-    // presentation mode their high-contrast variants. Remembered.
-    enum class Theme { System, Light, Dark };
-    void setTheme(Theme theme);
-    Theme theme() const { return theme_; }
-    // Reveal: the matrices a page computes show their rows one by one; Space, Down, → and
-    // PageDown reveal the next row (then go to the next step), ↑ hides the last one again.
-    void setReveal(bool on);
-    bool reveal() const { return reveal_; }
-    bool revealNextRow();      // false when every row of the page is shown
-    bool revealPreviousRow();  // false when nothing is revealed
+    // File > Export and a heatmap's right-click menu.
+    ExportActions* exportActions() const { return exports_; }
+    // Presentation mode, reveal and the themes (View menu).
+    PresentationMode* presentationMode() const { return presentation_; }
 
 signals:
     void stepChanged(int number);
@@ -125,22 +83,9 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void buildExportMenu();
-    void buildPresentationMenu();
-    void retranslateExtras();
-    void connectHeatmaps(views::StepPage* page);
-    void exportHeatmapWithDialog();
-    void exportStepWithDialog();
-    void exportWalkthroughWithDialog();
-    void exportCsvWithDialog();
-    bool confirmReplace(const QStringList& existing);
-    views::FigureOptions savedExportOptions() const;
-    void saveExportOptions(const views::FigureOptions& options, const QString& folder) const;
-    QString exportFolder() const;
-    double pageScale() const { return presentation_ ? presentationZoom_ : zoom_; }
+    double pageScale() const;
     void applyPageScale();
-    void applyTheme();
-    void resetReveal(views::StepPage* page);
+    void applyPresentation(bool on);  // PresentationMode::activeChanged
     void buildMenus();
     void retranslate();
     void updateStepList();
@@ -155,6 +100,7 @@ private:
     std::unique_ptr<views::Translation> translation_;
 
     QSplitter* splitter_ = nullptr;
+    QWidget* stepPane_ = nullptr;
     QLabel* stepsHeading_ = nullptr;
     QListWidget* stepList_ = nullptr;
     QStackedWidget* stack_ = nullptr;
@@ -176,27 +122,6 @@ private:
     QAction* aboutAction_ = nullptr;
     QAction* exploreAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
-
-    // Export and presentation (issue 5).
-    QWidget* stepPane_ = nullptr;
-    QPointer<attn::HeatmapWidget> activeHeatmap_;
-    QMenu* exportMenu_ = nullptr;
-    QAction* exportHeatmapAction_ = nullptr;
-    QAction* exportStepAction_ = nullptr;
-    QAction* exportAllAction_ = nullptr;
-    QAction* copyFigureAction_ = nullptr;
-    QAction* exportCsvAction_ = nullptr;
-    QAction* presentationAction_ = nullptr;
-    QAction* revealAction_ = nullptr;
-    QMenu* themeMenu_ = nullptr;
-    QAction* themeSystemAction_ = nullptr;
-    QAction* themeLightAction_ = nullptr;
-    QAction* themeDarkAction_ = nullptr;
-    bool presentation_ = false;
-    bool reveal_ = false;
-    double presentationZoom_ = 1.5;
-    Theme theme_ = Theme::System;
-    QPalette systemPalette_;
-    bool wasMaximized_ = false;
-    QRect normalGeometry_;
+    ExportActions* exports_ = nullptr;
+    PresentationMode* presentation_ = nullptr;
 };

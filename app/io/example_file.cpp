@@ -1,3 +1,5 @@
+// Reading example files: every check of example_file.h, with the line and column of the first
+// problem. Writing them is example_file_writer.cpp.
 #include "app/io/example_file.h"
 
 #include <QFile>
@@ -12,7 +14,6 @@
 
 #include "app/io/json_locator.h"
 #include "app/io/json_text.h"
-#include "app/io/atomic_file.h"
 
 namespace {
 
@@ -399,7 +400,7 @@ private:
                                   .arg(describe(v)));
                 }
                 try {
-                    config.module = std::string(attn::module_info(v.toString().toStdString()).name);
+                    config.module = attn::module_kind_from_name(v.toString().toStdString());
                 } catch (const attn::AttentionError& e) {
                     fail(vAt, QString::fromStdString(e.what()));
                 }
@@ -593,109 +594,4 @@ ExampleParseResult loadExampleFile(const QString& path) {
         return result;
     }
     return parseExampleFile(bytes);
-}
-
-QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
-    QJsonObject o;
-    // A config without a module (the file's settings for any module) stays without one.
-    if (!config.module.empty())
-        o.insert(QStringLiteral("module"), QString::fromStdString(config.module));
-    o.insert(QStringLiteral("seed"), static_cast<double>(config.seed));
-    o.insert(QStringLiteral("d_out"), static_cast<double>(config.d_out));
-    o.insert(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));
-    o.insert(QStringLiteral("batch"), static_cast<double>(config.batch));
-    o.insert(QStringLiteral("context_length"), static_cast<double>(config.context_length));
-    o.insert(QStringLiteral("dropout"), jsonNumber(config.dropout));
-    o.insert(QStringLiteral("qkv_bias"), config.qkv_bias);
-    // #4's switches only when they differ from the module's own, so existing output is unchanged.
-    const attn::ModuleInfo* info = nullptr;
-    for (const attn::ModuleInfo& i : attn::module_infos()) {
-        if (i.name == config.module) {
-            info = &i;
-        }
-    }
-    if (config.causal.has_value() &&
-        (info == nullptr || *config.causal != info->causal_by_default)) {
-        o.insert(QStringLiteral("causal"), *config.causal);
-    }
-    if (!config.scale) {
-        o.insert(QStringLiteral("scale"), false);
-    }
-    if (config.mask_convention == attn::MaskConvention::FillWhereOne) {
-        o.insert(QStringLiteral("mask_convention"), QStringLiteral("one"));
-    }
-    if (config.fill_value.has_value() &&
-        (info == nullptr || *config.fill_value != info->default_fill)) {
-        if (std::isinf(*config.fill_value)) {
-            o.insert(QStringLiteral("fill"), QStringLiteral("-inf"));
-        } else {
-            o.insert(QStringLiteral("fill"), jsonNumber(*config.fill_value));
-        }
-    }
-    return o;
-}
-
-namespace {
-
-QJsonArray tokensToJson(const std::vector<std::string>& tokens) {
-    QJsonArray out;
-    for (const std::string& t : tokens) {
-        out.append(fromUtf8KeepingBom(t));
-    }
-    return out;
-}
-
-}  // namespace
-
-QByteArray serializeExampleFile(const ExampleFile& file) {
-    OrderedMembers members;
-    members.emplace_back(QStringLiteral("format"), QLatin1String(kExampleFormatName));
-    members.emplace_back(QStringLiteral("version"), kExampleFormatVersion);
-    if (!file.description.isEmpty()) {
-        members.emplace_back(QStringLiteral("description"), file.description);
-    }
-    members.emplace_back(QStringLiteral("tokens"), tokensToJson(file.inputs.tokens));
-    members.emplace_back(QStringLiteral("embeddings"), jsonMatrix(file.inputs.embeddings));
-    if (!file.weights.empty()) {
-        members.emplace_back(QStringLiteral("weights"), jsonWeights(file.weights));
-    }
-    if (file.source) {
-        QJsonObject source;
-        source.insert(QStringLiteral("tokens"), tokensToJson(file.source->tokens));
-        source.insert(QStringLiteral("embeddings"), jsonMatrix(file.source->embeddings));
-        members.emplace_back(QStringLiteral("source"), source);
-    }
-    if (file.config) {
-        QJsonObject config = moduleConfigToJson(*file.config);
-        if (file.training.has_value()) {
-            config.insert(QStringLiteral("training"), *file.training);
-        }
-        members.emplace_back(QStringLiteral("config"), config);
-    }
-    return writeJsonObject(members);
-}
-
-bool saveExampleFile(const ExampleFile& file, const QString& path, QString* error) {
-    auto setError = [error](const QString& message) {
-        if (error != nullptr) {
-            *error = message;
-        }
-        return false;
-    };
-    try {
-        attn::check_finite(file.inputs.embeddings, "embeddings");
-        if (file.source) {
-            attn::check_finite(file.source->embeddings, "source embeddings");
-        }
-        for (const attn::NamedMatrix& w : file.weights) {
-            attn::check_finite(w.value, "weights \"" + w.name + "\"");
-        }
-    } catch (const attn::AttentionError& e) {
-        return setError(QString::fromStdString(e.what()) +
-                        QStringLiteral(" (JSON cannot hold NaN or infinity)"));
-    }
-    QString reason;
-    if (!attn::writeFileAtomically(path, serializeExampleFile(file), &reason))
-        return setError(QStringLiteral("cannot write %1: %2").arg(path, reason));
-    return true;
 }

@@ -39,7 +39,7 @@ struct ExampleFile {
     std::vector<attn::NamedMatrix> weights;    // "weights", in the file's order
     std::optional<attn::Sequence> source;      // "source"
     std::optional<attn::ModuleConfig> config;  // "config"; its `weights` stay empty (see above)
-    // config "training" (#4): false = an inference session that keeps its dropout p. Unset in
+    // config "training": false = an inference session that keeps its dropout p. Unset in
     // older files: then training is dropout > 0.
     std::optional<bool> training;
     QString description;

@@ -6,15 +6,12 @@
 #include <charconv>
 #include <cmath>
 
+#include "model/number_format.h"
+
 namespace {
 
-// std::to_chars/from_chars ignore the C locale, which QCoreApplication sets from the environment
-// (a German locale would otherwise print and read "0,43").
 QByteArray shortestDouble(double value) {
-    std::array<char, 32> buffer{};
-    const std::to_chars_result r =
-        std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return QByteArray(buffer.data(), static_cast<qsizetype>(r.ptr - buffer.data()));
+    return QByteArray::fromStdString(attn::format_shortest(value));
 }
 
 bool isScalar(const QJsonValue& v) { return !v.isArray() && !v.isObject(); }
@@ -117,10 +114,7 @@ QByteArray formatFloat(float value) {
     if (!std::isfinite(value)) {
         return QByteArrayLiteral("null");
     }
-    std::array<char, 32> buffer{};
-    const std::to_chars_result r =
-        std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return QByteArray(buffer.data(), static_cast<qsizetype>(r.ptr - buffer.data()));
+    return QByteArray::fromStdString(attn::format_shortest(value));
 }
 
 QJsonValue jsonNumber(float value) {
@@ -196,7 +190,7 @@ QByteArray jsonString(const QString& text) {
         const char c = utf8[i];
         const auto u = static_cast<unsigned char>(c);
         // U+FEFF (EF BB BF) is escaped: QString::fromUtf8 drops it at the start of a string, so
-        // a token starting with it would not read back (#7, found by fuzz_example_file).
+        // a token starting with it would not read back (found by fuzz_example_file).
         if (u == 0xef && i + 2 < utf8.size() && static_cast<unsigned char>(utf8[i + 1]) == 0xbb &&
             static_cast<unsigned char>(utf8[i + 2]) == 0xbf) {
             out += "\\ufeff";

@@ -36,5 +36,5 @@ QByteArray writeJsonObject(const OrderedMembers& members);
 // A JSON string literal with quotes; UTF-8 kept as is, control characters escaped.
 QByteArray jsonString(const QString& text);
 // UTF-8 to QString keeping a leading U+FEFF, which QString::fromUtf8 drops as a byte-order mark:
-// a token may start with it, and must read back as it was written (#7).
+// a token may start with it, and must read back as it was written.
 QString fromUtf8KeepingBom(QByteArrayView utf8);

@@ -396,7 +396,7 @@ private:
             start = end + 1;
         }
 
-        // Separators alone (",", ";;;") leave no row at all. #7
+        // Separators alone (",", ";;;") leave no row at all.
         if (rows.empty()) {
             throw Failure{QStringLiteral(
                 "no numbers found, only separators: paste rows of numbers separated by tabs, "

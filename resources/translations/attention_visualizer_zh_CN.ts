@@ -284,6 +284,77 @@
         </message>
     </context>
     <context>
+        <name>ExportActions</name>
+        <message>
+            <source>&amp;Export</source>
+            <translation>导出(&amp;E)</translation>
+        </message>
+        <message>
+            <source>Export &amp;heatmap…</source>
+            <translation>导出热力图(&amp;H)…</translation>
+        </message>
+        <message>
+            <source>Export all heatmaps of this &amp;step…</source>
+            <translation>导出此步骤的所有热力图(&amp;S)…</translation>
+        </message>
+        <message>
+            <source>Export the &amp;whole walkthrough…</source>
+            <translation>导出整个演练过程(&amp;W)…</translation>
+        </message>
+        <message>
+            <source>&amp;Copy figure</source>
+            <translation>复制图形(&amp;C)</translation>
+        </message>
+        <message>
+            <source>Export matrix as &amp;CSV…</source>
+            <translation>将矩阵导出为 CSV(&amp;C)…</translation>
+        </message>
+        <message>
+            <source>There is no heatmap to export on this page.</source>
+            <translation>此页面上没有可导出的热力图。</translation>
+        </message>
+        <message>
+            <source>There is no step to export.</source>
+            <translation>没有可导出的步骤。</translation>
+        </message>
+        <message>
+            <source>Copied the figure “%1” to the clipboard</source>
+            <translation>已将图形“%1”复制到剪贴板</translation>
+        </message>
+        <message>
+            <source>%1 already exists. Replace it?</source>
+            <translation>%1 已存在。要替换它吗？</translation>
+        </message>
+        <message>
+            <source>%1 of the files already exist, for example %2. Replace them?</source>
+            <translation>已有 %1 个文件存在，例如 %2。要替换它们吗？</translation>
+        </message>
+        <message>
+            <source>Replace existing files?</source>
+            <translation>替换已有文件？</translation>
+        </message>
+        <message>
+            <source>Export failed</source>
+            <translation>导出失败</translation>
+        </message>
+        <message>
+            <source>Saved %1</source>
+            <translation>已保存 %1</translation>
+        </message>
+        <message>
+            <source>Export matrix as CSV</source>
+            <translation>将矩阵导出为 CSV</translation>
+        </message>
+        <message>
+            <source>CSV files (*.csv)</source>
+            <translation>CSV 文件 (*.csv)</translation>
+        </message>
+        <message>
+            <source>Figures saved: %1, in %2</source>
+            <translation>图形已保存：%1，位于 %2</translation>
+        </message>
+    </context>
+    <context>
         <name>ExportDialog</name>
         <message>
             <source>Export heatmap</source>
@@ -563,85 +634,12 @@
             <translation>下一步（→ 或 PageDown）</translation>
         </message>
         <message>
-            <source>cannot write the screenshot %1</source>
-            <translation>无法写入截图 %1</translation>
-        </message>
-        <message>
-            <source>cannot create the folder %1</source>
-            <translation>无法创建文件夹 %1</translation>
-        </message>
-        <message>
             <source>&amp;Explore</source>
             <translation>探索(&amp;E)</translation>
         </message>
-        <message>
-            <source>There is no heatmap to export on this page.</source>
-            <translation>此页面上没有可导出的热力图。</translation>
-        </message>
-        <message>
-            <source>There is no step to export.</source>
-            <translation>没有可导出的步骤。</translation>
-        </message>
-        <message>
-            <source>Copied the figure “%1” to the clipboard</source>
-            <translation>已将图形“%1”复制到剪贴板</translation>
-        </message>
-        <message>
-            <source>%1 already exists. Replace it?</source>
-            <translation>%1 已存在。要替换它吗？</translation>
-        </message>
-        <message>
-            <source>%1 of the files already exist, for example %2. Replace them?</source>
-            <translation>已有 %1 个文件存在，例如 %2。要替换它们吗？</translation>
-        </message>
-        <message>
-            <source>Replace existing files?</source>
-            <translation>替换已有文件？</translation>
-        </message>
-        <message>
-            <source>Export failed</source>
-            <translation>导出失败</translation>
-        </message>
-        <message>
-            <source>Saved %1</source>
-            <translation>已保存 %1</translation>
-        </message>
-        <message>
-            <source>Export matrix as CSV</source>
-            <translation>将矩阵导出为 CSV</translation>
-        </message>
-        <message>
-            <source>CSV files (*.csv)</source>
-            <translation>CSV 文件 (*.csv)</translation>
-        </message>
-        <message>
-            <source>Figures saved: %1, in %2</source>
-            <translation>图形已保存：%1，位于 %2</translation>
-        </message>
-        <message>
-            <source>&amp;Export</source>
-            <translation>导出(&amp;E)</translation>
-        </message>
-        <message>
-            <source>Export &amp;heatmap…</source>
-            <translation>导出热力图(&amp;H)…</translation>
-        </message>
-        <message>
-            <source>Export all heatmaps of this &amp;step…</source>
-            <translation>导出此步骤的所有热力图(&amp;S)…</translation>
-        </message>
-        <message>
-            <source>Export the &amp;whole walkthrough…</source>
-            <translation>导出整个演练过程(&amp;W)…</translation>
-        </message>
-        <message>
-            <source>&amp;Copy figure</source>
-            <translation>复制图形(&amp;C)</translation>
-        </message>
-        <message>
-            <source>Export matrix as &amp;CSV…</source>
-            <translation>将矩阵导出为 CSV(&amp;C)…</translation>
-        </message>
+    </context>
+    <context>
+        <name>PresentationMode</name>
         <message>
             <source>&amp;Presentation mode</source>
             <translation>演示模式(&amp;P)</translation>
@@ -1099,10 +1097,6 @@
         <message>
             <source>values hidden</source>
             <translation>数值已隐藏</translation>
-        </message>
-        <message>
-            <source>Could not save %1 to %2: %3</source>
-            <translation>无法将 %1 保存到 %2：%3</translation>
         </message>
         <message>
             <source>Attention Visualizer heatmap</source>

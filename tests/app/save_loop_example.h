@@ -3,10 +3,10 @@
 // and a kill often lands in the middle of one.
 #pragma once
 
+#include <string>
+
 #include "app/io/example_file.h"
 #include "model/rng.h"
-
-#include <string>
 
 // which = 0 ("previous", 3000 tokens) or 1 ("new", 2000 tokens): different sizes, so a mix of the
 // two or a cut-off copy of either can never pass for one of them.

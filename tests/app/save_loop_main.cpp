@@ -1,5 +1,5 @@
 // attn-save-loop: saves example files in a loop until it is killed; test_bad_input kills it with
-// SIGKILL at random moments to check that saving is atomic (issue #7).
+// SIGKILL at random moments to check that saving is atomic.
 //
 //   attn-save-loop PATH          saveExampleFile (QSaveFile), the app's way; alternates the "new"
 //                                and the "previous" example of save_loop_example.h, new first
@@ -24,7 +24,8 @@ bool savePlain(const QByteArray& bytes, const QString& path) {
     }
     constexpr qsizetype kPiece = 4096;
     for (qsizetype at = 0; at < bytes.size(); at += kPiece) {
-        if (out.write(bytes.constData() + at, std::min(kPiece, bytes.size() - at)) < 0 || !out.flush()) {
+        if (out.write(bytes.constData() + at, std::min(kPiece, bytes.size() - at)) < 0 ||
+            !out.flush()) {
             return false;
         }
     }
@@ -49,8 +50,8 @@ int main(int argc, char* argv[]) {
     for (long n = 1;; ++n) {
         const int which = static_cast<int>((n - 1) % 2);
         QString error;
-        const bool ok = plain ? savePlain(bytes[which], path)
-                              : saveExampleFile(files[which], path, &error);
+        const bool ok =
+            plain ? savePlain(bytes[which], path) : saveExampleFile(files[which], path, &error);
         if (!ok) {
             std::fprintf(stderr, "attn-save-loop: save %ld failed: %s\n", n, qPrintable(error));
             return 1;

@@ -12,6 +12,7 @@
 #include "app/io/example_file.h"
 #include "cli_run.h"
 #include "model/examples.h"
+#include "model/kv_trace.h"
 #include "model/runner.h"
 
 namespace {
@@ -102,7 +103,8 @@ QString differences(const QJsonObject& json, const attn::RunResult& expected,
         }
     }
     const QJsonObject config = json.value(QStringLiteral("config")).toObject();
-    if (config.value(QStringLiteral("module")).toString().toStdString() != expected.config.module ||
+    if (config.value(QStringLiteral("module")).toString().toStdString() !=
+            attn::module_name(*expected.config.module) ||
         config.value(QStringLiteral("d_out")).toInteger() != expected.config.d_out ||
         config.value(QStringLiteral("num_heads")).toInteger() != expected.config.num_heads ||
         config.value(QStringLiteral("batch")).toInteger() != expected.config.batch ||
@@ -181,7 +183,7 @@ private slots:
                    c.num_heads = 3;
                    c.d_out = 1;
                });
-        // #4's switches
+        // explore mode's switches
         QTest::newRow("mha --no-causal --no-scale")
             << QStringList{"--module", "multi-head-attention", "--no-causal", "--no-scale"}
             << Configure([](attn::ModuleConfig& c) {
@@ -218,14 +220,14 @@ private slots:
         const QJsonObject json = parseOutput(run);
         QVERIFY2(!json.isEmpty(), "stdout is not a JSON object");
         attn::ModuleConfig config;
-        config.module = args.at(1).toStdString();
+        config.module = attn::module_kind_from_name(args.at(1).toStdString());
         configure(config);
         const attn::RunResult expected = attn::run_module(config, attn::tutorial_inputs());
         const QString problems = differences(json, expected, attn::tutorial_inputs());
         QVERIFY2(problems.isEmpty(), qPrintable(problems));
     }
 
-    // Done-criterion of issue 2: the tutorial's causal weights and context vectors.
+    // The tutorial's causal weights and context vectors, as the seed prints them.
     void causalAttentionPrintsTutorial() {
         const CliRun run = runCli({QStringLiteral("compute"), QStringLiteral("--module"),
                                    QStringLiteral("causal-attention")});
@@ -254,7 +256,7 @@ private slots:
         QCOMPARE(weights(0, 0), 1.0f);
         QCOMPARE(contexts.row(0), values.row(0));
         attn::ModuleConfig config;
-        config.module = "causal-attention";
+        config.module = attn::ModuleKind::CausalAttention;
         QCOMPARE(contexts,
                  attn::run_module(config, attn::tutorial_inputs()).output.context_vecs[0]);
     }
@@ -291,7 +293,7 @@ private slots:
         wq << 1, 0, 0, 0, 0, 1, 0, 0;
         file.weights = {{"W_query.weight", wq, false}};
         attn::ModuleConfig fileConfig;
-        fileConfig.module = "causal-attention";
+        fileConfig.module = attn::ModuleKind::CausalAttention;
         fileConfig.seed = 5;
         file.config = fileConfig;
         const QString path = dir.filePath(QStringLiteral("example.json"));
@@ -338,7 +340,7 @@ private slots:
         const ExampleParseResult parsed = loadExampleFile(path);
         QVERIFY(parsed.ok());
         attn::ModuleConfig config;
-        config.module = "cross-attention";
+        config.module = attn::ModuleKind::CrossAttention;
         const attn::RunResult expected =
             attn::run_module(config, parsed.file->inputs, &*parsed.file->source);
         QVERIFY(differences(json, expected, parsed.file->inputs).isEmpty());
@@ -564,9 +566,9 @@ private slots:
         QCOMPARE(steps.size(), qsizetype{length});
         QCOMPARE(full.rows(), Eigen::Index{length});
         attn::DecodeConfig config;
-        config.module = module.toStdString();
+        config.module = attn::decoder_kind_from_name(module.toStdString());
         config.num_heads = heads;
-        const attn::DecodeRun expected =
+        const attn::KvTrace expected =
             attn::run_decode(config, attn::random_sequence(length, dModel, 123));
         QCOMPARE(full, expected.full_pass);
         for (int t = 0; t < length; ++t) {
@@ -583,7 +585,7 @@ private slots:
         }
     }
 
-    // Issue 6's whole-process measurement: a short summary only.
+    // The whole-process measurement: a short summary only.
     void summary() {
         const CliRun run =
             runCli({QStringLiteral("compute"), QStringLiteral("--module"),
@@ -597,10 +599,10 @@ private slots:
                                            "elapsed_ms", "module", "peak_rss_mb", "shape"}));
         QCOMPARE(json.value(QStringLiteral("shape")).toArray(), (QJsonArray{1, 64, 16}));
         attn::ModuleConfig config;
-        config.module = "multi-head-attention";
+        config.module = attn::ModuleKind::MultiHeadAttention;
         config.d_out = 16;
         config.num_heads = 4;
-        // The summary takes the fast path (#6): the same numbers as run_module's output-only
+        // The summary takes the fast path: the same numbers as run_module's output-only
         // run, and the displayed path's within the fast path's 1e-5 relative tolerance.
         const attn::Sequence inputs = attn::random_sequence(64, 16, 123);
         const attn::RunResult expected = attn::run_module(config, inputs, nullptr, true);

@@ -1,4 +1,4 @@
-// attention-cli export end to end (issue 5): the built executable, started without a display,
+// attention-cli export end to end: the built executable, started without a display,
 // writes one figure per heatmap with predictable names and prints them; formats, size, scale and
 // language arrive in the files; an existing file is refused without --force, an unwritable folder
 // and a failing write end with status 2 and leave no file behind; --help lists the options.
@@ -13,6 +13,7 @@
 
 #include "cli_run.h"
 #include "model/walkthrough.h"
+#include "tests/test_files.h"
 
 namespace {
 
@@ -25,21 +26,6 @@ QString describe(const CliRun& run) {
     return QStringLiteral("exit %1\nstdout: %2\nstderr: %3")
         .arg(run.exitCode)
         .arg(QString::fromUtf8(run.out.left(2000)), QString::fromUtf8(run.err.left(2000)));
-}
-
-QByteArray readFile(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-bool writeFile(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
-
-QStringList folderEntries(const QString& dir) {
-    return QDir(dir).entryList(
-        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 // One figure per heatmap the pages open with, the KV-cache step at its last frame.

@@ -43,7 +43,7 @@ ExampleFile awkwardExample() {
     attn::Sequence source = attn::cross_attention_source();
     f.source = source;
     attn::ModuleConfig config;
-    config.module = "cross-attention";
+    config.module = attn::ModuleKind::CrossAttention;
     config.seed = 9007199254740992ULL;  // 2^53, the largest seed a JSON number holds exactly
     config.num_heads = 3;
     config.batch = 2;
@@ -83,7 +83,9 @@ private slots:
         QCOMPARE(f.source->tokens, original.source->tokens);
         QVERIFY(sameBits(f.source->embeddings, original.source->embeddings));
         QVERIFY(f.config.has_value());
-        QCOMPARE(f.config->module, std::string("cross-attention"));
+        // The file names the module as the table spells it; reading the name gives the kind.
+        QVERIFY(text.contains("\"module\": \"cross-attention\""));
+        QVERIFY(f.config->module == attn::ModuleKind::CrossAttention);
         QCOMPARE(f.config->seed, original.config->seed);
         QCOMPARE(f.config->num_heads, Eigen::Index{3});
         QCOMPARE(f.config->batch, Eigen::Index{2});
@@ -93,13 +95,13 @@ private slots:
         QCOMPARE(serializeExampleFile(f), text);
     }
 
-    // #4: an inference session keeps its dropout p, and explore mode's switches survive; -inf
+    // An inference session keeps its dropout p, and explore mode's switches survive; -inf
     // is written as the string "-inf". Older files without "training" leave it unset.
     void trainingAndSwitchesRoundTrip() {
         ExampleFile f;
         f.inputs = attn::tutorial_inputs();
         attn::ModuleConfig config;
-        config.module = "bert-multi-head";
+        config.module = attn::ModuleKind::BertMultiHead;
         config.dropout = 0.3f;
         config.causal = true;
         config.scale = false;
@@ -387,7 +389,7 @@ private slots:
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"qkv_bias\": "
                    "\"yes\"}}")
             << "line 1, column 63: config \"qkv_bias\" is the string \"yes\": give true or false";
-        QTest::newRow("config training number")  // #4
+        QTest::newRow("config training number")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"training\": 1}}")
             << "line 1, column 63: config \"training\" is the number 1: give true or false";
@@ -397,8 +399,9 @@ private slots:
             << "line 1, column 59: config \"fill\" is the string \"inf\": give a number such as "
                "-1e9 or -1e4, or \"-inf\"";
         QTest::newRow("config mask_convention 1")
-            << QByteArray("{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": "
-                          "{\"mask_convention\": 1}}")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": "
+                   "{\"mask_convention\": 1}}")
             << "line 1, column 70: config \"mask_convention\" is the number 1: give \"zero\" "
                "(fill where mask == 0) or \"one\" (mask == 1)";
         // With duplicate keys the last one counts (as in QJsonDocument), and so does the message.

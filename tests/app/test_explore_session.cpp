@@ -1,4 +1,4 @@
-// Explore mode (issue #4): the session recomputes the right matrices after each edit, undo
+// Explore mode: the session recomputes the right matrices after each edit, undo
 // restores exactly, invalid settings keep the last valid result, files round-trip and a malformed
 // file changes nothing; the token table passes QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
@@ -24,6 +24,7 @@
 #include "app/gui/explore_session.h"
 #include "app/gui/explore_window.h"
 #include "model/rng.h"
+#include "screenshot_checks.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
 #include "views/explore_lines_view.h"
@@ -31,6 +32,8 @@
 #include "views/explore_token_model.h"
 #include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
+
+Q_DECLARE_METATYPE(attn::ModuleKind)
 
 namespace {
 
@@ -54,7 +57,7 @@ attn::ModuleConfig showTwoHeads(ExploreWindow& window, QSize size) {
     window.resize(size);
     window.show();
     attn::ModuleConfig c;
-    c.module = "multi-head-attention";
+    c.module = attn::ModuleKind::MultiHeadAttention;
     c.d_out = 4;
     c.num_heads = 2;
     window.session()->setConfig(c, true);
@@ -97,7 +100,7 @@ private slots:
         ExploreSession session;
         if (edit == "source") {
             attn::ModuleConfig c;
-            c.module = "cross-attention";
+            c.module = attn::ModuleKind::CrossAttention;
             session.setConfig(c, true);
         }
         const ExploreState before = session.state();
@@ -191,20 +194,20 @@ private slots:
     }
 
     void invalidSettingsKeepLastResult_data() {
-        QTest::addColumn<QString>("module");
+        QTest::addColumn<attn::ModuleKind>("module");
         QTest::addColumn<int>("dOut");
         QTest::addColumn<int>("heads");
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("setting");
-        QTest::newRow("d_out 6, 4 heads")
-            << "multi-head-attention" << 6 << 4 << "d_out = 6 is not divisible by num_heads = 4"
-            << "num_heads";
-        QTest::newRow("bert d_model 3, 2 heads")
-            << "bert-multi-head" << 0 << 2 << "d_model = 3 is not divisible by num_heads = 2"
-            << "num_heads";
+        QTest::newRow("d_out 6, 4 heads") << attn::ModuleKind::MultiHeadAttention << 6 << 4
+                                          << "d_out = 6 is not divisible by num_heads = 4"
+                                          << "num_heads";
+        QTest::newRow("bert d_model 3, 2 heads") << attn::ModuleKind::BertMultiHead << 0 << 2
+                                                 << "d_model = 3 is not divisible by num_heads = 2"
+                                                 << "num_heads";
     }
     void invalidSettingsKeepLastResult() {
-        QFETCH(QString, module);
+        QFETCH(attn::ModuleKind, module);
         QFETCH(int, dOut);
         QFETCH(int, heads);
         QFETCH(QString, message);
@@ -215,7 +218,7 @@ private slots:
         const double shown = window.headsGrid()->heatmap(0)->inputValue(1, 0);
         QSignalSpy errors(session, &ExploreSession::errorChanged);
         attn::ModuleConfig c;
-        c.module = module.toStdString();
+        c.module = module;
         c.d_out = dOut;
         c.num_heads = heads;
         session->setConfig(c, true);
@@ -256,7 +259,7 @@ private slots:
 
         // Cross-attention keeps its source sequence.
         attn::ModuleConfig cross;
-        cross.module = "cross-attention";
+        cross.module = attn::ModuleKind::CrossAttention;
         other.setConfig(cross, true);
         other.setToken(ExploreSide::Source, 1, QStringLiteral("路"));
         QVERIFY(other.saveFile(path, &error));
@@ -265,7 +268,7 @@ private slots:
         QVERIFY(third.state() == other.state());
     }
 
-    // #4: an inference session with dropout p = 0.3 keeps p and stays at inference.
+    // An inference session with dropout p = 0.3 keeps p and stays at inference.
     void inferenceWithDropoutRoundTrips() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -389,8 +392,10 @@ private slots:
         const attn::Matrix& w = window.session()->result()->output.heads[0][1].weights;
         QCOMPARE(window.headsGrid()->heatmap(1)->inputValue(3, 2), double{w(3, 2)});
         window.session()->undoStack()->undo();
-        QCOMPARE(model->data(model->index(2, 1), Qt::EditRole).toString(),
-                 QString::number(double{attn::tutorial_inputs().embeddings(2, 0)}, 'g', 9));
+        // The shortest digits that read back as the tutorial's 0.57f: editing it changes nothing.
+        const QString undone = model->data(model->index(2, 1), Qt::EditRole).toString();
+        QCOMPARE(undone, QStringLiteral("0.57"));
+        QCOMPARE(undone.toFloat(), attn::tutorial_inputs().embeddings(2, 0));
     }
 
     // Dragging a row number in the token table moves that token (one undo step).
@@ -419,7 +424,7 @@ private slots:
     }
 
     // An edit redraws the shown view; the others are brought up to date when their tab is shown
-    // (#4: the redraw budget), so every view ends up showing the latest result.
+    // (the redraw budget), so every view ends up showing the latest result.
     void hiddenViewsCatchUpWhenShown() {
         ExploreWindow window;
         showTwoHeads(window, QSize(1200, 800));
@@ -447,17 +452,40 @@ private slots:
         QCOMPARE(window.linesView()->headCount(), 2);
     }
 
-    // One PNG per view tab into ATTN_EXPLORE_SHOTS_DIR, for a person to look at.
+    // One PNG per view tab into ATTN_EXPLORE_SHOTS_DIR, for a person to look at. Each is the
+    // whole window, not blank, and its view differs from the previous tab's; the views that draw
+    // heatmaps show cells in the colour maps' colours.
     void screenshots() {
         ExploreWindow window;
         const attn::ModuleConfig c = showTwoHeads(window, QSize(1500, 920));
         const QString dir = qEnvironmentVariable("ATTN_EXPLORE_SHOTS_DIR", QDir::tempPath());
         QVERIFY(QDir().mkpath(dir));
+        // The cross-attention tab draws its heatmap once the module is cross-attention (below).
+        QSet<QWidget*> heatmapViews{window.headsGrid(), window.outputHeatmap(),
+                                    window.weightSplit(), window.kvStepper()};
+        QImage previous;
+        QRect previousArea;
         auto shoot = [&](const QString& name) {
             for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
             const QImage image = window.grab().toImage();
             QVERIFY(!image.isNull());
             QVERIFY(image.save(QDir(dir).filePath(name + QStringLiteral(".png"))));
+            QCOMPARE(image.size(), window.size());
+            QVERIFY2(shots::distinctColours(image) > 50, qPrintable(name));
+            QWidget* view = window.viewTabs()->currentWidget();
+            const QRect area(view->mapTo(&window, QPoint(0, 0)), view->size());
+            if (heatmapViews.contains(view)) {
+                // Several cells' worth (a 40 × 30 px cell is about 130 samples).
+                const int cells = shots::colourMapPixels(image, area);
+                QVERIFY2(cells > 1000, qPrintable(QStringLiteral("%1: %2").arg(name).arg(cells)));
+            }
+            if (!previous.isNull() && area == previousArea) {
+                const int changed = shots::differingPixels(previous, image, area);
+                QVERIFY2(changed * 20 > shots::sampleCount(image, area),
+                         qPrintable(QStringLiteral("%1: %2 changed").arg(name).arg(changed)));
+            }
+            previous = image;
+            previousArea = area;
         };
         for (int i = 0; i < window.viewTabs()->count(); ++i) {
             window.viewTabs()->setCurrentIndex(i);
@@ -470,11 +498,19 @@ private slots:
         bad.num_heads = 4;
         window.session()->setConfig(bad, true);
         window.viewTabs()->setCurrentIndex(0);
+        const QImage firstTab(QDir(dir).filePath(QStringLiteral("explore-01.png")));
+        previous = QImage();  // the view itself keeps the last valid result
         shoot(QStringLiteral("explore-invalid"));
+        // The last valid result stays on screen; the panel explains the invalid settings.
+        QWidget* panel = window.parameterPanel();
+        const QRect panelArea(panel->mapTo(&window, QPoint(0, 0)), panel->size());
+        const int explained = shots::differingPixels(firstTab, previous, panelArea);
+        QVERIFY2(explained > 50, qPrintable(QString::number(explained)));
         attn::ModuleConfig cross;
-        cross.module = "cross-attention";
+        cross.module = attn::ModuleKind::CrossAttention;
         window.session()->setConfig(cross, true);
         window.viewTabs()->setCurrentWidget(window.crossTab());
+        heatmapViews.insert(window.crossTab());
         shoot(QStringLiteral("explore-cross"));
         QVERIFY(window.session()->error().isEmpty());
         // The panel shows what ran: d_model = d_in = 3 and the default single head.
@@ -483,19 +519,23 @@ private slots:
     }
 
     void panelDisablesUnusedSettings_data() {
-        QTest::addColumn<QString>("module");
+        QTest::addColumn<attn::ModuleKind>("module");
         QTest::addColumn<bool>("dOut");
         QTest::addColumn<bool>("heads");
         QTest::addColumn<bool>("dropout");
         QTest::addColumn<bool>("bias");
         QTest::addColumn<bool>("causal");
-        QTest::newRow("v1") << "self-attention-v1" << true << false << false << false << false;
-        QTest::newRow("causal") << "causal-attention" << true << false << true << true << true;
-        QTest::newRow("mha") << "multi-head-attention" << true << true << true << true << true;
-        QTest::newRow("bert") << "bert-multi-head" << false << true << true << false << false;
+        QTest::newRow("v1") << attn::ModuleKind::SelfAttentionV1 << true << false << false << false
+                            << false;
+        QTest::newRow("causal") << attn::ModuleKind::CausalAttention << true << false << true
+                                << true << true;
+        QTest::newRow("mha") << attn::ModuleKind::MultiHeadAttention << true << true << true << true
+                             << true;
+        QTest::newRow("bert") << attn::ModuleKind::BertMultiHead << false << true << true << false
+                              << false;
     }
     void panelDisablesUnusedSettings() {
-        QFETCH(QString, module);
+        QFETCH(attn::ModuleKind, module);
         QFETCH(bool, dOut);
         QFETCH(bool, heads);
         QFETCH(bool, dropout);
@@ -503,7 +543,7 @@ private slots:
         QFETCH(bool, causal);
         views::ExploreParameterPanel panel;
         attn::ModuleConfig c;
-        c.module = module.toStdString();
+        c.module = module;
         panel.setConfig(c, true, 3);
         QCOMPARE(panel.dOutBox()->isEnabled(), dOut);
         QCOMPARE(panel.headsBox()->isEnabled(), heads);
@@ -519,12 +559,12 @@ private slots:
         QVERIFY(!out.fill_value.has_value());
     }
 
-    // #4: the causal switch, mask convention, fill value and scaling reach the engine; the
+    // The causal switch, mask convention, fill value and scaling reach the engine; the
     // convention and fill are enabled only while a mask applies.
     void panelSwitches() {
         views::ExploreParameterPanel panel;
         attn::ModuleConfig c;
-        c.module = "bert-multi-head";
+        c.module = attn::ModuleKind::BertMultiHead;
         panel.setConfig(c, false, 3);
         QVERIFY(panel.causalBox()->isEnabled());
         QVERIFY(!panel.causalBox()->isChecked());

@@ -1,4 +1,4 @@
-// attention-bench: how close the engine runs to this machine's GEMM rate (issue #6).
+// attention-bench: how close the engine runs to this machine's GEMM rate.
 //
 // Every benchmark reports `gflops` = useful FLOPs per second / 1e9. Useful FLOPs, for a layer of
 // width d = d_in = d_out over T tokens (one multiply-add = 2 FLOPs):

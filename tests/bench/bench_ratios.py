@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the ratios of issue #6's targets from one attention-bench JSON file.
+"""Prints the ratios of the performance targets (docs/performance.md) from one attention-bench JSON file.
 
     build/bin/attention-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
         --benchmark_out=bench.json --benchmark_out_format=json

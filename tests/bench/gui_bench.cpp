@@ -1,6 +1,6 @@
-// attention-gui-bench: how long explore mode takes from an edit to repainted views (#4: "a change
-// with 32 tokens and 12 heads redraws within 50 ms"). Timed here, never in a test: timings vary
-// with the machine and its load. Runs offscreen, so it needs no display.
+// attention-gui-bench: how long explore mode takes from an edit to repainted views (the target: an
+// edit with 32 tokens and 12 heads redraws within 50 ms, docs/performance.md). Timed here, never in
+// a test: timings vary with the machine and its load. Runs offscreen, so it needs no display.
 //
 // One iteration: edit one embedding cell through the session (one undo command) -> run_module on
 // the UI thread -> the shown view updated -> the window grabbed, which paints it synchronously.
@@ -29,7 +29,7 @@ ExploreState benchState(Eigen::Index d_model) {
     ExploreState s = ExploreSession::defaultState();
     s.inputs = attn::random_sequence(kTokens, d_model, 1);
     s.source = attn::random_sequence(4, d_model, 2);  // d_in is shared by both sequences
-    s.config.module = "multi-head-attention";
+    s.config.module = attn::ModuleKind::MultiHeadAttention;
     s.config.d_out = d_model;
     s.config.num_heads = kHeads;
     s.training = false;

@@ -1,5 +1,5 @@
 // Fuzzes attention-cli's number parsing (app/cli_args.h), the part of the command line that reads
-// outside text without a process (issue #7).
+// outside text without a process.
 //
 // Input: bounds (one of the CLI's own option ranges, or arbitrary ones) then the option's text.
 // Beyond "no crash": exactly one of a value and a message; a value lies in its range (a
@@ -31,9 +31,14 @@ struct Range {
 
 // The ranges app/cli_compute.cpp and app/cli_decode.cpp pass.
 constexpr Range kRanges[] = {
-    {"--seed", 0, qint64{1} << 53}, {"--d-out", 1, 16384},        {"--num-heads", 1, 16384},
-    {"--batch", 1, 64},             {"--context-length", 0, 1 << 20}, {"--random-tokens", 1, 65536},
-    {"--d-in", 1, 16384},           {"--length", 1, 4096},
+    {"--seed", 0, qint64{1} << 53},
+    {"--d-out", 1, 16384},
+    {"--num-heads", 1, 16384},
+    {"--batch", 1, 64},
+    {"--context-length", 0, 1 << 20},
+    {"--random-tokens", 1, 65536},
+    {"--d-in", 1, 16384},
+    {"--length", 1, 4096},
 };
 
 // The whole number `text` spells in plain decimal ("  -12 ", "+7", "007"), if it does.
@@ -56,8 +61,8 @@ bool plainDecimal(const QString& text, qint64* value) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider in(data, size);
-    Range range = kRanges[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kRanges))
-                          % std::size(kRanges)];
+    Range range =
+        kRanges[in.ConsumeIntegralInRange<std::size_t>(0, std::size(kRanges)) % std::size(kRanges)];
     if (in.ConsumeBool()) {
         const qint64 a = in.ConsumeIntegral<qint64>();
         const qint64 b = in.ConsumeIntegral<qint64>();
@@ -83,8 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     error.clear();
-    const std::optional<double> p = parseProbabilityOption(QStringLiteral("--dropout"), text, &error);
-    if (p.has_value() == !error.isEmpty() || (!p && !error.startsWith(QStringLiteral("--dropout")))) {
+    const std::optional<double> p =
+        parseProbabilityOption(QStringLiteral("--dropout"), text, &error);
+    if (p.has_value() == !error.isEmpty() ||
+        (!p && !error.startsWith(QStringLiteral("--dropout")))) {
         fail("probability: expected a value or a message naming the option; message:", error);
     }
     if (p && !(std::isfinite(*p) && *p >= 0.0 && *p <= 1.0)) {

@@ -1,5 +1,5 @@
 // Fuzzes the engine (model/) with random small shapes and values, NaN, ±Inf, 1e30, FLT_MAX and
-// subnormals among them (issue #7). Every call must return or throw attn::AttentionError; any
+// subnormals among them. Every call must return or throw attn::AttentionError; any
 // other exception escapes and libFuzzer reports it, as it does a sanitizer finding.
 //
 // What a returned result must satisfy, whatever the input:
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/fast_attention.h"
+#include "model/kv_trace.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/runner.h"
@@ -37,21 +38,30 @@ using attn::Matrix;
 // Mostly ordinary numbers, so that inputs get past validation; one draw in four is a special one.
 float fuzzValue(FuzzedDataProvider& in) {
     switch (in.ConsumeIntegralInRange<int>(0, 31)) {
-    case 0: return std::numeric_limits<float>::quiet_NaN();
-    case 1: return std::numeric_limits<float>::infinity();
-    case 2: return -std::numeric_limits<float>::infinity();
-    case 3: return 1e30f;
-    case 4: return -1e30f;
-    case 5: return std::numeric_limits<float>::denorm_min() * static_cast<float>(in.ConsumeIntegralInRange<int>(1, 1000));
-    case 6: return FLT_MAX;
-    case 7: {  // any bit pattern
-        const std::uint32_t bits = in.ConsumeIntegral<std::uint32_t>();
-        float f = 0.0f;
-        static_assert(sizeof f == sizeof bits);
-        std::memcpy(&f, &bits, sizeof f);
-        return f;
-    }
-    default: return in.ConsumeFloatingPointInRange<float>(-4.0f, 4.0f);
+        case 0:
+            return std::numeric_limits<float>::quiet_NaN();
+        case 1:
+            return std::numeric_limits<float>::infinity();
+        case 2:
+            return -std::numeric_limits<float>::infinity();
+        case 3:
+            return 1e30f;
+        case 4:
+            return -1e30f;
+        case 5:
+            return std::numeric_limits<float>::denorm_min() *
+                   static_cast<float>(in.ConsumeIntegralInRange<int>(1, 1000));
+        case 6:
+            return FLT_MAX;
+        case 7: {  // any bit pattern
+            const std::uint32_t bits = in.ConsumeIntegral<std::uint32_t>();
+            float f = 0.0f;
+            static_assert(sizeof f == sizeof bits);
+            std::memcpy(&f, &bits, sizeof f);
+            return f;
+        }
+        default:
+            return in.ConsumeFloatingPointInRange<float>(-4.0f, 4.0f);
     }
 }
 
@@ -99,11 +109,13 @@ void checkOutput(const attn::ModuleOutput& out) {
 // --- run_module: the path of the app and of attention-cli -------------------------------------
 
 void fuzzRunModule(FuzzedDataProvider& in) {
-    const std::vector<std::string> names = attn::module_names();
+    const std::vector<attn::ModuleInfo>& modules = attn::module_infos();
     attn::ModuleConfig config;
-    config.module = in.ConsumeIntegralInRange<int>(0, 15) == 0
-                        ? in.ConsumeRandomLengthString(12)
-                        : names[in.ConsumeIntegralInRange<std::size_t>(0, names.size() - 1)];
+    // Now and then a random name: unknown ones leave no module, which run_module must refuse.
+    config.module =
+        in.ConsumeIntegralInRange<int>(0, 15) == 0
+            ? attn::find_module_kind(in.ConsumeRandomLengthString(12))
+            : modules[in.ConsumeIntegralInRange<std::size_t>(0, modules.size() - 1)].kind;
     config.seed = in.ConsumeIntegral<std::uint64_t>();
     config.d_out = in.ConsumeIntegralInRange<Eigen::Index>(-1, 8);
     config.num_heads = in.ConsumeIntegralInRange<Eigen::Index>(-1, 9);
@@ -189,7 +201,8 @@ void fuzzAttention(FuzzedDataProvider& in) {
         options.blocked = blocked;
     }
     const float fills[] = {attn::kNegInf, -1e9f, -1e4f, 0.0f};
-    options.fill_value = in.ConsumeBool() ? fills[in.ConsumeIntegralInRange<int>(0, 3)] : fuzzValue(in);
+    options.fill_value =
+        in.ConsumeBool() ? fills[in.ConsumeIntegralInRange<int>(0, 3)] : fuzzValue(in);
     if (in.ConsumeBool()) {
         options.additive_mask = fuzzMatrix(in, in.ConsumeBool() ? t_q : fuzzSize(in, 5),
                                            in.ConsumeBool() ? t_k : fuzzSize(in, 5));
@@ -204,8 +217,8 @@ void fuzzAttention(FuzzedDataProvider& in) {
     try {
         const attn::AttentionResult r = attn::scaled_dot_product_attention(
             queries, keys, values, options, in.ConsumeBool() ? &gen : nullptr);
-        if (r.weights.rows() != t_q || r.weights.cols() != keys.rows() ||
-            r.context.rows() != t_q || r.context.cols() != values.cols()) {
+        if (r.weights.rows() != t_q || r.weights.cols() != keys.rows() || r.context.rows() != t_q ||
+            r.context.cols() != values.cols()) {
             fail("attention result has the wrong shape");
         }
         checkWeights(r.weights);
@@ -213,7 +226,8 @@ void fuzzAttention(FuzzedDataProvider& in) {
     }
 }
 
-// --- softmax_rows on any values -------------------------------------------------------------------
+// --- softmax_rows on any values
+// -------------------------------------------------------------------
 
 void fuzzSoftmax(FuzzedDataProvider& in) {
     const Matrix scores = fuzzMatrix(in, fuzzSize(in, 4), fuzzSize(in, 8));
@@ -282,13 +296,14 @@ void fuzzFastPath(FuzzedDataProvider& in) {
 
 void fuzzDecode(FuzzedDataProvider& in) {
     attn::DecodeConfig config;
-    config.module = in.ConsumeBool() ? "multi-head-attention" : "gpt2-attention";
+    config.module =
+        in.ConsumeBool() ? attn::ModuleKind::MultiHeadAttention : attn::ModuleKind::Gpt2Attention;
     config.num_heads = in.ConsumeIntegralInRange<Eigen::Index>(-1, 5);
     config.seed = in.ConsumeIntegral<std::uint64_t>();
     attn::Sequence inputs;
     inputs.embeddings = fuzzMatrix(in, fuzzSize(in, 6), fuzzSize(in, 6));
     try {
-        const attn::DecodeRun run = attn::run_decode(config, inputs);
+        const attn::KvTrace run = attn::run_decode(config, inputs);
         if (moderate(inputs.embeddings) && !(run.max_abs_diff <= 1e-4f)) {
             fail("cached decoding differs from the full pass");
         }
@@ -301,11 +316,21 @@ void fuzzDecode(FuzzedDataProvider& in) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider in(data, size);
     switch (in.ConsumeIntegralInRange<int>(0, 4)) {
-    case 0: fuzzRunModule(in); break;
-    case 1: fuzzAttention(in); break;
-    case 2: fuzzSoftmax(in); break;
-    case 3: fuzzFastPath(in); break;
-    default: fuzzDecode(in); break;
+        case 0:
+            fuzzRunModule(in);
+            break;
+        case 1:
+            fuzzAttention(in);
+            break;
+        case 2:
+            fuzzSoftmax(in);
+            break;
+        case 3:
+            fuzzFastPath(in);
+            break;
+        default:
+            fuzzDecode(in);
+            break;
     }
     return 0;
 }

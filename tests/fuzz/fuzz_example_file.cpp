@@ -1,4 +1,4 @@
-// Fuzzes the example file parser (app/example_file.h) with arbitrary bytes (issue #7).
+// Fuzzes the example file parser (app/example_file.h) with arbitrary bytes.
 //
 // Beyond "no crash, no sanitizer report, no hang", every input must end in exactly one of a
 // parsed file or a message, and an accepted file must survive serialize -> parse unchanged (the
@@ -37,10 +37,12 @@ void checkRoundTrip(const ExampleFile& file) {
     if (!sameSequence(f.inputs, file.inputs) || f.description != file.description ||
         f.source.has_value() != file.source.has_value() ||
         (f.source && !sameSequence(*f.source, *file.source)) ||
-        f.config.has_value() != file.config.has_value() || f.weights.size() != file.weights.size()) {
+        f.config.has_value() != file.config.has_value() ||
+        f.weights.size() != file.weights.size()) {
         fail("the round trip changed the file");
     }
-    // serializeExampleFile writes weights through a QJsonObject, which sorts names: compare by name.
+    // serializeExampleFile writes weights through a QJsonObject, which sorts names: compare by
+    // name.
     for (const attn::NamedMatrix& w : file.weights) {
         bool found = false;
         for (const attn::NamedMatrix& v : f.weights) {

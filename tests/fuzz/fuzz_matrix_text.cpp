@@ -1,4 +1,4 @@
-// Fuzzes the pasted-matrix parser (app/matrix_text.h) (issue #7).
+// Fuzzes the pasted-matrix parser (app/matrix_text.h).
 //
 // The first byte picks how the rest becomes a QString: UTF-8 (what a clipboard usually holds,
 // invalid bytes replaced), or raw UTF-16 (which can hold unpaired surrogates, as a clipboard on

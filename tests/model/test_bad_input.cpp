@@ -1,4 +1,4 @@
-// Bad and extreme input to the engine, tried on purpose (issue #7). Each case checks what the user
+// Bad and extreme input to the engine, tried on purpose. Each case checks what the user
 // sees (the exact message, or the documented result) and that nothing else changed: the inputs,
 // the generator's position, a fast-path output buffer, a KV cache, and the next good run. The
 // cases and messages are listed in docs/reliability.md.
@@ -22,6 +22,7 @@
 using attn::AttentionError;
 using attn::Matrix;
 using attn::ModuleConfig;
+using attn::ModuleKind;
 using attn::RunResult;
 using attn::Sequence;
 using attn::TorchGenerator;
@@ -29,6 +30,7 @@ using attn::TorchGenerator;
 using Thrower = std::function<void()>;
 Q_DECLARE_METATYPE(Thrower)
 Q_DECLARE_METATYPE(Matrix)
+Q_DECLARE_METATYPE(ModuleKind)
 
 namespace {
 
@@ -64,11 +66,14 @@ bool sameOutput(const RunResult& a, const RunResult& b) {
     return true;
 }
 
-ModuleConfig configFor(const QString& module) {
+ModuleConfig configFor(ModuleKind module) {
     ModuleConfig c;
-    c.module = module.toStdString();
+    c.module = module;
     return c;
 }
+
+// The module's name for row names and messages.
+const char* nameOf(ModuleKind module) { return attn::module_name(module).data(); }
 
 // Every row is a probability distribution, or entirely NaN: what softmax promises for any scores.
 QString distributionOrNaN(const Matrix& weights) {
@@ -134,13 +139,14 @@ double relativeError(const Matrix& actual, const Eigen::MatrixXd& expected) {
     return worst;
 }
 
-const QStringList kModules = {"self-attention-v1",  "self-attention-v2",    "causal-attention",
-                              "multi-head-wrapper", "multi-head-attention", "bert-multi-head",
-                              "gpt2-attention",     "cross-attention"};
+const ModuleKind kModules[] = {ModuleKind::SelfAttentionV1,    ModuleKind::SelfAttentionV2,
+                               ModuleKind::CausalAttention,    ModuleKind::MultiHeadWrapper,
+                               ModuleKind::MultiHeadAttention, ModuleKind::BertMultiHead,
+                               ModuleKind::Gpt2Attention,      ModuleKind::CrossAttention};
 
-bool isCausal(const QString& module) {
-    return module == "causal-attention" || module == "multi-head-wrapper" ||
-           module == "multi-head-attention" || module == "gpt2-attention";
+bool isCausal(ModuleKind module) {
+    return module == ModuleKind::CausalAttention || module == ModuleKind::MultiHeadWrapper ||
+           module == ModuleKind::MultiHeadAttention || module == ModuleKind::Gpt2Attention;
 }
 
 }  // namespace
@@ -189,7 +195,7 @@ private slots:
 
 // NaN or ±Inf anywhere in the embeddings: refused before any arithmetic, naming the cell.
 void TestBadInput::nonFiniteEmbeddings_data() {
-    QTest::addColumn<QString>("module");
+    QTest::addColumn<ModuleKind>("module");
     QTest::addColumn<bool>("inSource");
     QTest::addColumn<float>("value");
     QTest::addColumn<QString>("expected");
@@ -197,9 +203,9 @@ void TestBadInput::nonFiniteEmbeddings_data() {
         const char* name;
         float value;
     } values[] = {{"NaN", kNaN}, {"+Inf", kInf}, {"-Inf", -kInf}};
-    for (const QString& module : kModules) {
+    for (const ModuleKind module : kModules) {
         for (const auto& v : values) {
-            QTest::addRow("%s %s", qPrintable(module), v.name)
+            QTest::addRow("%s %s", nameOf(module), v.name)
                 << module << false << v.value
                 << QStringLiteral(
                        "embeddings has %1 at row 2, column 3 (counting from 1): replace "
@@ -208,13 +214,13 @@ void TestBadInput::nonFiniteEmbeddings_data() {
         }
     }
     QTest::newRow("cross-attention source NaN")
-        << "cross-attention" << true << kNaN
+        << ModuleKind::CrossAttention << true << kNaN
         << "source embeddings has NaN at row 2, column 3 (counting from 1): replace it with a "
            "finite number";
 }
 
 void TestBadInput::nonFiniteEmbeddings() {
-    QFETCH(QString, module);
+    QFETCH(ModuleKind, module);
     QFETCH(bool, inSource);
     QFETCH(float, value);
     QFETCH(QString, expected);
@@ -241,23 +247,27 @@ void TestBadInput::nonFiniteEmbeddings() {
 
 // NaN or ±Inf in a replaced parameter: refused with the state_dict name and the cell.
 void TestBadInput::nonFiniteWeights_data() {
-    QTest::addColumn<QString>("module");
+    QTest::addColumn<ModuleKind>("module");
     QTest::addColumn<QString>("weight");
     QTest::addColumn<float>("value");
     QTest::addColumn<QString>("expected");
     const struct {
-        const char* module;
+        ModuleKind module;
         const char* weight;
     } cases[] = {
-        {"self-attention-v1", "W_query"},          {"self-attention-v2", "W_key.weight"},
-        {"causal-attention", "W_value.weight"},    {"multi-head-wrapper", "heads.1.W_query.weight"},
-        {"multi-head-attention", "out_proj.bias"}, {"bert-multi-head", "linears.3.bias"},
-        {"gpt2-attention", "c_attn.weight"},       {"cross-attention", "linears.1.weight"},
+        {ModuleKind::SelfAttentionV1, "W_query"},
+        {ModuleKind::SelfAttentionV2, "W_key.weight"},
+        {ModuleKind::CausalAttention, "W_value.weight"},
+        {ModuleKind::MultiHeadWrapper, "heads.1.W_query.weight"},
+        {ModuleKind::MultiHeadAttention, "out_proj.bias"},
+        {ModuleKind::BertMultiHead, "linears.3.bias"},
+        {ModuleKind::Gpt2Attention, "c_attn.weight"},
+        {ModuleKind::CrossAttention, "linears.1.weight"},
     };
     for (const auto& c : cases) {
         for (const float v : {kNaN, kInf, -kInf}) {
             const QString shown = std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf");
-            QTest::addRow("%s %s %s", c.module, c.weight, qPrintable(shown))
+            QTest::addRow("%s %s %s", nameOf(c.module), c.weight, qPrintable(shown))
                 << c.module << c.weight << v
                 << QStringLiteral(
                        "weight \"%1\" has %2 at row 1, column 2 (counting from 1): "
@@ -268,7 +278,7 @@ void TestBadInput::nonFiniteWeights_data() {
 }
 
 void TestBadInput::nonFiniteWeights() {
-    QFETCH(QString, module);
+    QFETCH(ModuleKind, module);
     QFETCH(QString, weight);
     QFETCH(float, value);
     QFETCH(QString, expected);
@@ -294,7 +304,7 @@ void TestBadInput::nonFiniteWeights() {
 void TestBadInput::hugeValuesOverflowToNaNRows() {
     Sequence inputs = attn::tutorial_inputs();
     inputs.embeddings(1, 2) = 1e30f;  // "journey", third value
-    const RunResult r = attn::run_module(configFor("self-attention-v1"), inputs);
+    const RunResult r = attn::run_module(configFor(ModuleKind::SelfAttentionV1), inputs);
     const attn::AttentionResult& head = r.output.heads[0][0];
     QCOMPARE(head.scores(1, 1), kInf);
     for (Eigen::Index i = 0; i < 6; ++i) {
@@ -313,18 +323,18 @@ void TestBadInput::hugeValuesOverflowToNaNRows() {
 // 1e30, FLT_MAX and 1e20 in an embedding, in every module: the run returns (no exception, no
 // crash) and softmax keeps its promise: every row a distribution or entirely NaN.
 void TestBadInput::hugeValuesEveryModule_data() {
-    QTest::addColumn<QString>("module");
+    QTest::addColumn<ModuleKind>("module");
     QTest::addColumn<float>("value");
-    for (const QString& module : kModules) {
-        QTest::addRow("%s 1e30", qPrintable(module)) << module << 1e30f;
-        QTest::addRow("%s -1e30", qPrintable(module)) << module << -1e30f;
-        QTest::addRow("%s FLT_MAX", qPrintable(module)) << module << FLT_MAX;
-        QTest::addRow("%s 1e20", qPrintable(module)) << module << 1e20f;
+    for (const ModuleKind module : kModules) {
+        QTest::addRow("%s 1e30", nameOf(module)) << module << 1e30f;
+        QTest::addRow("%s -1e30", nameOf(module)) << module << -1e30f;
+        QTest::addRow("%s FLT_MAX", nameOf(module)) << module << FLT_MAX;
+        QTest::addRow("%s 1e20", nameOf(module)) << module << 1e20f;
     }
 }
 
 void TestBadInput::hugeValuesEveryModule() {
-    QFETCH(QString, module);
+    QFETCH(ModuleKind, module);
     QFETCH(float, value);
     Sequence inputs = attn::tutorial_inputs();
     inputs.embeddings(1, 2) = value;
@@ -346,14 +356,14 @@ void TestBadInput::hugeValuesEveryModule() {
 // Subnormal embeddings (down to 1.4e-45): their products underflow to 0, so every score of a row
 // is the same and the weights are exactly uniform, 1/T (1/(i+1) under the causal mask).
 void TestBadInput::subnormalValues_data() {
-    QTest::addColumn<QString>("module");
-    for (const QString& module : kModules) {
-        QTest::newRow(qPrintable(module)) << module;
+    QTest::addColumn<ModuleKind>("module");
+    for (const ModuleKind module : kModules) {
+        QTest::newRow(nameOf(module)) << module;
     }
 }
 
 void TestBadInput::subnormalValues() {
-    QFETCH(QString, module);
+    QFETCH(ModuleKind, module);
     Sequence inputs = attn::tutorial_inputs();
     for (Eigen::Index i = 0; i < inputs.embeddings.size(); ++i) {
         inputs.embeddings.data()[i] = kSubnormal * static_cast<float>(i + 1);
@@ -364,7 +374,7 @@ void TestBadInput::subnormalValues() {
     RunResult r;
     const QString message = errorOf([&] {
         r = attn::run_module(configFor(module), inputs,
-                             module == "cross-attention" ? &source : nullptr);
+                             module == ModuleKind::CrossAttention ? &source : nullptr);
     });
     QVERIFY2(message.isEmpty(), qPrintable(message));
     const attn::AttentionResult& head = r.output.heads[0][0];
@@ -387,7 +397,7 @@ void TestBadInput::subnormalValues() {
 // their differences is exactly 1, so the weights are exactly uniform and each context vector is
 // the plain average of the values.
 void TestBadInput::subnormalWeights() {
-    ModuleConfig config = configFor("self-attention-v2");
+    ModuleConfig config = configFor(ModuleKind::SelfAttentionV2);
     const Sequence inputs = attn::tutorial_inputs();
     const RunResult drawn = attn::run_module(config, inputs);
     attn::NamedMatrix w = drawn.weights.front();
@@ -414,10 +424,10 @@ void TestBadInput::tokenTextIsNeverRead() {
     odd.tokens[1] = std::string(10000, 'x');
     odd.tokens[2] = "\xF0\x28\x8C\x28";  // a broken 4-byte sequence
     odd.tokens[3] = "";
-    for (const QString& module : kModules) {
+    for (const ModuleKind module : kModules) {
         QVERIFY2(sameOutput(attn::run_module(configFor(module), odd),
                             attn::run_module(configFor(module), clean)),
-                 qPrintable(module));
+                 nameOf(module));
     }
 }
 
@@ -427,10 +437,10 @@ void TestBadInput::sizes_data() {
     QTest::addColumn<Thrower>("run");
     QTest::addColumn<QString>("expected");
     const Sequence tutorial = attn::tutorial_inputs();
-    auto run = [tutorial](const char* module, Eigen::Index d_out, Eigen::Index heads,
+    auto run = [tutorial](ModuleKind module, Eigen::Index d_out, Eigen::Index heads,
                           float dropout = 0.0f) {
         return Thrower([=] {
-            ModuleConfig c = configFor(QString::fromLatin1(module));
+            ModuleConfig c = configFor(module);
             c.d_out = d_out;
             c.num_heads = heads;
             c.dropout = dropout;
@@ -440,50 +450,50 @@ void TestBadInput::sizes_data() {
     Sequence none;
     none.embeddings.resize(0, 3);
     QTest::newRow("zero tokens") << Thrower([none] {
-        attn::run_module(configFor("self-attention-v2"), none);
+        attn::run_module(configFor(ModuleKind::SelfAttentionV2), none);
     }) << "embeddings is empty: give at least one token";
     Sequence noWidth;
     noWidth.embeddings.resize(2, 0);
     noWidth.tokens = {"a", "b"};
     QTest::newRow("zero width") << Thrower([noWidth] {
-        attn::run_module(configFor("causal-attention"), noWidth);
+        attn::run_module(configFor(ModuleKind::CausalAttention), noWidth);
     }) << "embeddings have no values per token: give every token at least one number";
     Sequence source;
     source.embeddings.resize(0, 3);
     QTest::newRow("zero source tokens") << Thrower([tutorial, source] {
-        attn::run_module(configFor("cross-attention"), tutorial, &source);
+        attn::run_module(configFor(ModuleKind::CrossAttention), tutorial, &source);
     }) << "source embeddings is empty: give at least one token";
     QTest::newRow("tokens and rows disagree") << Thrower([tutorial] {
         Sequence s = tutorial;
         s.tokens.pop_back();
-        attn::run_module(configFor("self-attention-v1"), s);
+        attn::run_module(configFor(ModuleKind::SelfAttentionV1), s);
     }) << "embeddings have 6 rows but there are 5 tokens: give one row per token";
-    QTest::newRow("d_out = -1") << run("multi-head-attention", -1, 0)
+    QTest::newRow("d_out = -1") << run(ModuleKind::MultiHeadAttention, -1, 0)
                                 << "d_out = -1 is outside 1..16384: give d_out between 1 and 16384";
     QTest::newRow("d_out = 4 for bert (d_model = d_in)")
-        << run("bert-multi-head", 4, 0)
+        << run(ModuleKind::BertMultiHead, 4, 0)
         << "d_out = 4 does not apply to bert-multi-head: its output width is d_model = d_in = 3 "
            "(the embedding width); leave d_out unset";
     QTest::newRow("heads = 8 > d_out = 4")
-        << run("multi-head-attention", 4, 8)
+        << run(ModuleKind::MultiHeadAttention, 4, 8)
         << "d_out = 4 is not divisible by num_heads = 8: choose num_heads among 1, 2, 4";
     QTest::newRow("heads = 5 > d_model = 3")
-        << run("gpt2-attention", 0, 5)
+        << run(ModuleKind::Gpt2Attention, 0, 5)
         << "d_model = 3 is not divisible by num_heads = 5: choose num_heads among 1, 3";
-    QTest::newRow("heads = -1") << run("multi-head-attention", 4, -1)
+    QTest::newRow("heads = -1") << run(ModuleKind::MultiHeadAttention, 4, -1)
                                 << "num_heads = -1 is not a number of heads: choose num_heads "
                                    "among 1, 2, 4";
     QTest::newRow("heads = 2 on a single-head module")
-        << run("causal-attention", 2, 2)
+        << run(ModuleKind::CausalAttention, 2, 2)
         << "causal-attention has a single head: num_heads = 2 does not apply; choose "
            "multi-head-attention or multi-head-wrapper for several heads";
-    QTest::newRow("p = -0.1") << run("causal-attention", 2, 0, -0.1f)
+    QTest::newRow("p = -0.1") << run(ModuleKind::CausalAttention, 2, 0, -0.1f)
                               << "dropout p = -0.1 is outside [0, 1]: use a probability such as "
                                  "0.1 or 0.5";
-    QTest::newRow("p = 1.5") << run("multi-head-attention", 2, 2, 1.5f)
+    QTest::newRow("p = 1.5") << run(ModuleKind::MultiHeadAttention, 2, 2, 1.5f)
                              << "dropout p = 1.5 is outside [0, 1]: use a probability such as 0.1 "
                                 "or 0.5";
-    QTest::newRow("p = NaN") << run("causal-attention", 2, 0, kNaN)
+    QTest::newRow("p = NaN") << run(ModuleKind::CausalAttention, 2, 0, kNaN)
                              << "dropout p = nan is outside [0, 1]: use a probability such as 0.1 "
                                 "or 0.5";
 
@@ -519,7 +529,7 @@ void TestBadInput::sizes() {
 // In a config (and so in an example file) d_out = 0 and num_heads = 0 mean "the module's
 // default", like every 0 in ModuleConfig: the tutorial's d_out = 2 and 2 heads.
 void TestBadInput::zeroMeansDefault() {
-    ModuleConfig c = configFor("multi-head-attention");
+    ModuleConfig c = configFor(ModuleKind::MultiHeadAttention);
     c.d_out = 0;
     c.num_heads = 0;
     const RunResult r = attn::run_module(c, attn::tutorial_inputs());
@@ -530,22 +540,22 @@ void TestBadInput::zeroMeansDefault() {
 
 // One token: the only key gets weight exactly 1 and the context is that token's value vector.
 void TestBadInput::oneToken_data() {
-    QTest::addColumn<QString>("module");
-    for (const QString& module : kModules) {
-        QTest::newRow(qPrintable(module)) << module;
+    QTest::addColumn<ModuleKind>("module");
+    for (const ModuleKind module : kModules) {
+        QTest::newRow(nameOf(module)) << module;
     }
 }
 
 void TestBadInput::oneToken() {
-    QFETCH(QString, module);
+    QFETCH(ModuleKind, module);
     Sequence one;
     one.tokens = {"Your"};
     one.embeddings = attn::tutorial_inputs().embeddings.topRows(1);
     Sequence oneSource;
     oneSource.tokens = {"你的"};
     oneSource.embeddings = attn::cross_attention_source().embeddings.topRows(1);
-    const RunResult r = attn::run_module(configFor(module), one,
-                                         module == "cross-attention" ? &oneSource : nullptr);
+    const RunResult r = attn::run_module(
+        configFor(module), one, module == ModuleKind::CrossAttention ? &oneSource : nullptr);
     QCOMPARE(r.output.context_vecs[0].rows(), Eigen::Index{1});
     for (const attn::AttentionResult& head : r.output.heads[0]) {
         QCOMPARE(head.weights.rows(), Eigen::Index{1});
@@ -553,15 +563,15 @@ void TestBadInput::oneToken() {
         QCOMPARE(head.weights(0, 0), 1.0f);
         QVERIFY(head.context.allFinite());
     }
-    if (module == "self-attention-v1" || module == "self-attention-v2" ||
-        module == "causal-attention") {
+    if (module == ModuleKind::SelfAttentionV1 || module == ModuleKind::SelfAttentionV2 ||
+        module == ModuleKind::CausalAttention) {
         QVERIFY(sameBits(r.output.context_vecs[0], r.output.values[0]));
     }
 }
 
 // The wrapper's d_out is each head's width, so num_heads > d_out is fine: 4 heads of width 2.
 void TestBadInput::wrapperMayHaveMoreHeadsThanDOut() {
-    ModuleConfig c = configFor("multi-head-wrapper");
+    ModuleConfig c = configFor(ModuleKind::MultiHeadWrapper);
     c.d_out = 2;
     c.num_heads = 4;
     const RunResult r = attn::run_module(c, attn::tutorial_inputs());
@@ -572,17 +582,18 @@ void TestBadInput::wrapperMayHaveMoreHeadsThanDOut() {
 // p = 1, as nn.Dropout(1.0) in training mode: every weight dropped, so every context vector is 0;
 // the attention weights before dropout are still shown.
 void TestBadInput::dropoutOneGivesZeros() {
-    for (const char* module : {"causal-attention", "multi-head-wrapper", "multi-head-attention",
-                               "bert-multi-head", "gpt2-attention"}) {
-        ModuleConfig c = configFor(QString::fromLatin1(module));
+    for (const ModuleKind module :
+         {ModuleKind::CausalAttention, ModuleKind::MultiHeadWrapper, ModuleKind::MultiHeadAttention,
+          ModuleKind::BertMultiHead, ModuleKind::Gpt2Attention}) {
+        ModuleConfig c = configFor(module);
         c.dropout = 1.0f;
         const RunResult r = attn::run_module(c, attn::tutorial_inputs());
         QVERIFY(r.training);
         for (const attn::AttentionResult& head : r.output.heads[0]) {
-            QVERIFY2((head.dropped.array() == 0.0f).all(), module);
-            QVERIFY2(!head.kept.any(), module);
-            QVERIFY2((head.context.array() == 0.0f).all(), module);
-            QVERIFY2(distributionOrNaN(head.weights).isEmpty(), module);
+            QVERIFY2((head.dropped.array() == 0.0f).all(), nameOf(module));
+            QVERIFY2(!head.kept.any(), nameOf(module));
+            QVERIFY2((head.context.array() == 0.0f).all(), nameOf(module));
+            QVERIFY2(distributionOrNaN(head.weights).isEmpty(), nameOf(module));
         }
     }
 }
@@ -666,7 +677,7 @@ void TestBadInput::refusedFastPathLeavesBuffersAlone() {
 // 4096 tokens with every intermediate displayed is refused up front when it would not fit, with a
 // message saying how much memory it needs, instead of running out of memory.
 void TestBadInput::tooManyTokensForDisplayedPath() {
-    ModuleConfig c = configFor("multi-head-attention");
+    ModuleConfig c = configFor(ModuleKind::MultiHeadAttention);
     c.d_out = 64;
     c.num_heads = 8;
     QCOMPARE(errorOf([&] { attn::resolve_config(c, 64, 4096, 4096); }),

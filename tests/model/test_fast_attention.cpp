@@ -1,6 +1,6 @@
 // The fast path (model/fast_attention.h) against the displayed path, MultiHeadAttention::forward,
 // over a sweep of shapes; the fast decode step against the full pass; no reallocation per token;
-// the errors it raises. #6
+// the errors it raises.
 //
 // Tolerance: for every cell, |fast - displayed| <= 1e-5 · max|displayed| (the largest magnitude
 // of the displayed output). Both paths round every product and exp() to float but in different
@@ -386,7 +386,7 @@ void TestFastAttention::runnerOutputOnly() {
     // run_module(..., output_only = true) takes the fast path for multi-head-attention without
     // dropout, and only there lifts the displayed-intermediates limit (attention-cli --summary).
     attn::ModuleConfig config;
-    config.module = "multi-head-attention";
+    config.module = attn::ModuleKind::MultiHeadAttention;
     config.d_out = 16;
     config.num_heads = 4;
     config.qkv_bias = true;
@@ -414,7 +414,7 @@ void TestFastAttention::runnerOutputOnly() {
                 attn::resolve_config(training, 48, 8192, 8192, true);
             }).contains("displayed intermediates"));
     attn::ModuleConfig wrapper = config;
-    wrapper.module = "multi-head-wrapper";
+    wrapper.module = attn::ModuleKind::MultiHeadWrapper;
     wrapper.d_out = 4;
     QVERIFY(!attn::has_fast_path(wrapper));
     QVERIFY(errorOf([&] {

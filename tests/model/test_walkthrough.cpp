@@ -183,17 +183,22 @@ private slots:
                 ++keysSeen;
             }
         QCOMPARE(keysSeen, 6);
-        double saved_with = 0, saved_without = 0;
-        for (const attn::StepFact& f : s.facts) {
-            if (f.id == "max_abs_diff") QVERIFY(f.value <= 1e-5);
-            if (f.id == "cache_bytes" && f.frame == 5) QCOMPARE(f.value, 2.0 * 1 * 6 * 2 * 4);
-            if (f.id == "mults_with_cache" && f.frame == 5) saved_with = f.value;
-            if (f.id == "mults_without_cache" && f.frame == 5) saved_without = f.value;
+        // Every frame states each fact; a missing one reads as NaN, which no check accepts.
+        auto fact = [&s](const std::string& id, int frame) {
+            for (const attn::StepFact& f : s.facts)
+                if (f.id == id && f.frame == frame) return f.value;
+            return std::nan("");
+        };
+        for (int frame = 0; frame < 6; ++frame) {
+            QVERIFY2(fact("max_abs_diff", frame) <= 1e-5, qPrintable(QString::number(frame)));
+            QCOMPARE(fact("cache_tokens", frame), frame + 1.0);
         }
+        // 2 tensors × 1 head × 6 tokens × head_dim 2 × 4 bytes
+        QCOMPARE(fact("cache_bytes", 5), 2.0 * 1 * 6 * 2 * 4);
         // d_in 3, d_out 2, one head: Σ_n (18 + 4n + 4) = 6·22 + 4·21 with the cache.
-        QCOMPARE(saved_with, 6 * 22.0 + 4 * 21.0);
+        QCOMPARE(fact("mults_with_cache", 5), 6 * 22.0 + 4 * 21.0);
         // Σ_n (18n + 4n² + 4n) = 22·21 + 4·91 without it.
-        QCOMPARE(saved_without, 22 * 21.0 + 4 * 91.0);
+        QCOMPARE(fact("mults_without_cache", 5), 22 * 21.0 + 4 * 91.0);
     }
 
     void explanations_data() {

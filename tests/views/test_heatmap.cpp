@@ -1,24 +1,17 @@
-// The reusable heatmap (#3 "Heatmaps", #5 export): what it draws, how it maps the mouse to cells,
-// and that its exports are complete files or nothing.
+// The reusable heatmap: what it draws, how it maps the mouse to cells, how it
+// fits its text to the cell size, and the images it renders. Its figure files (SVG, PDF, the
+// shots for a look by eye) are in test_heatmap_figures.cpp.
 #include <qcustomplot.h>
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QPainter>
-#include <QSet>
 #include <QSignalSpy>
-#include <QSvgRenderer>
-#include <QTemporaryDir>
 #include <QTest>
-#include <QXmlStreamReader>
 #include <cmath>
 #include <limits>
 
-#include "model/examples.h"
+#include "heatmap_test_data.h"
+#include "image_checks.h"
 #include "views/colormaps.h"
 #include "views/heatmap_widget.h"
-#include "views/number_format.h"
 
 using attn::HeatmapWidget;
 using attn::Matrix;
@@ -26,78 +19,6 @@ using attn::Matrix;
 Q_DECLARE_METATYPE(attn::Matrix)
 
 namespace {
-
-const QStringList kTokens = {"Your", "journey", "starts", "with", "one", "step"};
-const QStringList kChineseTokens = {"你的", "旅程", "始于", "一步"};
-const QString kMinusInfinity = QStringLiteral("\u2212\u221E");
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// Plain Eigen, independent of model/ops: softmax over each row, max subtracted first.
-Matrix softmaxRows(const Matrix& scores) {
-    Matrix out(scores.rows(), scores.cols());
-    for (Eigen::Index r = 0; r < scores.rows(); ++r) {
-        const float m = scores.row(r).maxCoeff();
-        float sum = 0.0f;
-        for (Eigen::Index c = 0; c < scores.cols(); ++c) {
-            out(r, c) = std::exp(scores(r, c) - m);
-            sum += out(r, c);
-        }
-        out.row(r) /= sum;
-    }
-    return out;
-}
-
-// The tutorial's In [5]: attn_weights = softmax(inputs @ inputs.T, dim=-1).
-Matrix tutorialWeights() {
-    const Matrix inputs = attn::tutorial_inputs().embeddings;
-    const Matrix scores = inputs * inputs.transpose();
-    return softmaxRows(scores);
-}
-
-// inputs @ inputs.T with the future (j > i) filled with -inf, as masked_fill does.
-Matrix causalScores() {
-    const Matrix inputs = attn::tutorial_inputs().embeddings;
-    Matrix scores = inputs * inputs.transpose();
-    for (Eigen::Index r = 0; r < scores.rows(); ++r)
-        for (Eigen::Index c = r + 1; c < scores.cols(); ++c) scores(r, c) = -kInf;
-    return scores;
-}
-
-attn::BoolMatrix causalBlocked(Eigen::Index t) {
-    attn::BoolMatrix blocked(t, t);
-    for (Eigen::Index r = 0; r < t; ++r)
-        for (Eigen::Index c = 0; c < t; ++c) blocked(r, c) = c > r;
-    return blocked;
-}
-
-// Signed scores: centred embeddings, so dot products fall on both sides of 0.
-Matrix signedScores() {
-    Matrix inputs = attn::tutorial_inputs().embeddings;
-    const attn::RowVector mean = inputs.colwise().mean();
-    inputs.rowwise() -= mean;
-    return inputs * inputs.transpose() * 10.0f;
-}
-
-// Cross-attention: English queries over the Chinese source keys, softmax(q kᵀ / √3).
-Matrix crossWeights() {
-    const Matrix queries = attn::tutorial_inputs().embeddings;
-    const Matrix keys = attn::cross_attention_source().embeddings;
-    const Matrix scores = queries * keys.transpose() / std::sqrt(3.0f);
-    return softmaxRows(scores);
-}
-
-int distinctColors(const QImage& image) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3) colors.insert(image.pixel(x, y));
-    return static_cast<int>(colors.size());
-}
-
-bool sameColor(const QColor& a, const QColor& b, int tolerance) {
-    return std::abs(a.red() - b.red()) <= tolerance &&
-           std::abs(a.green() - b.green()) <= tolerance &&
-           std::abs(a.blue() - b.blue()) <= tolerance;
-}
 
 // Lays the widget out on the offscreen screen so pixel <-> cell mapping is defined.
 void showAndLayOut(HeatmapWidget& widget, QSize size) {
@@ -117,8 +38,7 @@ private slots:
     void colormapEndpoints();
     void readableTextColor_data();
     void readableTextColor();
-    void numberFormat_data();
-    void numberFormat();
+
     void cellDataEqualsMatrix();
     void rowZeroDrawnAtTop();
     void labels();
@@ -141,11 +61,6 @@ private slots:
     void renderImageSize_data();
     void renderImageSize();
     void transparentBackground();
-    void svgExport();
-    void pdfExport();
-    void failedSaveLeavesNothing_data();
-    void failedSaveLeavesNothing();
-    void saveShots();
 };
 
 void TestHeatmap::colormapEndpoints_data() {
@@ -199,42 +114,6 @@ void TestHeatmap::readableTextColor() {
     QFETCH(QColor, background);
     QFETCH(QColor, expected);
     QCOMPARE(attn::colormap::readableTextColor(background), expected);
-}
-
-void TestHeatmap::numberFormat_data() {
-    QTest::addColumn<double>("value");
-    QTest::addColumn<int>("decimals");
-    QTest::addColumn<QString>("number");
-    QTest::addColumn<QString>("compact");
-    QTest::newRow("weight") << 0.43056 << 4 << "0.4306"
-                            << "0.4306";
-    QTest::newRow("negative") << -0.5337 << 4 << "-0.5337"
-                              << "-0.5337";
-    QTest::newRow("two") << 2.0 << 4 << "2.0000"
-                         << "2";
-    QTest::newRow("negative zero") << -0.00001 << 4 << "0.0000"
-                                   << "-1e-5";
-    QTest::newRow("-inf") << -std::numeric_limits<double>::infinity() << 4 << kMinusInfinity
-                          << kMinusInfinity;
-    QTest::newRow("+inf") << std::numeric_limits<double>::infinity() << 4 << QString("\u221E")
-                          << QString("\u221E");
-    QTest::newRow("NaN") << std::numeric_limits<double>::quiet_NaN() << 4 << "NaN"
-                         << "NaN";
-    QTest::newRow("BERT fill -1e9") << -1e9 << 4 << "-1e9"
-                                    << "-1e9";
-    QTest::newRow("GPT-2 fill -1e4") << -1e4 << 4 << "-10000.0000"
-                                     << "-1e4";
-    QTest::newRow("2 decimals") << 0.23791 << 2 << "0.24"
-                                << "0.2379";
-}
-
-void TestHeatmap::numberFormat() {
-    QFETCH(double, value);
-    QFETCH(int, decimals);
-    QFETCH(QString, number);
-    QFETCH(QString, compact);
-    QCOMPARE(attn::formatNumber(value, decimals), number);
-    QCOMPARE(attn::formatCompact(value), compact);
 }
 
 void TestHeatmap::cellDataEqualsMatrix() {
@@ -505,7 +384,7 @@ void TestHeatmap::highlights() {
     QCOMPARE(widget.highlightedColumn(), std::optional(2));
     QCOMPARE(widget.highlightedCell(), std::optional(std::pair(1, 2)));
     const QImage highlighted = widget.renderImage(QSize(500, 400), 1.0, false);
-    QVERIFY(plain != highlighted);  // the export shows the highlight, as #5 asks
+    QVERIFY(plain != highlighted);  // the export shows the highlight
     widget.highlightRow(6);         // out of range: no highlight rather than a stray outline
     QCOMPARE(widget.highlightedRow(), std::nullopt);
     widget.clearHighlight();
@@ -545,7 +424,7 @@ void TestHeatmap::valuesHiddenWhenCellsTooSmall() {
     QCOMPARE(widget.subtitle(), QString());
 }
 
-// A heatmap in a hidden tab defers its replot until it is shown (#4: an edit redraws only what
+// A heatmap in a hidden tab defers its replot until it is shown (an edit redraws only what
 // is on screen); shown, it is laid out for the latest data, and fewer decimals fit a larger font.
 void TestHeatmap::hiddenWidgetLaysOutWhenShown() {
     HeatmapWidget widget;
@@ -655,211 +534,6 @@ void TestHeatmap::transparentBackground() {
     QCOMPARE(qAlpha(clear.pixel(1, 1)), 0);
     const QImage white = widget.renderImage(QSize(300, 200), 1.0, false);
     QCOMPARE(white.pixelColor(1, 1), QColor(Qt::white));
-}
-
-void TestHeatmap::svgExport() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    HeatmapWidget widget;
-    widget.setTitle("cross-attention weights");
-    widget.setMatrix(crossWeights(), kTokens, kChineseTokens);
-    const QString path = dir.filePath("cross.svg");
-    QString error;
-    QVERIFY2(widget.saveSvg(path, QSize(640, 520), &error), qPrintable(error));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray bytes = file.readAll();
-    QXmlStreamReader xml(bytes);
-    QString root;
-    int textElements = 0;
-    while (!xml.atEnd()) {
-        if (xml.readNext() != QXmlStreamReader::StartElement) continue;
-        if (root.isEmpty()) root = xml.name().toString();
-        if (xml.name() == QLatin1String("text")) ++textElements;
-    }
-    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-    QCOMPARE(root, QString("svg"));
-    const QString text = QString::fromUtf8(bytes);
-    for (const QString& token : kTokens + kChineseTokens)
-        QVERIFY2(text.contains(token), qPrintable(token));
-    QVERIFY(text.contains("cross-attention weights"));
-    // Every cell value is text, so the figure stays vector and searchable: 6×4 cells + labels.
-    QVERIFY2(textElements >= 24 + 10, qPrintable(QString::number(textElements)));
-    // And it draws back into a real picture (saved beside the shots for a look by eye).
-    QSvgRenderer renderer(path);
-    QVERIFY(renderer.isValid());
-    // Coordinates are the logical pixels of the layout (width/height are written in mm at
-    // 96 dpi, which browsers read back as 640×520 px).
-    QCOMPARE(renderer.viewBox(), QRect(0, 0, 640, 520));
-    QImage image(QSize(640, 520), QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    renderer.render(&painter);
-    painter.end();
-    QVERIFY(distinctColors(image) >= 20);
-    const QString folder =
-        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
-    QVERIFY(QDir().mkpath(folder));
-    QVERIFY(image.save(QDir(folder).filePath("h-svg-rendered-back.png")));
-    QFile::remove(QDir(folder).filePath("h-cross.svg"));
-    QVERIFY(QFile::copy(path, QDir(folder).filePath("h-cross.svg")));
-}
-
-void TestHeatmap::pdfExport() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    HeatmapWidget widget;
-    widget.setMatrix(causalScores(), kTokens, kTokens, causalBlocked(6),
-                     -std::numeric_limits<double>::infinity());
-    const QString path = dir.filePath("masked.pdf");
-    QString error;
-    QVERIFY2(widget.savePdf(path, QSize(600, 480), &error), qPrintable(error));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray bytes = file.readAll();
-    QVERIFY(bytes.startsWith("%PDF-"));
-    QVERIFY(bytes.trimmed().endsWith("%%EOF"));
-    QVERIFY(bytes.size() > 2000);
-    // Nothing else was left in the folder (no temporary file).
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList({"masked.pdf"}));
-    const QString folder =
-        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
-    QVERIFY(QDir().mkpath(folder));
-    QFile::remove(QDir(folder).filePath("i-masked.pdf"));
-    QVERIFY(QFile::copy(path, QDir(folder).filePath("i-masked.pdf")));
-}
-
-void TestHeatmap::failedSaveLeavesNothing_data() {
-    QTest::addColumn<QString>("format");
-    QTest::addColumn<QString>("where");
-    for (const char* format : {"png", "svg", "pdf"}) {
-        QTest::addRow("%s, missing folder", format) << format << "missing";
-        QTest::addRow("%s, folder is a file", format) << format << "file";
-    }
-}
-
-void TestHeatmap::failedSaveLeavesNothing() {
-    QFETCH(QString, format);
-    QFETCH(QString, where);
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    // Both fail for root too (unlike a read-only folder, which root can write).
-    QString folder = dir.filePath("no-such-folder");
-    if (where == "file") {
-        folder = dir.filePath("plain-file");
-        QFile blocker(folder);
-        QVERIFY(blocker.open(QIODevice::WriteOnly));
-        blocker.write("not a folder");
-    }
-    const QString path = folder + "/figure." + format;
-    HeatmapWidget widget;
-    widget.setMatrix(tutorialWeights(), kTokens, kTokens);
-    QString error;
-    bool ok = true;
-    if (format == "png") ok = widget.savePng(path, QSize(300, 200), 1.0, false, &error);
-    if (format == "svg") ok = widget.saveSvg(path, QSize(300, 200), &error);
-    if (format == "pdf") ok = widget.savePdf(path, QSize(300, 200), &error);
-    QVERIFY(!ok);
-    QVERIFY2(error.contains(QDir::toNativeSeparators(path)), qPrintable(error));
-    QVERIFY2(error.contains(format.toUpper()), qPrintable(error));
-    QVERIFY(!QFileInfo::exists(path));
-    // Only what the test made is in the temporary folder: no half-written file anywhere.
-    const QStringList expected = where == "file" ? QStringList{"plain-file"} : QStringList{};
-    QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), expected);
-}
-
-// Writes the figures a person should look at (#3: "look at the screenshots yourself") into
-// ATTN_VIEWS_SHOTS_DIR (set by CMake to the build folder), and checks each is a real image.
-void TestHeatmap::saveShots() {
-    const QString folder =
-        qEnvironmentVariable("ATTN_VIEWS_SHOTS_DIR", QDir::temp().filePath("views-shots"));
-    QVERIFY(QDir().mkpath(folder));
-    const double negInf = -std::numeric_limits<double>::infinity();
-    struct Shot {
-        QString file;
-        QString title;
-        Matrix values;
-        QStringList columns;
-        attn::BoolMatrix blocked;
-        std::optional<double> fill;
-        QString colorMap;
-        bool unitRange;
-    };
-    const Matrix weights = tutorialWeights();
-    const std::vector<Shot> shots = {
-        {"a-attn-weights.png",
-         "attn_weights = softmax(inputs @ inputs.T)",
-         weights,
-         kTokens,
-         {},
-         std::nullopt,
-         "viridis",
-         true},
-        {"b-causal-masked-scores.png", "masked_fill(mask, −∞)", causalScores(), kTokens,
-         causalBlocked(6), negInf, "viridis", false},
-        {"c-diverging-scores.png",
-         "signed scores (diverging, centred on 0)",
-         signedScores(),
-         kTokens,
-         {},
-         std::nullopt,
-         "diverging",
-         false},
-        {"d-cross-attention-zh.png",
-         "cross-attention: English queries, Chinese keys",
-         crossWeights(),
-         kChineseTokens,
-         {},
-         std::nullopt,
-         "viridis",
-         true},
-        {"e-masked-weights.png", "causal attn_weights (masked cells 0)",
-         softmaxRows(causalScores()), kTokens, causalBlocked(6), std::nullopt, "cividis", true},
-    };
-    for (const Shot& shot : shots) {
-        HeatmapWidget widget;
-        widget.setTitle(shot.title);
-        widget.setAxisTitles("queries", "keys");
-        QVERIFY(widget.setColorMap(shot.colorMap));
-        widget.setMatrix(shot.values, kTokens, shot.columns, shot.blocked, shot.fill);
-        if (shot.unitRange) widget.setValueRange(0, 1);
-        if (shot.file.startsWith("a")) widget.highlightCell(1, 2);
-        const QString path = QDir(folder).filePath(shot.file);
-        QString error;
-        QVERIFY2(widget.savePng(path, widget.preferredSize(), 1.0, false, &error),
-                 qPrintable(error));
-        QImage image(path);
-        QCOMPARE(image.size(), widget.preferredSize());
-        QVERIFY(distinctColors(image) >= 20);
-        QVERIFY(widget.valuesVisible());
-    }
-    // The widget itself on the (offscreen) screen, in presentation scale, hovered and highlighted.
-    {
-        HeatmapWidget shown;
-        shown.setTitle("on screen, scale 1.5");
-        shown.setScale(1.5);
-        shown.setMatrix(weights, kTokens, kTokens);
-        shown.setValueRange(0, 1);
-        shown.highlightRow(1);
-        showAndLayOut(shown, QSize(900, 640));
-        const QImage grabbed = shown.grab().toImage();
-        QVERIFY(distinctColors(grabbed) >= 20);
-        QVERIFY(grabbed.save(QDir(folder).filePath("j-onscreen-scale-1.5.png")));
-        QVERIFY(shown.valuesVisible());
-    }
-    // A big matrix: values hidden, and the figure says so.
-    HeatmapWidget widget;
-    widget.setTitle("64×64 weights");
-    widget.setMatrix(softmaxRows(Matrix::Random(64, 64) * 3.0f));
-    const QString path = QDir(folder).filePath("f-64x64-hidden-values.png");
-    QVERIFY(widget.savePng(path, QSize(700, 620), 1.0, false));
-    QVERIFY(!widget.valuesVisible());
-    // At 2× a figure has twice the pixels and the same layout, sharp for print.
-    widget.setTitle("attn_weights at 2×");
-    widget.setMatrix(weights, kTokens, kTokens);
-    QVERIFY(widget.savePng(QDir(folder).filePath("g-attn-weights-2x.png"), QSize(560, 440), 2.0,
-                           false));
-    QCOMPARE(QImage(QDir(folder).filePath("g-attn-weights-2x.png")).size(), QSize(1120, 880));
 }
 
 QTEST_MAIN(TestHeatmap)

@@ -1,4 +1,4 @@
-// 4096 tokens on screen (issue #7). Explore mode's heads grid shows a 4096 × 4096 attention
+// 4096 tokens on screen. Explore mode's heads grid shows a 4096 × 4096 attention
 // matrix per head as block averages of at most 64 × 64 cells and says so, in bounded time; a
 // plain heatmap too dense for its numbers hides them and says why, and thins its token labels.
 #include <qcustomplot.h>
@@ -35,7 +35,8 @@ private slots:
 void TestLargeHeatmap::headsGrid4096Tokens() {
     constexpr int kTokens = 4096;
     attn::TorchGenerator gen(7);
-    const std::vector<attn::Matrix> heads = {gen.rand(kTokens, kTokens), gen.rand(kTokens, kTokens)};
+    const std::vector<attn::Matrix> heads = {gen.rand(kTokens, kTokens),
+                                             gen.rand(kTokens, kTokens)};
     const QStringList labels = tokenLabels(kTokens);
     views::ExploreHeadsGrid grid;
     grid.resize(1000, 700);
@@ -63,8 +64,9 @@ void TestLargeHeatmap::headsGrid4096Tokens() {
     }
     bool noted = false;
     for (const QLabel* label : grid.findChildren<QLabel*>()) {
-        noted = noted || label->text() == QStringLiteral("Simplified: long sequences are shown as "
-                                                         "block averages of at most 64 × 64 cells.");
+        noted = noted || label->text() == QStringLiteral(
+                                              "Simplified: long sequences are shown as "
+                                              "block averages of at most 64 × 64 cells.");
     }
     QVERIFY2(noted, "the grid says that it shows block averages");
 }

@@ -1,4 +1,4 @@
-// The generic step page (issue #3): every step of the walkthrough builds from its record, each
+// The generic step page: every step of the walkthrough builds from its record, each
 // heatmap holds exactly the engine's numbers, and hovering a cell explains it with its own
 // numbers and outlines where it came from.
 #include <QCheckBox>

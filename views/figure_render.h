@@ -1,18 +1,15 @@
-// Figure export (issue 5): the heatmaps of the walkthrough as PNG, SVG, PDF or CSV. The window's
-// File ▸ Export and `attention-cli export` both call these functions on the heatmaps of StepPages,
-// so a figure is drawn by the same code, with the same styling (colour map, range, labels,
-// masked cells, highlights), as the page on screen; the options change only what they name, for
-// the time of the export.
+// Figures: the heatmaps of the walkthrough as the bytes of PNG, SVG, PDF or CSV files,
+// and the names those files get. The window's File ▸ Export and `attention-cli export` both call
+// these functions on the heatmaps of StepPages, so a figure is drawn by the same code, with the
+// same styling (colour map, range, labels, masked cells, highlights), as the page on screen; the
+// options change only what they name, for the time of the drawing. Nothing here touches the file
+// system: the callers save the bytes through app/io/file_batch.h.
 //
 // Names: step-NN-<matrix-id>.<ext>, NN the step number with two digits
 // ("step-11-causal-weights.png", "step-14-head-2.svg"). The KV-cache page exports the frame it
 // shows: its last frame (the one the page opens on, every matrix at its largest) gets no suffix, an
 // earlier frame adds -frame-N (1-based, as the page counts tokens). A dropout page at inference
 // adds -inference to the matrices that inference changes.
-//
-// Writing: every file atomically (QSaveFile); an existing file is refused unless `overwrite`; a
-// batch checks every name before writing anything and, if a write fails part-way, removes the
-// files it created, so a failed export leaves the folder as it found it.
 #pragma once
 
 #include <QByteArray>
@@ -35,6 +32,8 @@ enum class FigureFormat { Png, Svg, Pdf, Csv };
 
 // "png", "svg", "pdf", "csv": the file suffix and the name the CLI accepts.
 QString figureSuffix(FigureFormat format);
+// "PNG", "SVG", "PDF", "CSV": the format as messages name it.
+QString figureKind(FigureFormat format);
 // Case-insensitive; nullopt for an unknown name.
 std::optional<FigureFormat> figureFormatFromName(const QString& name);
 
@@ -49,7 +48,7 @@ struct FigureOptions {
     bool values = true;        // the numbers in the cells
     QString colorMap;          // one of attn::colormap::names(); empty = as on screen
     bool transparent = false;  // PNG/SVG/PDF: no background instead of white
-    bool overwrite = false;    // false: an existing file is refused
+    bool overwrite = false;    // for the caller that saves the file: false refuses an existing one
 };
 
 // One heatmap of a page, by the stable id of its matrix.
@@ -64,6 +63,8 @@ QList<Figure> pageFigures(StepPage& page);
 // "step-11-causal-weights" (see the naming rules above); figureFileName adds ".<suffix>".
 QString figureBaseName(const StepPage& page, const QString& matrixId);
 QString figureFileName(const StepPage& page, const QString& matrixId, FigureFormat format);
+// figureFileName of each figure, in order (every figure must have a page).
+QStringList figureFileNames(const QList<Figure>& figures, FigureFormat format);
 
 // The size a figure with options.size empty gets: the heatmap's preferred size with the title
 // (or without it) that `options` asks for. Empty for an unknown matrix.
@@ -73,23 +74,14 @@ QSize fittedFigureSize(const Figure& figure, const FigureOptions& options);
 // for the clipboard. A null image for an unknown matrix.
 QImage renderFigure(const Figure& figure, const FigureOptions& options);
 
+// The figure as the bytes of a file in options.format. False with *error a message for the user
+// when there are none: an unknown matrix, or a drawing that failed (named by its file name).
+bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByteArray* bytes,
+                       QString* error);
+
 // The matrix the heatmap shows, as CSV (RFC 4180, UTF-8): a header row with an empty corner and
 // the column labels, then one row per matrix row starting with its label. Numbers with the
 // shortest digits that read back as the same float; masked -inf as "-inf", NaN as "nan".
 QByteArray matrixCsv(const attn::HeatmapWidget& map);
-
-// Writes one figure to `path` in options.format. False with a message naming the file and the
-// reason (existing file, unwritable folder, disk full); nothing is left at `path` then.
-bool exportFigure(const Figure& figure, const QString& path, const FigureOptions& options,
-                  QString* error);
-
-// Writes each figure into `dir` (created if missing) under figureFileName. *written gets the
-// paths in order. All or nothing: see the header comment.
-bool exportFigures(const QList<Figure>& figures, const QString& dir, const FigureOptions& options,
-                   QStringList* written, QString* error);
-
-// The files of `figures` that already exist in `dir` (to ask before replacing them).
-QStringList existingFigureFiles(const QList<Figure>& figures, const QString& dir,
-                                FigureFormat format);
 
 }  // namespace views

@@ -1,17 +1,13 @@
-#include "figure_export.h"
+#include "figure_render.h"
 
 #include <qcustomplot.h>
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
-#include "app/io/atomic_file.h"
 #include "colormaps.h"
 #include "heatmap_widget.h"
+#include "model/number_format.h"
 #include "step_page.h"
 
 namespace views {
@@ -22,8 +18,6 @@ namespace {
 class FigureExport {
     Q_DECLARE_TR_FUNCTIONS(FigureExport)
 };
-
-QString native(const QString& path) { return QDir::toNativeSeparators(path); }
 
 // The options applied to a heatmap for one export and undone afterwards, so the page on screen
 // keeps its own title, values and colour map.
@@ -64,19 +58,8 @@ QByteArray csvField(const QString& text) {
 }
 
 QByteArray csvNumber(float value) {
-    // std::to_chars' shortest form reads back as the same float; it spells "-inf" and "nan".
-    char buffer[32];
-    const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return QByteArray(buffer, static_cast<qsizetype>(r.ptr - buffer));
-}
-
-bool writeCsv(const attn::HeatmapWidget& map, const QString& path, QString* error) {
-    QString reason;
-    if (attn::writeFileAtomically(path, matrixCsv(map), &reason)) return true;
-    if (error)
-        *error = FigureExport::tr("Could not save %1 to %2: %3")
-                     .arg(QStringLiteral("CSV"), native(path), reason);
-    return false;
+    // The shortest form reads back as the same float; it spells "-inf" and "nan".
+    return QByteArray::fromStdString(attn::format_shortest(value));
 }
 
 }  // namespace
@@ -94,6 +77,8 @@ QString figureSuffix(FigureFormat format) {
     }
     return {};
 }
+
+QString figureKind(FigureFormat format) { return figureSuffix(format).toUpper(); }
 
 std::optional<FigureFormat> figureFormatFromName(const QString& name) {
     for (FigureFormat f :
@@ -131,6 +116,12 @@ QString figureFileName(const StepPage& page, const QString& matrixId, FigureForm
     return figureBaseName(page, matrixId) + QLatin1Char('.') + figureSuffix(format);
 }
 
+QStringList figureFileNames(const QList<Figure>& figures, FigureFormat format) {
+    QStringList names;
+    for (const Figure& f : figures) names.append(figureFileName(*f.page, f.matrixId, format));
+    return names;
+}
+
 QSize fittedFigureSize(const Figure& figure, const FigureOptions& options) {
     attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) return {};
@@ -161,119 +152,40 @@ QByteArray matrixCsv(const attn::HeatmapWidget& map) {
     return csv;
 }
 
-bool exportFigure(const Figure& figure, const QString& path, const FigureOptions& options,
-                  QString* error) {
+bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByteArray* bytes,
+                       QString* error) {
     attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) {
         if (error)
             *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(figure.matrixId);
         return false;
     }
-    const QFileInfo info(path);
-    if (info.exists() && !options.overwrite) {
-        if (error)
-            *error = FigureExport::tr(
-                         "%1 already exists and was left as it is: choose another name or folder, "
-                         "or allow replacing existing files.")
-                         .arg(native(path));
-        return false;
+    if (options.format == FigureFormat::Csv) {
+        *bytes = matrixCsv(*map);
+        return true;
     }
-    if (info.isDir()) {
-        if (error) *error = FigureExport::tr("%1 is a folder: give a file name.").arg(native(path));
-        return false;
-    }
-    if (!info.dir().exists()) {
-        if (error)
-            *error = FigureExport::tr("Could not save to %1: the folder %2 does not exist.")
-                         .arg(native(path), native(info.dir().path()));
-        return false;
-    }
-    if (options.format == FigureFormat::Csv) return writeCsv(*map, path, error);
-
     const FigureStyle style(*map, figure.page->caption(figure.matrixId), options);
+    QString reason;
     switch (options.format) {
         case FigureFormat::Png:
-            return map->savePng(path, options.size, std::clamp(options.scale, 0.1, kMaxFigureScale),
-                                options.transparent, error);
+            *bytes = map->renderPng(options.size, std::clamp(options.scale, 0.1, kMaxFigureScale),
+                                    options.transparent, &reason);
+            break;
         case FigureFormat::Svg:
-            return map->saveSvg(path, options.size, error);
+            *bytes = map->renderSvg(options.size, &reason);
+            break;
         case FigureFormat::Pdf:
-            return map->savePdf(path, options.size, error);
+            *bytes = map->renderPdf(options.size, &reason);
+            break;
         case FigureFormat::Csv:
             break;
     }
+    if (!bytes->isEmpty()) return true;
+    if (error)
+        *error = FigureExport::tr("Could not save %1 to %2: %3")
+                     .arg(figureKind(options.format),
+                          figureFileName(*figure.page, figure.matrixId, options.format), reason);
     return false;
-}
-
-QStringList existingFigureFiles(const QList<Figure>& figures, const QString& dir,
-                                FigureFormat format) {
-    QStringList existing;
-    for (const Figure& f : figures) {
-        if (!f.page) continue;
-        const QString path = QDir(dir).filePath(figureFileName(*f.page, f.matrixId, format));
-        if (QFileInfo::exists(path)) existing.append(path);
-    }
-    return existing;
-}
-
-bool exportFigures(const QList<Figure>& figures, const QString& dir, const FigureOptions& options,
-                   QStringList* written, QString* error) {
-    QStringList done;
-    const auto finish = [&](bool ok) {
-        if (written) *written = done;
-        return ok;
-    };
-    const QFileInfo folder(dir);
-    if (folder.exists() && !folder.isDir()) {
-        if (error)
-            *error =
-                FigureExport::tr("%1 is a file, not a folder: choose a folder for the figures.")
-                    .arg(native(dir));
-        return finish(false);
-    }
-    if (!folder.exists() && !QDir().mkpath(dir)) {
-        if (error)
-            *error = FigureExport::tr(
-                         "Could not create the folder %1: check that its parent exists and is "
-                         "writable, or choose another folder.")
-                         .arg(native(dir));
-        return finish(false);
-    }
-    if (!options.overwrite) {
-        const QStringList existing = existingFigureFiles(figures, dir, options.format);
-        if (!existing.isEmpty()) {
-            if (error)
-                *error = FigureExport::tr(
-                             "%1 already exists (%2 of the %3 files): nothing was written. Choose "
-                             "another folder, or allow replacing existing files.")
-                             .arg(native(existing.first()))
-                             .arg(existing.size())
-                             .arg(figures.size());
-            return finish(false);
-        }
-    }
-    QStringList created;  // files this call made, removed again if a later one fails
-    for (const Figure& f : figures) {
-        if (!f.page) continue;
-        const QString path =
-            QDir(dir).filePath(figureFileName(*f.page, f.matrixId, options.format));
-        const bool existed = QFileInfo::exists(path);
-        QString problem;
-        if (!exportFigure(f, path, options, &problem)) {
-            for (const QString& p : std::as_const(created)) QFile::remove(p);
-            if (error) {
-                *error = problem;
-                if (!created.isEmpty())
-                    *error += QLatin1Char(' ') +
-                              FigureExport::tr("The figures written before it were removed again.");
-            }
-            done.clear();
-            return finish(false);
-        }
-        if (!existed) created.append(path);
-        done.append(path);
-    }
-    return finish(true);
 }
 
 }  // namespace views

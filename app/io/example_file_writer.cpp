@@ -1,0 +1,110 @@
+// Writing example files: the JSON text, the atomic save and the config object (which
+// attention-cli prints too). Reading and validating them is example_file.cpp.
+#include <QJsonArray>
+#include <cmath>
+
+#include "app/io/atomic_file.h"
+#include "app/io/example_file.h"
+#include "app/io/json_text.h"
+
+QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
+    QJsonObject o;
+    // A config without a module (the file's settings for any module) stays without one.
+    const attn::ModuleInfo* info = config.module ? &attn::module_info(*config.module) : nullptr;
+    if (info != nullptr)
+        o.insert(QStringLiteral("module"),
+                 QString::fromUtf8(info->name.data(), static_cast<qsizetype>(info->name.size())));
+    o.insert(QStringLiteral("seed"), static_cast<double>(config.seed));
+    o.insert(QStringLiteral("d_out"), static_cast<double>(config.d_out));
+    o.insert(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));
+    o.insert(QStringLiteral("batch"), static_cast<double>(config.batch));
+    o.insert(QStringLiteral("context_length"), static_cast<double>(config.context_length));
+    o.insert(QStringLiteral("dropout"), jsonNumber(config.dropout));
+    o.insert(QStringLiteral("qkv_bias"), config.qkv_bias);
+    // Explore mode's switches only when they differ from the module's own, so existing output is
+    // unchanged.
+    if (config.causal.has_value() &&
+        (info == nullptr || *config.causal != info->causal_by_default)) {
+        o.insert(QStringLiteral("causal"), *config.causal);
+    }
+    if (!config.scale) {
+        o.insert(QStringLiteral("scale"), false);
+    }
+    if (config.mask_convention == attn::MaskConvention::FillWhereOne) {
+        o.insert(QStringLiteral("mask_convention"), QStringLiteral("one"));
+    }
+    if (config.fill_value.has_value() &&
+        (info == nullptr || *config.fill_value != info->default_fill)) {
+        if (std::isinf(*config.fill_value)) {
+            o.insert(QStringLiteral("fill"), QStringLiteral("-inf"));
+        } else {
+            o.insert(QStringLiteral("fill"), jsonNumber(*config.fill_value));
+        }
+    }
+    return o;
+}
+
+namespace {
+
+QJsonArray tokensToJson(const std::vector<std::string>& tokens) {
+    QJsonArray out;
+    for (const std::string& t : tokens) {
+        out.append(fromUtf8KeepingBom(t));
+    }
+    return out;
+}
+
+}  // namespace
+
+QByteArray serializeExampleFile(const ExampleFile& file) {
+    OrderedMembers members;
+    members.emplace_back(QStringLiteral("format"), QLatin1String(kExampleFormatName));
+    members.emplace_back(QStringLiteral("version"), kExampleFormatVersion);
+    if (!file.description.isEmpty()) {
+        members.emplace_back(QStringLiteral("description"), file.description);
+    }
+    members.emplace_back(QStringLiteral("tokens"), tokensToJson(file.inputs.tokens));
+    members.emplace_back(QStringLiteral("embeddings"), jsonMatrix(file.inputs.embeddings));
+    if (!file.weights.empty()) {
+        members.emplace_back(QStringLiteral("weights"), jsonWeights(file.weights));
+    }
+    if (file.source) {
+        QJsonObject source;
+        source.insert(QStringLiteral("tokens"), tokensToJson(file.source->tokens));
+        source.insert(QStringLiteral("embeddings"), jsonMatrix(file.source->embeddings));
+        members.emplace_back(QStringLiteral("source"), source);
+    }
+    if (file.config) {
+        QJsonObject config = moduleConfigToJson(*file.config);
+        if (file.training.has_value()) {
+            config.insert(QStringLiteral("training"), *file.training);
+        }
+        members.emplace_back(QStringLiteral("config"), config);
+    }
+    return writeJsonObject(members);
+}
+
+bool saveExampleFile(const ExampleFile& file, const QString& path, QString* error) {
+    auto setError = [error](const QString& message) {
+        if (error != nullptr) {
+            *error = message;
+        }
+        return false;
+    };
+    try {
+        attn::check_finite(file.inputs.embeddings, "embeddings");
+        if (file.source) {
+            attn::check_finite(file.source->embeddings, "source embeddings");
+        }
+        for (const attn::NamedMatrix& w : file.weights) {
+            attn::check_finite(w.value, "weights \"" + w.name + "\"");
+        }
+    } catch (const attn::AttentionError& e) {
+        return setError(QString::fromStdString(e.what()) +
+                        QStringLiteral(" (JSON cannot hold NaN or infinity)"));
+    }
+    QString reason;
+    if (!attn::writeFileAtomically(path, serializeExampleFile(file), &reason))
+        return setError(QStringLiteral("cannot write %1: %2").arg(path, reason));
+    return true;
+}
