@@ -98,6 +98,23 @@ std::vector<ParamRef> params_of(Gpt2Attention& m) {
     return refs;
 }
 
+// Seed 003 names its layers linear_q, linear_k, linear_v (bias=False).
+std::vector<ParamRef> params_of(SelfAttentionKV& m) {
+    std::vector<ParamRef> refs;
+    add_linear(refs, "linear_q", m.linear_q);
+    add_linear(refs, "linear_k", m.linear_k);
+    add_linear(refs, "linear_v", m.linear_v);
+    return refs;
+}
+
+std::vector<ParamRef> params_of(MultiHeadSelfAttentionKV& m) {
+    std::vector<ParamRef> refs;
+    add_linear(refs, "linear_q", m.linear_q);
+    add_linear(refs, "linear_k", m.linear_k);
+    add_linear(refs, "linear_v", m.linear_v);
+    return refs;
+}
+
 namespace {
 
 const NamedMatrix* find_weight(const RunResult& r, const std::string& name) {
@@ -143,8 +160,10 @@ ModuleOutput per_item(const Module& m, const ModuleRun& run) {
     AttentionOptions single;
     single.scale = run.config.scale;
     if (run.options.causal) {
+        // The tutorial's causal step on v2: masked_fill on the raw scores, then / sqrt(d_k).
         single.blocked = causal_mask(run.tokens, run.tokens);
         single.fill_value = run.options.causal_fill;
+        single.fill_before_scale = true;
     }
     ModuleOutput out;
     for (const Matrix& item : run.x) {
@@ -231,6 +250,18 @@ void run_gpt2_attention(const ModuleRun& run, RunResult& result) {
     });
 }
 
+void run_self_attention_kv(const ModuleRun& run, RunResult& result) {
+    const ModuleConfig& c = run.config;
+    SelfAttentionKV m(run.d_in, c.dim_k, c.dim_v, run.gen);
+    run_built(m, run, result, [&] { return m.forward(run.x); });
+}
+
+void run_multi_head_self_attention_kv(const ModuleRun& run, RunResult& result) {
+    const ModuleConfig& c = run.config;
+    MultiHeadSelfAttentionKV m(run.d_in, c.dim_k, c.dim_v, c.num_heads, run.gen);
+    run_built(m, run, result, [&] { return m.forward(run.x); });
+}
+
 // nn.Linear stores (out, in) for y = x · weightᵀ: the query and out projections read as x · W
 // are the transposed weights.
 FusedProjections linear_fused(const RunResult& r, const std::string& query,
@@ -248,6 +279,11 @@ FusedProjections linear_fused(const RunResult& r, const std::string& query,
 
 FusedProjections multi_head_attention_fused(const RunResult& r) {
     return linear_fused(r, "W_query.weight", "out_proj.weight");
+}
+
+// Seed 003's multi-head module has no output projection: only the query side.
+FusedProjections multi_head_self_attention_kv_fused(const RunResult& r) {
+    return linear_fused(r, "linear_q.weight", "");
 }
 
 // Wq = linears.0, Wo = linears.3.
@@ -365,6 +401,24 @@ const ModuleEntry kModules[] = {
               .default_fill = kBertFill},
      .run = run_bert_style,
      .fused = bert_style_fused},
+    {.info = {.kind = ModuleKind::SelfAttentionKV,
+              .name = "self-attention-kv",
+              .description = "SelfAttention (seed 003): dim_k != dim_v, no bias, scale "
+                             "1/sqrt(dim_k)",
+              .no_bias_reason = "seed 003's Linear layers have bias=False",
+              .uses_dim_kv = true,
+              .uses_scale = false},
+     .run = run_self_attention_kv},
+    {.info = {.kind = ModuleKind::MultiHeadSelfAttentionKV,
+              .name = "multi-head-self-attention-kv",
+              .description = "MultiHeadSelfAttention (seed 003): dim_k and dim_v split into "
+                             "heads, no output projection",
+              .uses_num_heads = true,
+              .no_bias_reason = "seed 003's Linear layers have bias=False",
+              .uses_dim_kv = true,
+              .uses_scale = false},
+     .run = run_multi_head_self_attention_kv,
+     .fused = multi_head_self_attention_kv_fused},
 };
 
 }  // namespace

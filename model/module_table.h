@@ -25,6 +25,8 @@ std::vector<ParamRef> params_of(MultiHeadAttentionWrapper& m);
 std::vector<ParamRef> params_of(MultiHeadAttention& m);
 std::vector<ParamRef> params_of(BertMultiHeadedAttention& m);
 std::vector<ParamRef> params_of(Gpt2Attention& m);
+std::vector<ParamRef> params_of(SelfAttentionKV& m);
+std::vector<ParamRef> params_of(MultiHeadSelfAttentionKV& m);
 
 // Replaces drawn parameters by the given ones after checking names, shapes and values; throws
 // AttentionError naming the parameter and the fix.

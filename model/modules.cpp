@@ -91,6 +91,9 @@ AttentionOptions causal_options(Eigen::Index tokens, float dropout_p,
         opt.blocked = causal_mask(tokens, tokens);
     }
     opt.fill_value = options.causal_fill;
+    // attn_scores.masked_fill_(mask, fill), then softmax(attn_scores / d_key ** 0.5): a finite fill
+    // is divided by sqrt(d_k) too.
+    opt.fill_before_scale = true;
     opt.scale = options.scale;
     opt.dropout_p = dropout_p;
     opt.training = options.training;

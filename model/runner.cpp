@@ -59,8 +59,33 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         fail(msg);
     }
 
+    // Seed 003's dim_k and dim_v (default d_in); the output width d_out is dim_v.
+    if (info.uses_dim_kv) {
+        out.dim_k = config.dim_k == 0 ? d_in : config.dim_k;
+        out.dim_v = config.dim_v == 0 ? d_in : config.dim_v;
+        check_size(out.dim_k, kMaxWidth, "dim_k");
+        check_size(out.dim_v, kMaxWidth, "dim_v");
+        if (config.d_out != 0 && config.d_out != out.dim_v) {
+            std::ostringstream msg;
+            msg << "d_out = " << config.d_out << " does not apply to " << info.name
+                << ": its output width is dim_v = " << out.dim_v
+                << "; set dim_v (and dim_k for queries and keys) instead of d_out";
+            fail(msg);
+        }
+    } else if (config.dim_k != 0 || config.dim_v != 0) {
+        std::ostringstream msg;
+        msg << (config.dim_k != 0 ? "dim_k = " : "dim_v = ")
+            << (config.dim_k != 0 ? config.dim_k : config.dim_v) << " does not apply to "
+            << info.name << ": only " << module_name(ModuleKind::SelfAttentionKV) << " and "
+            << module_name(ModuleKind::MultiHeadSelfAttentionKV)
+            << " (seed 003) have separate key and value widths; leave dim_k and dim_v unset";
+        fail(msg);
+    }
+
     // d_out: the projection width, or d_model = d_in for the modules without one.
-    if (info.uses_d_out) {
+    if (info.uses_dim_kv) {
+        out.d_out = out.dim_v;
+    } else if (info.uses_d_out) {
         out.d_out = config.d_out == 0 ? 2 : config.d_out;
         check_size(out.d_out, kMaxWidth, "d_out");
     } else {
@@ -85,6 +110,13 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
                     << kMaxWidth << ": use fewer or narrower heads";
                 fail(msg);
             }
+        } else if (info.uses_dim_kv) {
+            // Seed 003: "dim_k and dim_v must be multiple of num_heads".
+            if (config.num_heads == 0) {
+                out.num_heads = out.dim_k % 2 == 0 && out.dim_v % 2 == 0 ? 2 : 1;
+            }
+            check_heads_divide(out.dim_k, out.num_heads, "dim_k");
+            check_heads_divide(out.dim_v, out.num_heads, "dim_v");
         } else {
             const std::string_view width_name = info.uses_d_out ? "d_out" : "d_model";
             if (config.num_heads == 0) {
@@ -161,6 +193,12 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         fail(msg);
     }
     out.causal = config.causal.value_or(info.causal_by_default);
+    if (!info.uses_scale && !config.scale) {
+        std::ostringstream msg;
+        msg << "scale = off does not apply to " << info.name
+            << ": its seed fixes the 1/sqrt(d_k) factor; leave scale on";
+        fail(msg);
+    }
     if (!info.uses_mask_convention && config.mask_convention != MaskConvention::FillWhereZero) {
         std::ostringstream msg;
         msg << "mask convention \"mask == 1\" does not apply to " << info.name

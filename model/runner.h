@@ -39,6 +39,12 @@ enum class ModuleKind {
     // sides go through the module's own Linear layers (Wq on the target, Wk and Wv on the
     // source), so both need width d_model.
     CrossAttention,
+    // Seed 003: self-attention whose keys/queries (dim_k) and values (dim_v) differ in width, no
+    // bias, scores scaled by 1/sqrt(dim_k); the output is (B, T, dim_v).
+    SelfAttentionKV,
+    // Seed 003's multi-head version: dim_k and dim_v split into num_heads heads, scale
+    // 1/sqrt(dim_k / num_heads), heads merged without an output projection.
+    MultiHeadSelfAttentionKV,
 };
 
 // One named parameter, named as PyTorch's state_dict() names it: "W_query" for
@@ -62,6 +68,10 @@ struct ModuleConfig {
     Eigen::Index context_length = 0;  // 0 = the sequence length
     float dropout = 0.0f;             // > 0 runs in training mode with the seeded generator
     bool qkv_bias = false;
+    // Seed 003's widths of queries/keys (dim_k) and values (dim_v); 0 = d_in (the seed has no
+    // example sizes). Only the seed 003 modules take them; the output width d_out is dim_v there.
+    Eigen::Index dim_k = 0;
+    Eigen::Index dim_v = 0;
     // Explore mode's switches; the defaults keep every module as its seed writes it.
     // causal: nullopt = the module's own choice (ModuleInfo::causal_by_default).
     std::optional<bool> causal;
@@ -95,12 +105,13 @@ struct ModuleInfo {
     bool uses_context_length = false;
     bool uses_qkv_bias = false;
     std::string_view no_bias_reason = {};  // why qkv_bias does not apply, when it does not
+    bool uses_dim_kv = false;              // seed 003: dim_k and dim_v instead of d_out
     bool uses_source = false;  // cross-attention: keys and values come from a second sequence
     // Explore mode's switches. uses_causal: causal can be turned on/off; causal_by_default: what
     // the seed's module does (also without the switch: gpt2-attention is always causal).
     bool uses_causal = false;
     bool causal_by_default = false;
-    bool uses_scale = true;             // every module divides by sqrt(d); all can turn it off
+    bool uses_scale = true;  // the scale can be turned off (not in seed 003's modules, fixed there)
     bool uses_mask_convention = false;  // the BERT-style modules' masked_fill(mask == 0 / == 1)
     bool uses_fill = false;             // the module has a mask whose fill value can be chosen
     float default_fill = kNegInf;       // the seed's fill value (only meaningful with uses_fill)

@@ -96,11 +96,15 @@ constexpr StepEntry kSteps[] = {
                        "by a lower-triangular mask (1 on and below the diagonal), then divide "
                        "each row by its new sum so that it adds up to 1 again.</p>")},
     {"causal-softmax", QT_TRANSLATE_NOOP("StepText", "Causal mask, method 2: −∞ before softmax"),
-     QT_TRANSLATE_NOOP("StepText",
-                       "<p>Fill the scores above the diagonal with −∞, then apply softmax. "
-                       "Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 "
-                       "in a single step.</p><p>The difference matrix shows that both methods "
-                       "give the same weights.</p>")},
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>Fill the scores above the diagonal with −∞, then apply softmax. "
+         "Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 "
+         "in a single step.</p><p>The difference matrix shows that both methods "
+         "give the same weights.</p><p>The fill goes into the raw scores, before "
+         "the division by √d_k, as <code>CausalAttention</code> does it; BERT and "
+         "GPT-2 divide first and fill after. With −∞ the order makes no "
+         "difference; a finite fill is divided by √d_k only in the first order.</p>")},
     {"dropout", QT_TRANSLATE_NOOP("StepText", "Dropout on the attention weights"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>During <b>training</b>, dropout with p = 0.5 sets each weight to 0 "

@@ -108,6 +108,17 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral(
              "Heads of the multi-head modules (default 2, or 1 when 2 does not divide the width)."),
          QStringLiteral("N")},
+        {QStringLiteral("dim-k"),
+         QStringLiteral("Width of queries and keys of %1 (seed 003; default d_in).")
+             .arg(namesWhere([](const attn::ModuleInfo& i) { return i.uses_dim_kv; },
+                             QStringLiteral(" and "))),
+         QStringLiteral("N")},
+        {QStringLiteral("dim-v"),
+         QStringLiteral("Width of the values, and so of the output, of %1 (seed 003; default "
+                        "d_in).")
+             .arg(namesWhere([](const attn::ModuleInfo& i) { return i.uses_dim_kv; },
+                             QStringLiteral(" and "))),
+         QStringLiteral("N")},
         {QStringLiteral("dropout"),
          QStringLiteral(
              "Dropout p in [0, 1] on the attention weights (default 0); > 0 means training mode."),
@@ -202,6 +213,8 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     config.d_out = integerOption(parser, QStringLiteral("d-out"), config.d_out, 1, attn::kMaxWidth);
     config.num_heads =
         integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
+    config.dim_k = integerOption(parser, QStringLiteral("dim-k"), config.dim_k, 1, attn::kMaxWidth);
+    config.dim_v = integerOption(parser, QStringLiteral("dim-v"), config.dim_v, 1, attn::kMaxWidth);
     config.batch = integerOption(parser, QStringLiteral("batch"), config.batch, 1, attn::kMaxBatch);
     config.context_length = integerOption(parser, QStringLiteral("context-length"),
                                           config.context_length, 1, qint64{1} << 20);

@@ -39,7 +39,8 @@ bool sameWeights(const std::vector<attn::NamedMatrix>& a, const std::vector<attn
 // Settings whose change draws other weights: the user's weight edits no longer apply.
 bool drawsNewWeights(const attn::ModuleConfig& a, const attn::ModuleConfig& b) {
     return a.module != b.module || a.seed != b.seed || a.d_out != b.d_out ||
-           a.num_heads != b.num_heads || a.qkv_bias != b.qkv_bias;
+           a.num_heads != b.num_heads || a.qkv_bias != b.qkv_bias || a.dim_k != b.dim_k ||
+           a.dim_v != b.dim_v;
 }
 
 struct RunOutcome {
@@ -86,8 +87,8 @@ bool operator==(const ExploreState& a, const ExploreState& b) {
     const attn::ModuleConfig& y = b.config;
     return sameSequence(a.inputs, b.inputs) && sameSequence(a.source, b.source) &&
            x.module == y.module && x.seed == y.seed && x.d_out == y.d_out &&
-           x.num_heads == y.num_heads && x.batch == y.batch &&
-           x.context_length == y.context_length && x.dropout == y.dropout &&
+           x.num_heads == y.num_heads && x.dim_k == y.dim_k && x.dim_v == y.dim_v &&
+           x.batch == y.batch && x.context_length == y.context_length && x.dropout == y.dropout &&
            x.qkv_bias == y.qkv_bias && x.causal == y.causal && x.scale == y.scale &&
            x.mask_convention == y.mask_convention && x.fill_value == y.fill_value &&
            sameWeights(x.weights, y.weights) && a.training == b.training &&

@@ -387,7 +387,8 @@ private:
         const QJsonObject object = value.toObject();
         checkKeys(object, at,
                   {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout",
-                   "qkv_bias", "training", "causal", "scale", "mask_convention", "fill"},
+                   "qkv_bias", "training", "causal", "scale", "mask_convention", "fill", "dim_k",
+                   "dim_v"},
                   QStringLiteral("\"config\""));
         attn::ModuleConfig config;
         for (auto it = object.begin(); it != object.end(); ++it) {
@@ -413,6 +414,10 @@ private:
             } else if (key == QLatin1String("num_heads")) {
                 config.num_heads = integer(v, vAt, key, 0, attn::kMaxWidth,
                                            QStringLiteral("0 = the module's default"));
+            } else if (key == QLatin1String("dim_k") || key == QLatin1String("dim_v")) {
+                const Eigen::Index width =
+                    integer(v, vAt, key, 0, attn::kMaxWidth, QStringLiteral("0 = d_in"));
+                (key == QLatin1String("dim_k") ? config.dim_k : config.dim_v) = width;
             } else if (key == QLatin1String("batch")) {
                 config.batch = integer(v, vAt, key, 1, attn::kMaxBatch,
                                        QStringLiteral("copies of the sequence"));

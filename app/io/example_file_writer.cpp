@@ -21,6 +21,13 @@ QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     o.insert(QStringLiteral("context_length"), static_cast<double>(config.context_length));
     o.insert(QStringLiteral("dropout"), jsonNumber(config.dropout));
     o.insert(QStringLiteral("qkv_bias"), config.qkv_bias);
+    // Seed 003's widths only where they are set, so other modules' output is unchanged.
+    if (config.dim_k != 0) {
+        o.insert(QStringLiteral("dim_k"), static_cast<double>(config.dim_k));
+    }
+    if (config.dim_v != 0) {
+        o.insert(QStringLiteral("dim_v"), static_cast<double>(config.dim_v));
+    }
     // Explore mode's switches only when they differ from the module's own, so existing output is
     // unchanged.
     if (config.causal.has_value() &&

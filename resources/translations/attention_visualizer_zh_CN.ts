@@ -756,8 +756,8 @@
             <translation>因果掩码，方法二：softmax 之前填充 −∞</translation>
         </message>
         <message>
-            <source>&lt;p&gt;Fill the scores above the diagonal with −∞, then apply softmax. Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 in a single step.&lt;/p&gt;&lt;p&gt;The difference matrix shows that both methods give the same weights.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;把对角线以上的分数填充为 −∞，再做 softmax。由于 exp(−∞) = 0，未来的词元权重为 0，并且每一行一步就加起来等于 1。&lt;/p&gt;&lt;p&gt;差值矩阵表明两种方法得到的权重相同。&lt;/p&gt;</translation>
+            <source>&lt;p&gt;Fill the scores above the diagonal with −∞, then apply softmax. Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 in a single step.&lt;/p&gt;&lt;p&gt;The difference matrix shows that both methods give the same weights.&lt;/p&gt;&lt;p&gt;The fill goes into the raw scores, before the division by √d_k, as &lt;code&gt;CausalAttention&lt;/code&gt; does it; BERT and GPT-2 divide first and fill after. With −∞ the order makes no difference; a finite fill is divided by √d_k only in the first order.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;把对角线以上的分数填充为 −∞，再做 softmax。由于 exp(−∞) = 0，未来的词元权重为 0，并且每一行一步就加起来等于 1。&lt;/p&gt;&lt;p&gt;差值矩阵表明两种方法得到的权重相同。&lt;/p&gt;&lt;p&gt;填充值放进原始分数里，在除以 √d_k 之前，这正是 &lt;code&gt;CausalAttention&lt;/code&gt; 的做法；BERT 和 GPT-2 则先除再填充。用 −∞ 时两种顺序没有区别；有限的填充值只有在第一种顺序下才会被 √d_k 除。&lt;/p&gt;</translation>
         </message>
         <message>
             <source>Dropout on the attention weights</source>

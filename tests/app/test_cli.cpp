@@ -204,6 +204,25 @@ private slots:
                    c.causal = true;
                    c.fill_value = attn::kNegInf;
                });
+        // seed 003: keys and values of different widths
+        QTest::newRow("self-attention-kv dim_k 2, dim_v 4, batch 2")
+            << QStringList{"--module", "self-attention-kv", "--dim-k", "2", "--dim-v",
+                           "4",        "--batch",           "2"}
+            << Configure([](attn::ModuleConfig& c) {
+                   c.dim_k = 2;
+                   c.dim_v = 4;
+                   c.batch = 2;
+               });
+        QTest::newRow("multi-head-self-attention-kv dim_k 6, dim_v 9, 3 heads")
+            << QStringList{"--module",    "multi-head-self-attention-kv",
+                           "--dim-k",     "6",
+                           "--dim-v",     "9",
+                           "--num-heads", "3"}
+            << Configure([](attn::ModuleConfig& c) {
+                   c.dim_k = 6;
+                   c.dim_v = 9;
+                   c.num_heads = 3;
+               });
         QTest::newRow("gpt2, 3 heads, dropout 0.2")
             << QStringList{"--module", "gpt2-attention", "--num-heads", "3", "--dropout", "0.2"}
             << Configure([](attn::ModuleConfig& c) {
@@ -372,7 +391,8 @@ private slots:
             << QStringList{"compute", "--module", "lstm"}
             << "attention-cli: compute: unknown module \"lstm\": choose one of self-attention-v1, "
                "self-attention-v2, causal-attention, multi-head-wrapper, multi-head-attention, "
-               "bert-multi-head, gpt2-attention, cross-attention";
+               "bert-multi-head, gpt2-attention, cross-attention, "
+               "self-attention-kv, multi-head-self-attention-kv";
         QTest::newRow("4 heads do not divide d_out 6")
             << QStringList{"compute",     "--module", "multi-head-attention", "--d-out", "6",
                            "--num-heads", "4"}
@@ -399,7 +419,8 @@ private slots:
             << QStringList{"compute"}
             << "attention-cli: compute: give --module NAME, one of self-attention-v1, "
                "self-attention-v2, causal-attention, multi-head-wrapper, "
-               "multi-head-attention, bert-multi-head, gpt2-attention, cross-attention";
+               "multi-head-attention, bert-multi-head, gpt2-attention, cross-attention, "
+               "self-attention-kv, multi-head-self-attention-kv";
         QTest::newRow("0 heads")
             << QStringList{"compute", "--module", "multi-head-attention", "--num-heads", "0"}
             << "attention-cli: compute: --num-heads 0 is outside 1..16384: give a whole "
@@ -485,6 +506,21 @@ private slots:
                "mask is "
                "part of the module; choose self-attention-v2 or bert-multi-head for attention "
                "without one";
+        QTest::newRow("dim-k on causal-attention")
+            << QStringList{"compute", "--module", "causal-attention", "--dim-k", "4"}
+            << "attention-cli: compute: dim_k = 4 does not apply to causal-attention: only "
+               "self-attention-kv and multi-head-self-attention-kv (seed 003) have separate key "
+               "and value widths; leave dim_k and dim_v unset";
+        QTest::newRow("heads do not divide dim-v")
+            << QStringList{"compute", "--module",    "multi-head-self-attention-kv",
+                           "--dim-k", "4",           "--dim-v",
+                           "6",       "--num-heads", "4"}
+            << "attention-cli: compute: dim_v = 6 is not divisible by num_heads = 4: choose "
+               "num_heads among 1, 2, 3, 6";
+        QTest::newRow("d-out on self-attention-kv")
+            << QStringList{"compute", "--module", "self-attention-kv", "--d-out", "2"}
+            << "attention-cli: compute: d_out = 2 does not apply to self-attention-kv: its output "
+               "width is dim_v = 3; set dim_v (and dim_k for queries and keys) instead of d_out";
         QTest::newRow("decode without length")
             << QStringList{"decode", "--module", "gpt2-attention"}
             << "attention-cli: decode: give --length N, the number of tokens to "

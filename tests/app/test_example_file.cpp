@@ -354,14 +354,15 @@ private slots:
             << "line 2, column 22: unknown key \"heads\": \"config\" has the keys module, seed, "
                "d_out, "
                "num_heads, batch, context_length, dropout, qkv_bias, training, causal, scale, "
-               "mask_convention, fill";
+               "mask_convention, fill, dim_k, dim_v";
         QTest::newRow("config unknown module")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]],\n \"config\": {\"module\": "
                    "\"lstm\"}}")
             << "line 2, column 23: unknown module \"lstm\": choose one of self-attention-v1, "
                "self-attention-v2, causal-attention, multi-head-wrapper, multi-head-attention, "
-               "bert-multi-head, gpt2-attention, cross-attention";
+               "bert-multi-head, gpt2-attention, cross-attention, "
+               "self-attention-kv, multi-head-self-attention-kv";
         QTest::newRow("config negative seed")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"seed\": -1}}")

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "extreme_input_helpers.h"
 #include "model/fast_attention.h"
 #include "model/modules.h"
 #include "model/ops.h"
@@ -26,27 +27,14 @@ using attn::ModuleKind;
 using attn::RunResult;
 using attn::Sequence;
 using attn::TorchGenerator;
+using namespace extremetest;  // NOLINT: the suites' shared vocabulary
+using runtest::configFor;
 
-using Thrower = std::function<void()>;
+using extremetest::Thrower;
 Q_DECLARE_METATYPE(Thrower)
 Q_DECLARE_METATYPE(Matrix)
-Q_DECLARE_METATYPE(ModuleKind)
 
 namespace {
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kSubnormal = std::numeric_limits<float>::denorm_min();
-constexpr double kEps = std::numeric_limits<float>::epsilon();  // 2^-23
-
-QString errorOf(const Thrower& f) {
-    try {
-        f();
-    } catch (const AttentionError& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
 
 // Bit-for-bit equality (NaN payloads included): "nothing changed" means exactly nothing.
 bool sameBits(const Matrix& a, const Matrix& b) {
@@ -66,89 +54,6 @@ bool sameOutput(const RunResult& a, const RunResult& b) {
     return true;
 }
 
-ModuleConfig configFor(ModuleKind module) {
-    ModuleConfig c;
-    c.module = module;
-    return c;
-}
-
-// The module's name for row names and messages.
-const char* nameOf(ModuleKind module) { return attn::module_name(module).data(); }
-
-// Every row is a probability distribution, or entirely NaN: what softmax promises for any scores.
-QString distributionOrNaN(const Matrix& weights) {
-    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-        const Eigen::Index nans = weights.row(i).array().isNaN().count();
-        if (nans == weights.cols()) {
-            continue;
-        }
-        if (nans != 0 || !weights.row(i).allFinite() || weights.row(i).minCoeff() < 0.0f ||
-            std::abs(static_cast<double>(weights.row(i).sum()) - 1.0) > 1e-5) {
-            return QStringLiteral("row %1 is neither a distribution nor all NaN").arg(i + 1);
-        }
-    }
-    return {};
-}
-
-// MultiHeadAttention (eval, causal) recomputed in double from the module's own float weights, for
-// the query rows listed: an independent reference for the float engine and the fast path.
-Eigen::MatrixXd doubleMha(const attn::MultiHeadAttention& m, const Matrix& x,
-                          const std::vector<Eigen::Index>& rows) {
-    using Eigen::MatrixXd;
-    const MatrixXd X = x.cast<double>();
-    auto project = [&X](const attn::Linear& l) {
-        MatrixXd y = X * l.weight.cast<double>().transpose();
-        if (l.bias.size() > 0) {
-            y.rowwise() += l.bias.cast<double>();
-        }
-        return y;
-    };
-    const MatrixXd q = project(m.W_query), k = project(m.W_key), v = project(m.W_value);
-    MatrixXd out(static_cast<Eigen::Index>(rows.size()), m.d_out);
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Eigen::Index t = rows[r];
-        Eigen::RowVectorXd concat(m.d_out);
-        for (Eigen::Index h = 0; h < m.num_heads; ++h) {
-            const Eigen::Index c0 = h * m.head_dim;
-            // Causal: query t sees keys 0..t.
-            Eigen::RowVectorXd s =
-                (k.block(0, c0, t + 1, m.head_dim) * q.block(t, c0, 1, m.head_dim).transpose())
-                    .transpose() /
-                std::sqrt(static_cast<double>(m.head_dim));
-            s = (s.array() - s.maxCoeff()).exp().matrix();
-            s /= s.sum();
-            concat.segment(c0, m.head_dim) = s * v.block(0, c0, t + 1, m.head_dim);
-        }
-        out.row(static_cast<Eigen::Index>(r)) =
-            concat * m.out_proj.weight.cast<double>().transpose() + m.out_proj.bias.cast<double>();
-    }
-    return out;
-}
-
-// max |actual - expected| / max(1, |expected|).
-double relativeError(const Matrix& actual, const Eigen::MatrixXd& expected) {
-    double worst = 0.0;
-    for (Eigen::Index i = 0; i < expected.rows(); ++i) {
-        for (Eigen::Index j = 0; j < expected.cols(); ++j) {
-            const double e = expected(i, j);
-            const double d =
-                std::abs(static_cast<double>(actual(i, j)) - e) / std::max(1.0, std::abs(e));
-            worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
-        }
-    }
-    return worst;
-}
-
-const ModuleKind kModules[] = {ModuleKind::SelfAttentionV1,    ModuleKind::SelfAttentionV2,
-                               ModuleKind::CausalAttention,    ModuleKind::MultiHeadWrapper,
-                               ModuleKind::MultiHeadAttention, ModuleKind::BertMultiHead,
-                               ModuleKind::Gpt2Attention,      ModuleKind::CrossAttention};
-
-bool isCausal(ModuleKind module) {
-    return module == ModuleKind::CausalAttention || module == ModuleKind::MultiHeadWrapper ||
-           module == ModuleKind::MultiHeadAttention || module == ModuleKind::Gpt2Attention;
-}
-
 }  // namespace
 
 class TestBadInput : public QObject {
@@ -160,12 +65,6 @@ private slots:
     void nonFiniteEmbeddings();
     void nonFiniteWeights_data();
     void nonFiniteWeights();
-    void hugeValuesOverflowToNaNRows();
-    void hugeValuesEveryModule_data();
-    void hugeValuesEveryModule();
-    void subnormalValues_data();
-    void subnormalValues();
-    void subnormalWeights();
     void tokenTextIsNeverRead();
 
     // --- sizes and settings -----------------------------------------------------------------
@@ -183,14 +82,6 @@ private slots:
     void fastPath4096Tokens();
 
     // --- numerical robustness ---------------------------------------------------------------
-    void softmaxHugeAndIdentical_data();
-    void softmaxHugeAndIdentical();
-    void fullyMaskedModuleRows_data();
-    void fullyMaskedModuleRows();
-    void floatVersusDoubleAttention_data();
-    void floatVersusDoubleAttention();
-    void floatVersusDoubleModule_data();
-    void floatVersusDoubleModule();
 };
 
 // NaN or ±Inf anywhere in the embeddings: refused before any arithmetic, naming the cell.
@@ -205,7 +96,7 @@ void TestBadInput::nonFiniteEmbeddings_data() {
     } values[] = {{"NaN", kNaN}, {"+Inf", kInf}, {"-Inf", -kInf}};
     for (const ModuleKind module : kModules) {
         for (const auto& v : values) {
-            QTest::addRow("%s %s", nameOf(module), v.name)
+            QTest::addRow("%s %s", runtest::rowName(module), v.name)
                 << module << false << v.value
                 << QStringLiteral(
                        "embeddings has %1 at row 2, column 3 (counting from 1): replace "
@@ -267,7 +158,7 @@ void TestBadInput::nonFiniteWeights_data() {
     for (const auto& c : cases) {
         for (const float v : {kNaN, kInf, -kInf}) {
             const QString shown = std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf");
-            QTest::addRow("%s %s %s", nameOf(c.module), c.weight, qPrintable(shown))
+            QTest::addRow("%s %s %s", runtest::rowName(c.module), c.weight, qPrintable(shown))
                 << c.module << c.weight << v
                 << QStringLiteral(
                        "weight \"%1\" has %2 at row 1, column 2 (counting from 1): "
@@ -301,122 +192,6 @@ void TestBadInput::nonFiniteWeights() {
 // the scores show "inf", that query's weights and context show NaN (null in attention-cli's JSON),
 // every other query attends entirely to the huge token. Seed 002's SelfAttention_v1 weights are
 // all positive (torch.rand), so the picture is exact.
-void TestBadInput::hugeValuesOverflowToNaNRows() {
-    Sequence inputs = attn::tutorial_inputs();
-    inputs.embeddings(1, 2) = 1e30f;  // "journey", third value
-    const RunResult r = attn::run_module(configFor(ModuleKind::SelfAttentionV1), inputs);
-    const attn::AttentionResult& head = r.output.heads[0][0];
-    QCOMPARE(head.scores(1, 1), kInf);
-    for (Eigen::Index i = 0; i < 6; ++i) {
-        for (Eigen::Index j = 0; j < 6; ++j) {
-            if (i == 1) {
-                QVERIFY2(std::isnan(head.weights(i, j)), "the query of the huge token: NaN row");
-            } else {
-                QCOMPARE(head.weights(i, j), j == 1 ? 1.0f : 0.0f);  // all on the huge token
-            }
-        }
-    }
-    QVERIFY(r.output.context_vecs[0].row(1).array().isNaN().all());
-    QVERIFY(r.output.context_vecs[0].row(0).allFinite());
-}
-
-// 1e30, FLT_MAX and 1e20 in an embedding, in every module: the run returns (no exception, no
-// crash) and softmax keeps its promise: every row a distribution or entirely NaN.
-void TestBadInput::hugeValuesEveryModule_data() {
-    QTest::addColumn<ModuleKind>("module");
-    QTest::addColumn<float>("value");
-    for (const ModuleKind module : kModules) {
-        QTest::addRow("%s 1e30", nameOf(module)) << module << 1e30f;
-        QTest::addRow("%s -1e30", nameOf(module)) << module << -1e30f;
-        QTest::addRow("%s FLT_MAX", nameOf(module)) << module << FLT_MAX;
-        QTest::addRow("%s 1e20", nameOf(module)) << module << 1e20f;
-    }
-}
-
-void TestBadInput::hugeValuesEveryModule() {
-    QFETCH(ModuleKind, module);
-    QFETCH(float, value);
-    Sequence inputs = attn::tutorial_inputs();
-    inputs.embeddings(1, 2) = value;
-    RunResult r;
-    const QString message = errorOf([&] { r = attn::run_module(configFor(module), inputs); });
-    QVERIFY2(message.isEmpty(), qPrintable(message));
-    bool overflowed = false;
-    for (const std::vector<attn::AttentionResult>& item : r.output.heads) {
-        for (const attn::AttentionResult& head : item) {
-            const QString problem = distributionOrNaN(head.weights);
-            QVERIFY2(problem.isEmpty(), qPrintable(problem));
-            overflowed =
-                overflowed || !head.scores.allFinite() || head.scores.cwiseAbs().maxCoeff() > 1e15f;
-        }
-    }
-    QVERIFY2(overflowed, "a huge embedding gives huge or infinite scores");
-}
-
-// Subnormal embeddings (down to 1.4e-45): their products underflow to 0, so every score of a row
-// is the same and the weights are exactly uniform, 1/T (1/(i+1) under the causal mask).
-void TestBadInput::subnormalValues_data() {
-    QTest::addColumn<ModuleKind>("module");
-    for (const ModuleKind module : kModules) {
-        QTest::newRow(nameOf(module)) << module;
-    }
-}
-
-void TestBadInput::subnormalValues() {
-    QFETCH(ModuleKind, module);
-    Sequence inputs = attn::tutorial_inputs();
-    for (Eigen::Index i = 0; i < inputs.embeddings.size(); ++i) {
-        inputs.embeddings.data()[i] = kSubnormal * static_cast<float>(i + 1);
-    }
-    // Cross-attention's keys come from the source: make it subnormal too.
-    Sequence source = attn::cross_attention_source();
-    source.embeddings.setConstant(kSubnormal);
-    RunResult r;
-    const QString message = errorOf([&] {
-        r = attn::run_module(configFor(module), inputs,
-                             module == ModuleKind::CrossAttention ? &source : nullptr);
-    });
-    QVERIFY2(message.isEmpty(), qPrintable(message));
-    const attn::AttentionResult& head = r.output.heads[0][0];
-    for (Eigen::Index i = 0; i < head.weights.rows(); ++i) {
-        const Eigen::Index seen = isCausal(module) ? i + 1 : head.weights.cols();
-        for (Eigen::Index j = 0; j < head.weights.cols(); ++j) {
-            const float expected = j < seen ? 1.0f / static_cast<float>(seen) : 0.0f;
-            QVERIFY2(std::abs(head.weights(i, j) - expected) <= 1e-7f,
-                     qPrintable(QStringLiteral("weight (%1, %2) = %3, expected %4")
-                                    .arg(i + 1)
-                                    .arg(j + 1)
-                                    .arg(head.weights(i, j))
-                                    .arg(expected)));
-        }
-    }
-    QVERIFY(r.output.context_vecs[0].allFinite());
-}
-
-// Subnormal query weights: queries and scores are subnormal (below FLT_MIN = 1.2e-38), exp() of
-// their differences is exactly 1, so the weights are exactly uniform and each context vector is
-// the plain average of the values.
-void TestBadInput::subnormalWeights() {
-    ModuleConfig config = configFor(ModuleKind::SelfAttentionV2);
-    const Sequence inputs = attn::tutorial_inputs();
-    const RunResult drawn = attn::run_module(config, inputs);
-    attn::NamedMatrix w = drawn.weights.front();
-    QCOMPARE(w.name, std::string("W_query.weight"));
-    w.value.setConstant(kSubnormal);
-    config.weights = {w};
-    const RunResult r = attn::run_module(config, inputs);
-    const attn::AttentionResult& head = r.output.heads[0][0];
-    QVERIFY((head.scores.array().abs() < FLT_MIN).all());
-    QVERIFY((head.weights.array() == 1.0f / 6.0f).all());
-    const attn::RowVector mean = r.output.values[0].colwise().mean();
-    for (Eigen::Index i = 0; i < 6; ++i) {
-        QVERIFY((r.output.context_vecs[0].row(i) - mean).cwiseAbs().maxCoeff() <= 1e-6f);
-    }
-}
-
-// Token text only labels rows: invalid UTF-8, a 10 000-character token and an empty one give the
-// same numbers, bit for bit. (Example files refuse both before the engine, see test_bad_input in
-// tests/app; text pasted into the app never reaches the engine.)
 void TestBadInput::tokenTextIsNeverRead() {
     const Sequence clean = attn::tutorial_inputs();
     Sequence odd = clean;
@@ -427,7 +202,7 @@ void TestBadInput::tokenTextIsNeverRead() {
     for (const ModuleKind module : kModules) {
         QVERIFY2(sameOutput(attn::run_module(configFor(module), odd),
                             attn::run_module(configFor(module), clean)),
-                 nameOf(module));
+                 runtest::rowName(module));
     }
 }
 
@@ -542,7 +317,7 @@ void TestBadInput::zeroMeansDefault() {
 void TestBadInput::oneToken_data() {
     QTest::addColumn<ModuleKind>("module");
     for (const ModuleKind module : kModules) {
-        QTest::newRow(nameOf(module)) << module;
+        QTest::newRow(runtest::rowName(module)) << module;
     }
 }
 
@@ -590,10 +365,10 @@ void TestBadInput::dropoutOneGivesZeros() {
         const RunResult r = attn::run_module(c, attn::tutorial_inputs());
         QVERIFY(r.training);
         for (const attn::AttentionResult& head : r.output.heads[0]) {
-            QVERIFY2((head.dropped.array() == 0.0f).all(), nameOf(module));
-            QVERIFY2(!head.kept.any(), nameOf(module));
-            QVERIFY2((head.context.array() == 0.0f).all(), nameOf(module));
-            QVERIFY2(distributionOrNaN(head.weights).isEmpty(), nameOf(module));
+            QVERIFY2((head.dropped.array() == 0.0f).all(), runtest::rowName(module));
+            QVERIFY2(!head.kept.any(), runtest::rowName(module));
+            QVERIFY2((head.context.array() == 0.0f).all(), runtest::rowName(module));
+            QVERIFY2(distributionOrNaN(head.weights).isEmpty(), runtest::rowName(module));
         }
     }
 }
@@ -723,184 +498,5 @@ void TestBadInput::fastPath4096Tokens() {
 // softmax of rows with huge or identical scores: the row max is subtracted first, so 1e30 and
 // FLT_MAX give exact answers; identical scores give exactly 1/n whatever their size; +inf gives a
 // NaN row (inf - inf), as torch.softmax does.
-void TestBadInput::softmaxHugeAndIdentical_data() {
-    QTest::addColumn<Matrix>("scores");
-    QTest::addColumn<Matrix>("expected");  // NaN = NaN expected
-    auto row = [](std::initializer_list<float> v) {
-        Matrix m(1, static_cast<Eigen::Index>(v.size()));
-        Eigen::Index j = 0;
-        for (float x : v) {
-            m(0, j++) = x;
-        }
-        return m;
-    };
-    QTest::newRow("1e30, 1e30, 0") << row({1e30f, 1e30f, 0.0f}) << row({0.5f, 0.5f, 0.0f});
-    QTest::newRow("1e30, -1e30") << row({1e30f, -1e30f}) << row({1.0f, 0.0f});
-    QTest::newRow("FLT_MAX twice") << row({FLT_MAX, FLT_MAX}) << row({0.5f, 0.5f});
-    QTest::newRow("-FLT_MAX, FLT_MAX") << row({-FLT_MAX, FLT_MAX}) << row({0.0f, 1.0f});
-    QTest::newRow("88.8, 0 (naive exp overflows)")
-        << row({88.8f, 0.0f}) << row({1.0f, std::exp(-88.8f)});
-    QTest::newRow("identical 7 x4") << row({7, 7, 7, 7}) << row({0.25f, 0.25f, 0.25f, 0.25f});
-    const float third = 1.0f / 3.0f;
-    QTest::newRow("identical 1e30 x3") << row({1e30f, 1e30f, 1e30f}) << row({third, third, third});
-    QTest::newRow("identical -1e30 x3")
-        << row({-1e30f, -1e30f, -1e30f}) << row({third, third, third});
-    QTest::newRow("identical subnormal x5")
-        << row({kSubnormal, kSubnormal, kSubnormal, kSubnormal, kSubnormal})
-        << row({0.2f, 0.2f, 0.2f, 0.2f, 0.2f});
-    const float sixth = 1.0f / 6.0f;
-    QTest::newRow("identical -1e9 x6 (BERT fully masked)")
-        << row({-1e9f, -1e9f, -1e9f, -1e9f, -1e9f, -1e9f})
-        << row({sixth, sixth, sixth, sixth, sixth, sixth});
-    QTest::newRow("-inf beside finite") << row({-kInf, 2.0f, -kInf}) << row({0.0f, 1.0f, 0.0f});
-    QTest::newRow("all -inf (fully masked): NaN") << row({-kInf, -kInf}) << row({kNaN, kNaN});
-    QTest::newRow("+inf: NaN row") << row({kInf, 1.0f}) << row({kNaN, kNaN});
-    QTest::newRow("NaN: NaN row") << row({kNaN, 1.0f, 2.0f}) << row({kNaN, kNaN, kNaN});
-}
-
-void TestBadInput::softmaxHugeAndIdentical() {
-    QFETCH(Matrix, scores);
-    QFETCH(Matrix, expected);
-    const Matrix w = attn::softmax_rows(scores);
-    QCOMPARE(w.cols(), expected.cols());
-    for (Eigen::Index j = 0; j < w.cols(); ++j) {
-        if (std::isnan(expected(0, j))) {
-            QVERIFY2(std::isnan(w(0, j)),
-                     qPrintable(QString::number(static_cast<double>(w(0, j)))));
-        } else {
-            QCOMPARE(w(0, j), expected(0, j));  // exact: these cases have exact float answers
-        }
-    }
-}
-
-// Fully masked query rows inside the modules: with -inf (the tutorial's mask) the row is NaN, with
-// -1e9 (BERT) or -1e4 (GPT-2's masked_bias) it is uniform, exactly as PyTorch gives.
-void TestBadInput::fullyMaskedModuleRows_data() {
-    QTest::addColumn<float>("fill");
-    QTest::addColumn<bool>("nan");
-    QTest::newRow("-inf: NaN") << attn::kNegInf << true;
-    QTest::newRow("-1e9: uniform") << -1e9f << false;
-    QTest::newRow("-1e4: uniform") << -1e4f << false;
-}
-
-void TestBadInput::fullyMaskedModuleRows() {
-    QFETCH(float, fill);
-    QFETCH(bool, nan);
-    TorchGenerator gen(123);
-    const attn::BertMultiHeadedAttention m(1, 3, 0.0f, gen);
-    const attn::Batch x{attn::tutorial_inputs().embeddings};
-    Matrix mask = Matrix::Ones(6, 6);  // seed 000: 0 = blocked
-    mask.row(3).setZero();             // query 4 ("with") sees nothing, like a padding query
-    const attn::ModuleOutput out =
-        m.forward(x, x, x, &mask, attn::MaskConvention::FillWhereZero, fill);
-    const attn::AttentionResult& head = out.heads[0][0];
-    for (Eigen::Index j = 0; j < 6; ++j) {
-        if (nan) {
-            QVERIFY(std::isnan(head.weights(3, j)));
-        } else {
-            QCOMPARE(head.weights(3, j), 1.0f / 6.0f);
-        }
-    }
-    QVERIFY(distributionOrNaN(head.weights).isEmpty());
-    for (Eigen::Index i = 0; i < 6; ++i) {
-        QCOMPARE(head.weights.row(i).array().isNaN().any(), nan && i == 3);
-    }
-}
-
-// The float engine against the double loop reference (tests/model/reference_attention.h) on
-// random inputs in [-r, r], far larger than test_ops' sweep.
-//
-// Bound: every intermediate within (d_k + T_k) · max(1, r²) · ε of the reference, relative to
-// max(1, |reference|), ε = 2^-23. Why: a float sum of n terms is off by at most n·ε times the sum
-// of the terms' magnitudes (Higham, ch. 3); scores sum d_k products of size <= r², the softmax
-// and the weighted sum of values sum T_k terms; exp() and the divisions add a few ε. Measured
-// errors stay 20 to 1000 times below the bound (worst: 24ε at T = 64, d_k = 64, r = 3); a wrong
-// scale, mask cell or transposed product is off by 1e-2 or more.
-void TestBadInput::floatVersusDoubleAttention_data() {
-    QTest::addColumn<int>("tokens");
-    QTest::addColumn<int>("d_k");
-    QTest::addColumn<double>("range");
-    QTest::addColumn<bool>("causal");
-    const struct {
-        int t, d;
-        double r;
-    } shapes[] = {{1, 1, 1},    {4, 8, 1},    {16, 16, 1}, {64, 64, 1},  {128, 64, 1},
-                  {32, 256, 1}, {256, 32, 1}, {64, 64, 3}, {16, 512, 2}, {192, 16, 2}};
-    for (const auto& s : shapes) {
-        for (const bool causal : {false, true}) {
-            QTest::addRow("T=%d d_k=%d r=%g%s", s.t, s.d, s.r, causal ? " causal" : "")
-                << s.t << s.d << s.r << causal;
-        }
-    }
-}
-
-void TestBadInput::floatVersusDoubleAttention() {
-    QFETCH(int, tokens);
-    QFETCH(int, d_k);
-    QFETCH(double, range);
-    QFETCH(bool, causal);
-    const double bound = static_cast<double>(d_k + tokens) * std::max(1.0, range * range) * kEps;
-    double worst = 0.0;
-    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-        TorchGenerator gen(seed * 1000 + static_cast<std::uint64_t>(tokens));
-        const Matrix q = gen.uniform(tokens, d_k, -range, range);
-        const Matrix k = gen.uniform(tokens, d_k, -range, range);
-        const Matrix v = gen.uniform(tokens, d_k, -range, range);
-        attn::AttentionOptions options;
-        attn::reference::ReferenceOptions ref;
-        const attn::BoolMatrix mask = attn::causal_mask(tokens, tokens);
-        if (causal) {
-            options.blocked = mask;
-            ref.blocked = &mask;
-        }
-        const attn::AttentionResult r = attn::scaled_dot_product_attention(q, k, v, options);
-        const attn::reference::ReferenceResult e = attn::reference::attention(q, k, v, ref);
-        using attn::reference::max_relative_error;
-        for (const double err :
-             {max_relative_error(r.scores, e.scores), max_relative_error(r.scaled, e.scaled),
-              max_relative_error(r.weights, e.weights), max_relative_error(r.context, e.context)}) {
-            worst = std::max(worst, err);
-        }
-    }
-    QVERIFY2(worst <= bound,
-             qPrintable(QStringLiteral("max relative error %1 > bound %2").arg(worst).arg(bound)));
-}
-
-// The whole MultiHeadAttention module (projections, heads, causal softmax, out_proj) in float
-// against the same computation in double from the module's own weights, inputs in [-1, 1].
-// Bound: (d_in + d_out + T) · ε relative to max(1, |reference|): the sums are of length d_in
-// (projections), hd and T (attention) and d_out (out_proj), with terms below 1 because Linear's
-// weights are at most 1/sqrt(in).
-void TestBadInput::floatVersusDoubleModule_data() {
-    QTest::addColumn<int>("tokens");
-    QTest::addColumn<int>("width");
-    QTest::addColumn<int>("heads");
-    QTest::newRow("T=6 d=3 H=1") << 6 << 3 << 1;
-    QTest::newRow("T=64 d=64 H=4") << 64 << 64 << 4;
-    QTest::newRow("T=256 d=32 H=8") << 256 << 32 << 8;
-    QTest::newRow("T=16 d=256 H=2") << 16 << 256 << 2;
-}
-
-void TestBadInput::floatVersusDoubleModule() {
-    QFETCH(int, tokens);
-    QFETCH(int, width);
-    QFETCH(int, heads);
-    TorchGenerator gen(static_cast<std::uint64_t>(tokens * width));
-    const attn::MultiHeadAttention m(width, width, tokens, 0.0f, heads, gen, true);
-    const Matrix x = gen.uniform(tokens, width, -1.0, 1.0);
-    const Matrix out = m.forward(attn::Batch{x}).context_vecs[0];
-    std::vector<Eigen::Index> rows(static_cast<std::size_t>(tokens));
-    for (Eigen::Index t = 0; t < tokens; ++t) {
-        rows[static_cast<std::size_t>(t)] = t;
-    }
-    const double bound = static_cast<double>(2 * width + tokens) * kEps;
-    const double err = relativeError(out, doubleMha(m, x, rows));
-    QVERIFY2(err <= bound, qPrintable(QStringLiteral("error %1 > bound %2").arg(err).arg(bound)));
-    const double fastErr =
-        relativeError(attn::fast_causal_mha_forward(m, x), doubleMha(m, x, rows));
-    QVERIFY2(fastErr <= bound,
-             qPrintable(QStringLiteral("fast path error %1 > bound %2").arg(fastErr).arg(bound)));
-}
-
 QTEST_APPLESS_MAIN(TestBadInput)
 #include "test_bad_input.moc"

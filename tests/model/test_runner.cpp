@@ -45,12 +45,15 @@ private slots:
     // The names the command line and example files use, in the tutorial's order, one per kind.
     void moduleNames() {
         const std::vector<std::string> expected = {
-            "self-attention-v1",    "self-attention-v2", "causal-attention", "multi-head-wrapper",
-            "multi-head-attention", "bert-multi-head",   "gpt2-attention",   "cross-attention"};
+            "self-attention-v1",    "self-attention-v2",
+            "causal-attention",     "multi-head-wrapper",
+            "multi-head-attention", "bert-multi-head",
+            "gpt2-attention",       "cross-attention",
+            "self-attention-kv",    "multi-head-self-attention-kv"};
         QCOMPARE(attn::module_names(), expected);
         QCOMPARE(attn::module_infos().size(), expected.size());
         QCOMPARE(attn::module_infos().front().kind, ModuleKind::SelfAttentionV1);
-        QCOMPARE(attn::module_infos().back().kind, ModuleKind::CrossAttention);
+        QCOMPARE(attn::module_infos().back().kind, ModuleKind::MultiHeadSelfAttentionKV);
     }
 
     void everyKindRoundTripsThroughItsName_data() {
@@ -78,7 +81,8 @@ private slots:
         QTest::addColumn<QString>("message");
         const QString all = QStringLiteral(
             "self-attention-v1, self-attention-v2, causal-attention, multi-head-wrapper, "
-            "multi-head-attention, bert-multi-head, gpt2-attention, cross-attention");
+            "multi-head-attention, bert-multi-head, gpt2-attention, cross-attention, "
+            "self-attention-kv, multi-head-self-attention-kv");
         QTest::newRow("a prefix") << "causal"
                                   << "unknown module \"causal\": choose one of " + all;
         QTest::newRow("another case")
@@ -106,7 +110,8 @@ private slots:
                  QStringLiteral("no module given: choose one of self-attention-v1, "
                                 "self-attention-v2, causal-attention, multi-head-wrapper, "
                                 "multi-head-attention, bert-multi-head, gpt2-attention, "
-                                "cross-attention"));
+                                "cross-attention, self-attention-kv, "
+                                "multi-head-self-attention-kv"));
         QVERIFY(!attn::has_fast_path(attn::ModuleConfig{}));
     }
 
