@@ -243,11 +243,46 @@ void run_gpt2_attention(const ModuleRun& run, RunResult& result) {
     Gpt2Attention m(run.d_in, c.context_length, c.num_heads, c.scale,
                     /*is_cross_attention=*/false, run.gen, c.dropout);
     m.masked_bias = run.options.causal_fill;
-    run_built(m, run, result, [&] {
-        Gpt2Attention::Input in;
-        in.hidden_states = run.x;
-        return m.forward(in, run.options).attn;
-    });
+    // As run_built, with PyTorch's prune_heads between the given weights and the forward pass:
+    // the given weights have the unpruned shapes, the collected ones the pruned shapes. A weight
+    // given in its pruned shape (as a saved run lists them) replaces the pruned one instead, as
+    // load_state_dict into the pruned module would; no other shape of it is the same.
+    const Eigen::Index pruned_width =
+        run.d_in / c.num_heads * (c.num_heads - static_cast<Eigen::Index>(c.prune_heads.size()));
+    const auto is_pruned_shape = [&](const NamedMatrix& w) {
+        return !c.prune_heads.empty() &&
+               ((w.name == "c_attn.weight" && w.value.rows() == run.d_in &&
+                 w.value.cols() == 3 * pruned_width) ||
+                (w.name == "c_attn.bias" && w.value.rows() == 1 &&
+                 w.value.cols() == 3 * pruned_width) ||
+                (w.name == "c_proj.weight" && w.value.rows() == pruned_width &&
+                 w.value.cols() == run.d_in));
+    };
+    std::vector<NamedMatrix> before, after;
+    for (const NamedMatrix& w : c.weights) {
+        (is_pruned_shape(w) ? after : before).push_back(w);
+    }
+    apply_weights(params_of(m), before, c);
+    if (!c.prune_heads.empty()) {
+        m.prune_heads(std::set<Eigen::Index>(c.prune_heads.begin(), c.prune_heads.end()));
+        // transformers' prune_conv1d_layer builds each pruned layer as a new Conv1D, whose
+        // constructor draws normal_ (c_attn first, then c_proj) before copying the kept values:
+        // the dropout masks come after those draws.
+        const Eigen::Index width = m.split_size;
+        (void)Conv1D::init(3 * width, run.d_in, run.gen);
+        (void)Conv1D::init(run.d_in, width, run.gen);
+        apply_weights(params_of(m), after, c);
+    }
+    RowVector head_mask;
+    Gpt2Attention::Input in;
+    in.hidden_states = run.x;
+    if (!c.head_mask.empty()) {
+        head_mask = Eigen::Map<const RowVector>(c.head_mask.data(),
+                                                static_cast<Eigen::Index>(c.head_mask.size()));
+        in.head_mask = &head_mask;
+    }
+    result.output = m.forward(in, run.options).attn;
+    result.weights = collect_weights(params_of(m));
 }
 
 void run_self_attention_kv(const ModuleRun& run, RunResult& result) {
@@ -291,13 +326,14 @@ FusedProjections bert_style_fused(const RunResult& r) {
     return linear_fused(r, "linears.0.weight", "linears.3.weight");
 }
 
-// Conv1D stores (nx, nf) used as x · W: c_attn (nx, 3·nx) holds query | key | value, so the
-// query projection is its first nx columns; c_proj (nx, nx) is already x · W.
+// Conv1D stores (nx, nf) used as x · W: c_attn (nx, 3·w) holds query | key | value, so the
+// query projection is its first w columns; c_proj (w, nx) is already x · W. w = nx, or the
+// remaining heads' width after prune_heads (each head keeps nx / num_heads columns).
 FusedProjections gpt2_fused(const RunResult& r) {
     FusedProjections p;
     if (const NamedMatrix* w = find_weight(r, "c_attn.weight")) {
-        p.query = w->value.leftCols(w->value.rows());
-        p.head_dim = p.query.cols() / std::max<Eigen::Index>(r.config.num_heads, 1);
+        p.query = w->value.leftCols(w->value.cols() / 3);
+        p.head_dim = w->value.rows() / std::max<Eigen::Index>(r.config.num_heads, 1);
     }
     if (const NamedMatrix* w = find_weight(r, "c_proj.weight")) {
         p.out_proj = w->value;
@@ -381,6 +417,7 @@ const ModuleEntry kModules[] = {
               .uses_dropout = true,
               .uses_context_length = true,
               .no_bias_reason = "GPT-2's Conv1D layers always have a bias",
+              .uses_head_mask = true,
               .causal_by_default = true,
               .uses_fill = true,
               .default_fill = kGpt2Fill,

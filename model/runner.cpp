@@ -136,6 +136,61 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         out.num_heads = 1;
     }
 
+    // Seed 001's prune_heads and head_mask (gpt2-attention only).
+    if (info.uses_head_mask) {
+        std::vector<Eigen::Index> sorted = config.prune_heads;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t i = 0; i < sorted.size(); ++i) {
+            const Eigen::Index h = sorted[i];
+            if (h < 0 || h >= out.num_heads) {
+                std::ostringstream msg;
+                msg << "prune_heads: head " << h << " does not exist; " << info.name
+                    << " has heads 0.." << out.num_heads - 1 << " (num_heads = " << out.num_heads
+                    << ")";
+                fail(msg);
+            }
+            if (i > 0 && sorted[i - 1] == h) {
+                std::ostringstream msg;
+                msg << "prune_heads: head " << h << " is given twice; list each head once";
+                fail(msg);
+            }
+        }
+        const Eigen::Index remaining = out.num_heads - static_cast<Eigen::Index>(sorted.size());
+        if (remaining < 1) {
+            std::ostringstream msg;
+            msg << "prune_heads would remove all " << out.num_heads
+                << " heads: keep at least one head";
+            fail(msg);
+        }
+        if (!config.head_mask.empty()) {
+            if (static_cast<Eigen::Index>(config.head_mask.size()) != remaining) {
+                std::ostringstream msg;
+                msg << "head_mask has " << config.head_mask.size() << " values but it needs "
+                    << remaining << ", one per head";
+                if (!sorted.empty()) {
+                    msg << " left after pruning " << sorted.size() << " of " << out.num_heads;
+                }
+                msg << " (1 keeps a head, 0 silences it)";
+                fail(msg);
+            }
+            for (std::size_t i = 0; i < config.head_mask.size(); ++i) {
+                const float f = config.head_mask[i];
+                if (!std::isfinite(f) || f < 0.0f || f > 1.0f) {
+                    std::ostringstream msg;
+                    msg << "head_mask value " << i + 1 << " is " << f
+                        << ": give a factor in [0, 1] per head (1 keeps a head, 0 silences it)";
+                    fail(msg);
+                }
+            }
+        }
+    } else if (!config.head_mask.empty() || !config.prune_heads.empty()) {
+        std::ostringstream msg;
+        msg << (config.head_mask.empty() ? "prune_heads" : "head_mask") << " does not apply to "
+            << info.name << ": only " << module_name(ModuleKind::Gpt2Attention)
+            << " has head_mask and prune_heads (seed 001); leave them unset";
+        fail(msg);
+    }
+
     // context_length: the size of the causal mask buffer.
     if (info.uses_context_length) {
         if (config.context_length < 0) {

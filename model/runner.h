@@ -72,6 +72,13 @@ struct ModuleConfig {
     // example sizes). Only the seed 003 modules take them; the output width d_out is dim_v there.
     Eigen::Index dim_k = 0;
     Eigen::Index dim_v = 0;
+    // gpt2-attention only (seed 001's head_mask and prune_heads); empty = none. prune_heads are
+    // head numbers 0 .. num_heads - 1 of the unpruned module, pruned after the parameters are
+    // drawn and config.weights replaced (PyTorch's prune_heads); head_mask has one factor in
+    // [0, 1] per remaining head and multiplies its attention weights after dropout. num_heads
+    // stays the unpruned count.
+    std::vector<float> head_mask;
+    std::vector<Eigen::Index> prune_heads;
     // Explore mode's switches; the defaults keep every module as its seed writes it.
     // causal: nullopt = the module's own choice (ModuleInfo::causal_by_default).
     std::optional<bool> causal;
@@ -106,6 +113,7 @@ struct ModuleInfo {
     bool uses_qkv_bias = false;
     std::string_view no_bias_reason = {};  // why qkv_bias does not apply, when it does not
     bool uses_dim_kv = false;              // seed 003: dim_k and dim_v instead of d_out
+    bool uses_head_mask = false;           // seed 001: head_mask and prune_heads
     bool uses_source = false;  // cross-attention: keys and values come from a second sequence
     // Explore mode's switches. uses_causal: causal can be turned on/off; causal_by_default: what
     // the seed's module does (also without the switch: gpt2-attention is always causal).
@@ -155,6 +163,7 @@ struct RunResult {
     bool training = false;  // dropout > 0
     ModuleOutput output;    // context_vecs (B, T, width), heads[b][h] with every intermediate
     std::vector<NamedMatrix> weights;  // every parameter, state_dict names, construction order
+    // (after prune_heads: the pruned shapes)
 };
 
 // Builds config.module with config.seed, replaces config.weights, stacks config.batch copies of
@@ -169,7 +178,8 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs,
                      const Sequence* source = nullptr, bool output_only = false);
 
 // A run's fused projections read as x · W, whatever layout its module stores them in: nn.Linear's
-// (out, in) transposed, GPT-2's Conv1D c_attn (nx, 3·nx) cut to its first nx columns. Modules
+// (out, in) transposed, GPT-2's Conv1D c_attn (nx, 3·w) cut to its first w columns (w = nx, or
+// the remaining heads' width after prune_heads). Modules
 // without a fused projection (the single-head ones, the wrapper's separate heads) leave both empty.
 struct FusedProjections {
     Matrix query;     // (d_in, H·hd): queries of all heads = x · query, head h in columns h·hd..

@@ -5,6 +5,7 @@
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -51,6 +52,10 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     dOut_->setRange(1, 512);
     heads_ = new QSpinBox(this);
     heads_->setRange(1, 64);
+    dimK_ = new QSpinBox(this);
+    dimK_->setRange(1, 512);
+    dimV_ = new QSpinBox(this);
+    dimV_->setRange(1, 512);
     seed_ = new QSpinBox(this);
     seed_->setRange(0, std::numeric_limits<int>::max());
     dropout_ = new QDoubleSpinBox(this);
@@ -66,6 +71,9 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     maskConvention_->addItem(QString(), static_cast<int>(attn::MaskConvention::FillWhereOne));
     fill_ = new QComboBox(this);
     for (float fill : kFills) fill_->addItem(fillText(fill), fill);
+    headMask_ = new QWidget(this);
+    auto* headRow = new QHBoxLayout(headMask_);
+    headRow->setContentsMargins(0, 0, 0, 0);
 
     auto addRow = [&](const QString& key, QWidget* field) {
         auto* caption = new QLabel(this);
@@ -84,6 +92,8 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     form->addRow(description_);
     addRow(QStringLiteral("d_in"), dIn_);
     addRow(QStringLiteral("d_out"), dOut_);
+    addRow(QStringLiteral("dim_k"), dimK_);
+    addRow(QStringLiteral("dim_v"), dimV_);
     addRow(QStringLiteral("num_heads"), heads_);
     addRow(QStringLiteral("seed"), seed_);
     addRow(QStringLiteral("dropout"), dropout_);
@@ -91,6 +101,7 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     addRow(QStringLiteral("causal"), causal_);
     addRow(QStringLiteral("mask_convention"), maskConvention_);
     addRow(QStringLiteral("fill"), fill_);
+    addRow(QStringLiteral("head_mask"), headMask_);
     addRow(QStringLiteral("scale"), scale_);
     addRow(QStringLiteral("qkv_bias"), bias_);
     QLabel* general = makeErrorLabel(this);
@@ -112,7 +123,10 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
         updateEnabled();
         emitEdited();
     });
-    for (QSpinBox* box : {dOut_, heads_, seed_})
+    connect(heads_, &QSpinBox::valueChanged, this, [this] {
+        if (!updating_ && currentModule().uses_head_mask) rebuildHeadSwitches(remainingHeads());
+    });
+    for (QSpinBox* box : {dOut_, dimK_, dimV_, heads_, seed_})
         connect(box, &QSpinBox::valueChanged, this, [this] { emitEdited(); });
     connect(dropout_, &QDoubleSpinBox::valueChanged, this, [this] { emitEdited(); });
     for (QCheckBox* box : {training_, bias_, scale_})
@@ -128,6 +142,8 @@ void ExploreParameterPanel::retranslate() {
     captions_[QStringLiteral("module")]->setText(tr("Module"));
     captions_[QStringLiteral("d_in")]->setText(tr("d_in (embedding width)"));
     captions_[QStringLiteral("d_out")]->setText(tr("d_out"));
+    captions_[QStringLiteral("dim_k")]->setText(tr("dim_k (queries, keys)"));
+    captions_[QStringLiteral("dim_v")]->setText(tr("dim_v (values)"));
     captions_[QStringLiteral("num_heads")]->setText(tr("num_heads"));
     captions_[QStringLiteral("seed")]->setText(tr("Seed"));
     captions_[QStringLiteral("dropout")]->setText(tr("Dropout p"));
@@ -137,6 +153,11 @@ void ExploreParameterPanel::retranslate() {
     captions_[QStringLiteral("mask_convention")]->setText(tr("Mask convention"));
     captions_[QStringLiteral("fill")]->setText(tr("Fill value"));
     captions_[QStringLiteral("scale")]->setText(tr("Scaling"));
+    captions_[QStringLiteral("head_mask")]->setText(tr("Heads on (head_mask)"));
+    for (int h = 0; h < headOn_.size(); ++h) headOn_[h]->setText(tr("head %1").arg(h + 1));
+    headMask_->setToolTip(
+        tr("GPT-2's head_mask: a head switched off has its weights multiplied "
+           "by 0, so it adds nothing to the output."));
     training_->setText(tr("training (dropout on)"));
     causal_->setText(tr("future tokens hidden"));
     scale_->setText(tr("divide scores by √head_dim"));
@@ -163,8 +184,11 @@ void ExploreParameterPanel::updateEnabled() {
     description_->setText(QString::fromUtf8(info.description.data(),
                                             static_cast<qsizetype>(info.description.size())));
     dOut_->setEnabled(info.uses_d_out);
-    dOut_->setToolTip(info.uses_d_out ? QString()
-                                      : tr("This module's output width is d_model = d_in."));
+    dOut_->setToolTip(info.uses_d_out    ? QString()
+                      : info.uses_dim_kv ? tr("This module's output width is dim_v.")
+                                         : tr("This module's output width is d_model = d_in."));
+    dimK_->setEnabled(info.uses_dim_kv);
+    dimV_->setEnabled(info.uses_dim_kv);
     heads_->setEnabled(info.uses_num_heads);
     dropout_->setEnabled(info.uses_dropout);
     training_->setEnabled(info.uses_dropout);
@@ -177,6 +201,7 @@ void ExploreParameterPanel::updateEnabled() {
                                    : tr("This module has no mask: choose self-attention-v2 for "
                                         "an optional causal mask.")));
     scale_->setEnabled(info.uses_scale);
+    headMask_->setEnabled(info.uses_head_mask);
     // Convention and fill matter only while a mask is applied.
     const bool masked = info.uses_causal ? causal_->isChecked() : info.causal_by_default;
     maskConvention_->setEnabled(info.uses_mask_convention && masked);
@@ -189,6 +214,23 @@ void ExploreParameterPanel::showModuleDefaults() {
     causal_->setChecked(info.causal_by_default);
     maskConvention_->setCurrentIndex(0);
     setFill(info.default_fill);
+    pruneHeads_.clear();
+    rebuildHeadSwitches(info.uses_head_mask ? remainingHeads() : 0);
+}
+
+int ExploreParameterPanel::remainingHeads() const {
+    return std::max(1, heads_->value() - static_cast<int>(pruneHeads_.size()));
+}
+
+void ExploreParameterPanel::rebuildHeadSwitches(int count) {
+    while (headOn_.size() > count) delete headOn_.takeLast();
+    while (headOn_.size() < count) {
+        auto* on = new QCheckBox(tr("head %1").arg(headOn_.size() + 1), headMask_);
+        on->setChecked(true);
+        headMask_->layout()->addWidget(on);
+        connect(on, &QCheckBox::toggled, this, [this] { emitEdited(); });
+        headOn_.append(on);
+    }
 }
 
 const attn::ModuleInfo& ExploreParameterPanel::currentModule() const {
@@ -210,7 +252,8 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
                                       Eigen::Index d_in, const attn::ModuleConfig* resolved) {
     updating_ = true;
     const QSignalBlocker b1(module_), b2(dOut_), b3(heads_), b4(seed_), b5(dropout_), b6(training_),
-        b7(bias_), b8(dIn_), b9(causal_), b10(scale_), b11(maskConvention_), b12(fill_);
+        b7(bias_), b8(dIn_), b9(causal_), b10(scale_), b11(maskConvention_), b12(fill_), b13(dimK_),
+        b14(dimV_);
     const int index = config.module ? module_->findData(static_cast<int>(*config.module)) : -1;
     if (index >= 0) module_->setCurrentIndex(index);
     dIn_->setValue(static_cast<int>(d_in));
@@ -219,9 +262,16 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
         return resolved ? static_cast<int>(fromResolved) : current;
     };
     const attn::ModuleInfo& info = currentModule();
-    // Modules without a d_out of their own output d_model = d_in: show that width.
+    // Modules without a d_out of their own output d_model = d_in (seed 003: dim_v): show that.
     dOut_->setValue(info.uses_d_out
                         ? shown(config.d_out, resolved ? resolved->d_out : 0, dOut_->value())
+                        : static_cast<int>(resolved ? resolved->d_out : d_in));
+    // dim_k and dim_v default to d_in; modules without them show d_in, disabled.
+    dimK_->setValue(info.uses_dim_kv
+                        ? shown(config.dim_k, resolved ? resolved->dim_k : d_in, dimK_->value())
+                        : static_cast<int>(d_in));
+    dimV_->setValue(info.uses_dim_kv
+                        ? shown(config.dim_v, resolved ? resolved->dim_v : d_in, dimV_->value())
                         : static_cast<int>(d_in));
     heads_->setValue(shown(config.num_heads, resolved ? resolved->num_heads : 0, heads_->value()));
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(
@@ -234,6 +284,13 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
     maskConvention_->setCurrentIndex(
         config.mask_convention == attn::MaskConvention::FillWhereOne ? 1 : 0);
     setFill(config.fill_value.value_or(info.default_fill));
+    pruneHeads_ = info.uses_head_mask ? config.prune_heads : std::vector<Eigen::Index>{};
+    rebuildHeadSwitches(info.uses_head_mask ? remainingHeads() : 0);
+    for (int h = 0; h < headOn_.size(); ++h) {
+        const QSignalBlocker block(headOn_[h]);
+        headOn_[h]->setChecked(static_cast<std::size_t>(h) >= config.head_mask.size() ||
+                               config.head_mask[static_cast<std::size_t>(h)] != 0.0f);
+    }
     updateEnabled();
     updating_ = false;
 }
@@ -244,6 +301,8 @@ attn::ModuleConfig ExploreParameterPanel::config() const {
     c.module = info.kind;
     c.seed = static_cast<std::uint64_t>(seed_->value());
     c.d_out = info.uses_d_out ? dOut_->value() : 0;
+    c.dim_k = info.uses_dim_kv ? dimK_->value() : 0;
+    c.dim_v = info.uses_dim_kv ? dimV_->value() : 0;
     c.num_heads = info.uses_num_heads ? heads_->value() : 0;
     c.dropout = info.uses_dropout ? static_cast<float>(dropout_->value()) : 0.0f;
     c.qkv_bias = info.uses_qkv_bias && bias_->isChecked();
@@ -255,6 +314,14 @@ attn::ModuleConfig ExploreParameterPanel::config() const {
         c.mask_convention = attn::MaskConvention::FillWhereOne;
     const float fill = fill_->currentData().toFloat();
     if (info.uses_fill && fill != info.default_fill) c.fill_value = fill;
+    if (info.uses_head_mask) {
+        c.prune_heads = pruneHeads_;
+        // All heads on is the module's own choice: no head_mask at all.
+        bool allOn = true;
+        for (QCheckBox* on : headOn_) allOn = allOn && on->isChecked();
+        if (!allOn)
+            for (QCheckBox* on : headOn_) c.head_mask.push_back(on->isChecked() ? 1.0f : 0.0f);
+    }
     return c;
 }
 

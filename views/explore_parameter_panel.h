@@ -5,7 +5,9 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QWidget>
+#include <vector>
 
 #include "model/runner.h"
 
@@ -41,6 +43,8 @@ public:
     QComboBox* moduleBox() const { return module_; }
     QSpinBox* dOutBox() const { return dOut_; }
     QSpinBox* headsBox() const { return heads_; }
+    QSpinBox* dimKBox() const { return dimK_; }  // seed 003: width of queries and keys
+    QSpinBox* dimVBox() const { return dimV_; }  // seed 003: width of values (the output)
     QSpinBox* dInBox() const { return dIn_; }
     QSpinBox* seedBox() const { return seed_; }
     QDoubleSpinBox* dropoutBox() const { return dropout_; }
@@ -50,6 +54,8 @@ public:
     QCheckBox* scaleBox() const { return scale_; }
     QComboBox* maskConventionBox() const { return maskConvention_; }  // data: MaskConvention
     QComboBox* fillBox() const { return fill_; }                      // data: the fill (float)
+    // GPT-2's head_mask as one switch per (remaining) head: off multiplies its weights by 0.
+    QList<QCheckBox*> headSwitches() const { return headOn_; }
 
 signals:
     // The user changed a module setting.
@@ -64,6 +70,8 @@ private:
     // Shows the module's own causal switch, convention and fill (a newly chosen module).
     void showModuleDefaults();
     void setFill(float fill);
+    void rebuildHeadSwitches(int count);
+    int remainingHeads() const;
     const attn::ModuleInfo& currentModule() const;  // the module chosen in the combo box
     void emitEdited();
     void retranslate();
@@ -73,6 +81,8 @@ private:
     QSpinBox* dIn_ = nullptr;
     QSpinBox* dOut_ = nullptr;
     QSpinBox* heads_ = nullptr;
+    QSpinBox* dimK_ = nullptr;
+    QSpinBox* dimV_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QDoubleSpinBox* dropout_ = nullptr;
     QCheckBox* training_ = nullptr;
@@ -81,7 +91,10 @@ private:
     QCheckBox* scale_ = nullptr;
     QComboBox* maskConvention_ = nullptr;
     QComboBox* fill_ = nullptr;
-    QHash<QString, QLabel*> errorLabels_;  // setting -> label under its control; "" = general
+    QWidget* headMask_ = nullptr;
+    QList<QCheckBox*> headOn_;
+    std::vector<Eigen::Index> pruneHeads_;  // from a file; kept as it is (the CLI sets it)
+    QHash<QString, QLabel*> errorLabels_;   // setting -> label under its control; "" = general
     QHash<QString, QLabel*> captions_;
     QString error_;
     QString errorSetting_;

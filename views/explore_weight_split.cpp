@@ -68,22 +68,38 @@ attn::HeatmapWidget* ExploreWeightSplit::slice(int head) const {
     return head >= 0 && head < sliceCount() ? slices_[static_cast<std::size_t>(head)] : nullptr;
 }
 
+QString ExploreWeightSplit::noteText() const { return note_->text(); }
+
 void ExploreWeightSplit::setData(const WeightSplitData& split) {
     const Eigen::Index heads = split.num_heads;
     const bool sliced =
         split.fused_query.size() > 0 && heads > 1 && split.fused_query.rows() % heads == 0;
     const Eigen::Index hd = sliced ? split.fused_query.rows() / heads : split.fused_query.rows();
+    // Seed 003's multi-head module has no out_proj, and its values may be narrower than its
+    // queries: the concatenated heads are the output.
+    const bool mixed = split.out_proj.size() > 0;
     QString text = split.note;
-    if (sliced)
-        text = tr("W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows "
-                  "h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 "
-                  "independent projections stored side by side. Their context vectors are "
-                  "concatenated back to width %1 before out_proj mixes them.")
-                   .arg(split.fused_query.rows())
-                   .arg(split.fused_query.cols())
-                   .arg(hd)
-                   .arg(heads) +
-               (split.note.isEmpty() ? QString() : QStringLiteral(" ") + split.note);
+    if (sliced) {
+        text = mixed ? tr("W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows "
+                          "h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 "
+                          "independent projections stored side by side. Their context vectors "
+                          "are concatenated back to width %1 before out_proj mixes them.")
+                           .arg(split.fused_query.rows())
+                           .arg(split.fused_query.cols())
+                           .arg(hd)
+                           .arg(heads)
+                     : tr("W_query is one (dim_k = %1, d_in = %2) matrix. Head h takes its rows "
+                          "h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 "
+                          "independent projections stored side by side. Their context vectors, "
+                          "concatenated to width %5, are the output: this module has no "
+                          "out_proj.")
+                           .arg(split.fused_query.rows())
+                           .arg(split.fused_query.cols())
+                           .arg(hd)
+                           .arg(heads)
+                           .arg(split.concat.cols());
+        if (!split.note.isEmpty()) text += QStringLiteral(" ") + split.note;
+    }
     note_->setText(text);
 
     QStringList rowLabels;
@@ -128,8 +144,10 @@ void ExploreWeightSplit::setData(const WeightSplitData& split) {
     concat_->setTitle(tr("heads concatenated (T, H·head_dim)"));
     showMatrix(outProj_, split.out_proj, {}, concatColumns);
     outProj_->setTitle(tr("out_proj.weight"));
+    outProj_->setVisible(mixed);
     showMatrix(output_, split.output, split.tokens);
-    output_->setTitle(tr("context_vecs = concat · out_projᵀ + b"));
+    output_->setTitle(mixed ? tr("context_vecs = concat · out_projᵀ + b")
+                            : tr("context_vecs = concat (no out_proj)"));
 }
 
 }  // namespace views

@@ -38,6 +38,9 @@ public:
     int sliceCount() const { return static_cast<int>(slices_.size()); }
     attn::HeatmapWidget* slice(int head) const;
     attn::HeatmapWidget* concatHeatmap() const { return concat_; }
+    attn::HeatmapWidget* outProjHeatmap() const { return outProj_; }
+    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    QString noteText() const;
 
 private:
     QLabel* note_ = nullptr;

@@ -72,6 +72,42 @@ QJsonArray perHeadJson(const attn::ModuleOutput& output,
     return out;
 }
 
+// attn_weights per head with head_mask applied (before dropout): with a head_mask PyTorch's
+// output_attentions reports the masked weights.
+QJsonArray maskedWeightsJson(const attn::ModuleOutput& output, const std::vector<float>& mask) {
+    QJsonArray out;
+    for (const std::vector<attn::AttentionResult>& heads : output.heads) {
+        QJsonArray perBatch;
+        for (std::size_t h = 0; h < heads.size(); ++h) {
+            const float factor = h < mask.size() ? mask[h] : 1.0f;
+            perBatch.append(jsonMatrix(attn::Matrix(heads[h].weights * factor)));
+        }
+        out.append(perBatch);
+    }
+    return out;
+}
+
+// "1,0.5" -> its comma-separated items, trimmed; fails on an empty list or an empty item.
+QStringList listOption(const QCommandLineParser& parser, const QString& name,
+                       const QString& example) {
+    const QString v = parser.value(name);
+    const QStringList items = v.split(QLatin1Char(','));
+    if (v.trimmed().isEmpty()) {
+        cliFail(QStringLiteral("--%1 is empty: give a comma-separated list, e.g. --%1 %2")
+                    .arg(name, example));
+    }
+    QStringList out;
+    for (const QString& item : items) {
+        if (item.trimmed().isEmpty()) {
+            cliFail(QStringLiteral("--%1 \"%2\" has an empty item: give a comma-separated "
+                                   "list without gaps, e.g. --%1 %3")
+                        .arg(name, v, example));
+        }
+        out << item.trimmed();
+    }
+    return out;
+}
+
 double peakResidentMegabytes() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -119,6 +155,17 @@ void addComputeOptions(QCommandLineParser& parser) {
              .arg(namesWhere([](const attn::ModuleInfo& i) { return i.uses_dim_kv; },
                              QStringLiteral(" and "))),
          QStringLiteral("N")},
+        {QStringLiteral("head-mask"),
+         QStringLiteral("Factors in [0, 1] multiplying each head's attention weights after "
+                        "dropout, one per head left after --prune-heads, e.g. 1,0.5 (%1, seed "
+                        "001's head_mask).")
+             .arg(namesWhere([](const attn::ModuleInfo& i) { return i.uses_head_mask; })),
+         QStringLiteral("LIST")},
+        {QStringLiteral("prune-heads"),
+         QStringLiteral("Heads to remove before running, numbered 0..num_heads-1, e.g. 0,2 (%1, "
+                        "seed 001's prune_heads; the weights shrink to the remaining heads).")
+             .arg(namesWhere([](const attn::ModuleInfo& i) { return i.uses_head_mask; })),
+         QStringLiteral("LIST")},
         {QStringLiteral("dropout"),
          QStringLiteral(
              "Dropout p in [0, 1] on the attention weights (default 0); > 0 means training mode."),
@@ -215,6 +262,34 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
     config.dim_k = integerOption(parser, QStringLiteral("dim-k"), config.dim_k, 1, attn::kMaxWidth);
     config.dim_v = integerOption(parser, QStringLiteral("dim-v"), config.dim_v, 1, attn::kMaxWidth);
+    if (parser.isSet(QStringLiteral("head-mask"))) {
+        config.head_mask.clear();
+        for (const QString& item :
+             listOption(parser, QStringLiteral("head-mask"), QStringLiteral("1,0.5"))) {
+            bool ok = false;
+            const float f = item.toFloat(&ok);
+            if (!ok || !std::isfinite(f)) {
+                cliFail(QStringLiteral("--head-mask: \"%1\" is not a number: give one factor in "
+                                       "[0, 1] per head, e.g. --head-mask 1,0.5")
+                            .arg(item));
+            }
+            config.head_mask.push_back(f);
+        }
+    }
+    if (parser.isSet(QStringLiteral("prune-heads"))) {
+        config.prune_heads.clear();
+        for (const QString& item :
+             listOption(parser, QStringLiteral("prune-heads"), QStringLiteral("0,2"))) {
+            bool ok = false;
+            const qint64 h = item.toLongLong(&ok);
+            if (!ok || h < 0 || h >= attn::kMaxWidth) {
+                cliFail(QStringLiteral("--prune-heads: \"%1\" is not a head number: give heads "
+                                       "0, 1, ... separated by commas, e.g. --prune-heads 0,2")
+                            .arg(item));
+            }
+            config.prune_heads.push_back(static_cast<Eigen::Index>(h));
+        }
+    }
     config.batch = integerOption(parser, QStringLiteral("batch"), config.batch, 1, attn::kMaxBatch);
     config.context_length = integerOption(parser, QStringLiteral("context-length"),
                                           config.context_length, 1, qint64{1} << 20);
@@ -327,7 +402,9 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     }
     json.emplace_back(QStringLiteral("context_vecs"), batchJson(out.context_vecs));
     json.emplace_back(QStringLiteral("attn_weights"),
-                      perHeadJson(out, &attn::AttentionResult::weights));
+                      result.config.head_mask.empty()
+                          ? perHeadJson(out, &attn::AttentionResult::weights)
+                          : maskedWeightsJson(out, result.config.head_mask));
     if (result.training) {
         json.emplace_back(QStringLiteral("attn_weights_after_dropout"),
                           perHeadJson(out, &attn::AttentionResult::dropped));

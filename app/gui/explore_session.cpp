@@ -40,7 +40,7 @@ bool sameWeights(const std::vector<attn::NamedMatrix>& a, const std::vector<attn
 bool drawsNewWeights(const attn::ModuleConfig& a, const attn::ModuleConfig& b) {
     return a.module != b.module || a.seed != b.seed || a.d_out != b.d_out ||
            a.num_heads != b.num_heads || a.qkv_bias != b.qkv_bias || a.dim_k != b.dim_k ||
-           a.dim_v != b.dim_v;
+           a.dim_v != b.dim_v || a.prune_heads != b.prune_heads;
 }
 
 struct RunOutcome {
@@ -91,6 +91,7 @@ bool operator==(const ExploreState& a, const ExploreState& b) {
            x.batch == y.batch && x.context_length == y.context_length && x.dropout == y.dropout &&
            x.qkv_bias == y.qkv_bias && x.causal == y.causal && x.scale == y.scale &&
            x.mask_convention == y.mask_convention && x.fill_value == y.fill_value &&
+           x.head_mask == y.head_mask && x.prune_heads == y.prune_heads &&
            sameWeights(x.weights, y.weights) && a.training == b.training &&
            a.description == b.description;
 }

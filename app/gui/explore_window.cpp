@@ -515,14 +515,16 @@ void ExploreWindow::updateWeightSplit() {
     if (!r) return;
     const ExploreState& from = session_->resultState();
     views::WeightSplitData split;
-    split.num_heads = r->config.num_heads;
+    // The heads that remain: GPT-2's pruned heads have left the fused projection.
+    const attn::FusedProjections fused = attn::fused_projections(*r);
+    split.num_heads =
+        fused.head_dim > 0 ? fused.query.cols() / fused.head_dim : r->config.num_heads;
     split.tokens = labelsOf(from.inputs);
     split.output = r->output.context_vecs[0];
     if (!r->output.concat.empty()) split.concat = r->output.concat[0];
     const attn::ModuleKind module = *r->config.module;
     // The model reads every module's own parameter layout as x · W; the view shows nn.Linear's
     // (out, in), one head per block of rows.
-    const attn::FusedProjections fused = attn::fused_projections(*r);
     split.fused_query = fused.query.transpose();
     split.out_proj = fused.out_proj.transpose();
     if (module == attn::ModuleKind::Gpt2Attention) {

@@ -388,7 +388,7 @@ private:
         checkKeys(object, at,
                   {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout",
                    "qkv_bias", "training", "causal", "scale", "mask_convention", "fill", "dim_k",
-                   "dim_v"},
+                   "dim_v", "head_mask", "prune_heads"},
                   QStringLiteral("\"config\""));
         attn::ModuleConfig config;
         for (auto it = object.begin(); it != object.end(); ++it) {
@@ -418,6 +418,33 @@ private:
                 const Eigen::Index width =
                     integer(v, vAt, key, 0, attn::kMaxWidth, QStringLiteral("0 = d_in"));
                 (key == QLatin1String("dim_k") ? config.dim_k : config.dim_v) = width;
+            } else if (key == QLatin1String("head_mask")) {
+                // Ranges and the count per head are the model's checks (resolve_config).
+                if (!v.isArray()) {
+                    fail(vAt, QStringLiteral("config \"head_mask\" is %1, not a list of factors "
+                                             "such as [1, 0.5]")
+                                  .arg(describe(v)));
+                }
+                const QJsonArray array = v.toArray();
+                config.head_mask.clear();
+                for (qsizetype i = 0; i < array.size(); ++i) {
+                    config.head_mask.push_back(
+                        number(array.at(i), child(vAt, i),
+                               QStringLiteral("config \"head_mask\", value %1").arg(i + 1)));
+                }
+            } else if (key == QLatin1String("prune_heads")) {
+                if (!v.isArray()) {
+                    fail(vAt, QStringLiteral("config \"prune_heads\" is %1, not a list of head "
+                                             "numbers such as [0, 2]")
+                                  .arg(describe(v)));
+                }
+                const QJsonArray array = v.toArray();
+                config.prune_heads.clear();
+                for (qsizetype i = 0; i < array.size(); ++i) {
+                    config.prune_heads.push_back(integer(array.at(i), child(vAt, i), key, 0,
+                                                         attn::kMaxWidth - 1,
+                                                         QStringLiteral("a head number")));
+                }
             } else if (key == QLatin1String("batch")) {
                 config.batch = integer(v, vAt, key, 1, attn::kMaxBatch,
                                        QStringLiteral("copies of the sequence"));

@@ -28,6 +28,21 @@ QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     if (config.dim_v != 0) {
         o.insert(QStringLiteral("dim_v"), static_cast<double>(config.dim_v));
     }
+    // Seed 001's head_mask and prune_heads only where they are set, likewise.
+    if (!config.head_mask.empty()) {
+        QJsonArray mask;
+        for (float f : config.head_mask) {
+            mask.append(jsonNumber(f));
+        }
+        o.insert(QStringLiteral("head_mask"), mask);
+    }
+    if (!config.prune_heads.empty()) {
+        QJsonArray heads;
+        for (Eigen::Index h : config.prune_heads) {
+            heads.append(static_cast<double>(h));
+        }
+        o.insert(QStringLiteral("prune_heads"), heads);
+    }
     // Explore mode's switches only when they differ from the module's own, so existing output is
     // unchanged.
     if (config.causal.has_value() &&

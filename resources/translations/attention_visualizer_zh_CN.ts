@@ -1,1485 +1,1517 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
-    <context>
-        <name>ExploreSession</name>
-        <message>
-            <source>not enough memory for this run: use fewer tokens or heads</source>
-            <translation>内存不足，无法完成此次运行：请减少词元或头的数量</translation>
-        </message>
-        <message>
-            <source>Rename token %1</source>
-            <translation>重命名词元 %1</translation>
-        </message>
-        <message>
-            <source>Edit embedding (%1, %2)</source>
-            <translation>编辑嵌入 (%1, %2)</translation>
-        </message>
-        <message>
-            <source>new</source>
-            <translation>新</translation>
-        </message>
-        <message>
-            <source>Add token</source>
-            <translation>添加词元</translation>
-        </message>
-        <message>
-            <source>Remove token %1</source>
-            <translation>删除词元 %1</translation>
-        </message>
-        <message>
-            <source>Move token %1 to %2</source>
-            <translation>将词元 %1 移到 %2</translation>
-        </message>
-        <message>
-            <source>Random embeddings (seed %1)</source>
-            <translation>随机嵌入（seed %1）</translation>
-        </message>
-        <message>
-            <source>the pasted matrix has %1 rows; explore mode takes at most %2 tokens</source>
-            <translation>粘贴的矩阵有 %1 行；探索模式最多接受 %2 个词元</translation>
-        </message>
-        <message>
-            <source>Paste %1 × %2 matrix</source>
-            <translation>粘贴 %1 × %2 矩阵</translation>
-        </message>
-        <message>
-            <source>Set d_in = %1</source>
-            <translation>设置 d_in = %1</translation>
-        </message>
-        <message>
-            <source>Change settings</source>
-            <translation>更改设置</translation>
-        </message>
-        <message>
-            <source>Edit %1 (%2, %3)</source>
-            <translation>编辑 %1 (%2, %3)</translation>
-        </message>
-        <message>
-            <source>Reset weights to the seed's</source>
-            <translation>将权重重置为 seed 生成的值</translation>
-        </message>
-    </context>
-    <context>
-        <name>ExploreWindow</name>
-        <message>
-            <source>Not computed: %1 — the views show the last valid result.</source>
-            <translation>未计算：%1 — 视图显示的是上一次有效的结果。</translation>
-        </message>
-        <message>
-            <source>Computing %1 tokens in the background…</source>
-            <translation>正在后台计算 %1 个词元…</translation>
-        </message>
-        <message>
-            <source>Add</source>
-            <translation>添加</translation>
-        </message>
-        <message>
-            <source>Insert a token after the current one</source>
-            <translation>在当前词元之后插入一个词元</translation>
-        </message>
-        <message>
-            <source>Drag a row number to move its token</source>
-            <translation>拖动行号即可移动该词元</translation>
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation>删除</translation>
-        </message>
-        <message>
-            <source>Up</source>
-            <translation>上移</translation>
-        </message>
-        <message>
-            <source>Down</source>
-            <translation>下移</translation>
-        </message>
-        <message>
-            <source>Random fill, seed</source>
-            <translation>随机填充，seed</translation>
-        </message>
-        <message>
-            <source>Embeddings = torch.rand(T, d_in) after torch.manual_seed(seed)</source>
-            <translation>嵌入 = torch.manual_seed(seed) 之后的 torch.rand(T, d_in)</translation>
-        </message>
-        <message>
-            <source>Paste matrix</source>
-            <translation>粘贴矩阵</translation>
-        </message>
-        <message>
-            <source>Replace the embeddings by a matrix copied from a spreadsheet or a printed tensor</source>
-            <translation>用从电子表格或打印出的张量中复制的矩阵替换嵌入</translation>
-        </message>
-        <message>
-            <source>Reset to the tutorial example</source>
-            <translation>重置为教程示例</translation>
-        </message>
-        <message>
-            <source>tutorial example</source>
-            <translation>教程示例</translation>
-        </message>
-        <message>
-            <source>Explore attention — %1</source>
-            <translation>探索注意力 — %1</translation>
-        </message>
-        <message>
-            <source>Tokens</source>
-            <translation>词元数</translation>
-        </message>
-        <message>
-            <source>Source (cross-attention)</source>
-            <translation>源序列（交叉注意力）</translation>
-        </message>
-        <message>
-            <source>Heads</source>
-            <translation>头数</translation>
-        </message>
-        <message>
-            <source>Output</source>
-            <translation>输出</translation>
-        </message>
-        <message>
-            <source>Weights</source>
-            <translation>权重</translation>
-        </message>
-        <message>
-            <source>KV cache</source>
-            <translation>KV 缓存</translation>
-        </message>
-        <message>
-            <source>Lines</source>
-            <translation>连线</translation>
-        </message>
-        <message>
-            <source>Weight split</source>
-            <translation>权重切分</translation>
-        </message>
-        <message>
-            <source>Cross-attention</source>
-            <translation>交叉注意力</translation>
-        </message>
-        <message>
-            <source>head </source>
-            <translation>头 </translation>
-        </message>
-        <message>
-            <source>context_vecs (the module's output)</source>
-            <translation>context_vecs（模块的输出）</translation>
-        </message>
-        <message>
-            <source>tokens</source>
-            <translation>词元</translation>
-        </message>
-        <message>
-            <source>output features</source>
-            <translation>输出特征</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>&amp;File</source>
-            <translation>文件(&amp;F)</translation>
-        </message>
-        <message>
-            <source>&amp;Open example…</source>
-            <translation>打开示例文件(&amp;O)…</translation>
-        </message>
-        <message>
-            <source>Open &amp;recent</source>
-            <translation>最近打开(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Save</source>
-            <translation>保存(&amp;S)</translation>
-        </message>
-        <message>
-            <source>Save &amp;as…</source>
-            <translation>另存为(&amp;A)…</translation>
-        </message>
-        <message>
-            <source>&amp;Close explore mode</source>
-            <translation>关闭探索模式(&amp;C)</translation>
-        </message>
-        <message>
-            <source>&amp;Edit</source>
-            <translation>编辑(&amp;E)</translation>
-        </message>
-        <message>
-            <source>Cannot paste: %1</source>
-            <translation>无法粘贴：%1</translation>
-        </message>
-        <message>
-            <source>the clipboard is empty</source>
-            <translation>剪贴板为空</translation>
-        </message>
-        <message>
-            <source>%1 was not opened: %2</source>
-            <translation>未打开 %1：%2</translation>
-        </message>
-        <message>
-            <source>Open example</source>
-            <translation>打开示例文件</translation>
-        </message>
-        <message>
-            <source>Attention examples (*.json);;All files (*)</source>
-            <translation>注意力示例文件 (*.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Save example</source>
-            <translation>保存示例文件</translation>
-        </message>
-        <message>
-            <source>Attention examples (*.json)</source>
-            <translation>注意力示例文件 (*.json)</translation>
-        </message>
-        <message>
-            <source>(none)</source>
-            <translation>（无）</translation>
-        </message>
-        <message>
-            <source>The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 heads drawn from seed %3 (the KV cache belongs to decoder modules).</source>
-            <translation>此处显示的缓存属于一个 MultiHeadAttention，其 d_out = d_in = %1，有 %2 个头，由 seed %3 生成（KV 缓存属于解码器模块）。</translation>
-        </message>
-        <message>
-            <source> Only the first %1 tokens are stepped through.</source>
-            <translation> 只逐步演示前 %1 个词元。</translation>
-        </message>
-        <message>
-            <source>GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its first d_model columns are W_query, shown transposed.</source>
-            <translation>GPT-2 将查询、键和值融合到一个 c_attn 中（Conv1D，x · W）：其前 d_model 列就是 W_query，此处以转置形式显示。</translation>
-        </message>
-        <message>
-            <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads' outputs are concatenated and there is no out_proj.</source>
-            <translation>MultiHeadAttentionWrapper 为每个头保留一个 W_query（heads.h.W_query）：没有任何切分；各个头的输出被拼接起来，并且没有 out_proj。</translation>
-        </message>
-        <message>
-            <source>%1 has a single head: there is nothing to split. Choose multi-head-attention to see the split.</source>
-            <translation>%1 只有一个头：没有什么可切分的。请选择 multi-head-attention 来查看权重切分。</translation>
-        </message>
-        <message>
-            <source>Choose the module cross-attention: the tokens ask the queries, the source sequence (its own tab on the left) gives keys and values, e.g. a sentence and its translation.</source>
-            <translation>请选择模块 cross-attention：词元提出查询，源序列（左侧有它自己的选项卡）提供键和值，例如一个句子及其译文。</translation>
-        </message>
-        <message>
-            <source>%1 target tokens attend over %2 source tokens: the weight matrix is %1 × %2, not square, and there is no causal mask. Edit both sequences on the left.</source>
-            <translation>%1 个目标词元关注 %2 个源词元：权重矩阵为 %1 × %2，不是方阵，并且没有因果掩码。请在左侧编辑这两个序列。</translation>
-        </message>
-        <message>
-            <source>attn_weights, head %1</source>
-            <translation>attn_weights，头 %1</translation>
-        </message>
-        <message>
-            <source>target (queries)</source>
-            <translation>目标（查询）</translation>
-        </message>
-        <message>
-            <source>source (keys)</source>
-            <translation>源（键）</translation>
-        </message>
-        <message>
-            <source>%1 — showing the tutorial's example instead.</source>
-            <translation>%1 — 改为显示教程的示例。</translation>
-        </message>
-    </context>
-    <context>
-        <name>ExportActions</name>
-        <message>
-            <source>&amp;Export</source>
-            <translation>导出(&amp;E)</translation>
-        </message>
-        <message>
-            <source>Export &amp;heatmap…</source>
-            <translation>导出热力图(&amp;H)…</translation>
-        </message>
-        <message>
-            <source>Export all heatmaps of this &amp;step…</source>
-            <translation>导出此步骤的所有热力图(&amp;S)…</translation>
-        </message>
-        <message>
-            <source>Export the &amp;whole walkthrough…</source>
-            <translation>导出整个演练过程(&amp;W)…</translation>
-        </message>
-        <message>
-            <source>&amp;Copy figure</source>
-            <translation>复制图形(&amp;C)</translation>
-        </message>
-        <message>
-            <source>Export matrix as &amp;CSV…</source>
-            <translation>将矩阵导出为 CSV(&amp;C)…</translation>
-        </message>
-        <message>
-            <source>There is no heatmap to export on this page.</source>
-            <translation>此页面上没有可导出的热力图。</translation>
-        </message>
-        <message>
-            <source>There is no step to export.</source>
-            <translation>没有可导出的步骤。</translation>
-        </message>
-        <message>
-            <source>Copied the figure “%1” to the clipboard</source>
-            <translation>已将图形“%1”复制到剪贴板</translation>
-        </message>
-        <message>
-            <source>%1 already exists. Replace it?</source>
-            <translation>%1 已存在。要替换它吗？</translation>
-        </message>
-        <message>
-            <source>%1 of the files already exist, for example %2. Replace them?</source>
-            <translation>已有 %1 个文件存在，例如 %2。要替换它们吗？</translation>
-        </message>
-        <message>
-            <source>Replace existing files?</source>
-            <translation>替换已有文件？</translation>
-        </message>
-        <message>
-            <source>Export failed</source>
-            <translation>导出失败</translation>
-        </message>
-        <message>
-            <source>Saved %1</source>
-            <translation>已保存 %1</translation>
-        </message>
-        <message>
-            <source>Export matrix as CSV</source>
-            <translation>将矩阵导出为 CSV</translation>
-        </message>
-        <message>
-            <source>CSV files (*.csv)</source>
-            <translation>CSV 文件 (*.csv)</translation>
-        </message>
-        <message>
-            <source>Figures saved: %1, in %2</source>
-            <translation>图形已保存：%1，位于 %2</translation>
-        </message>
-    </context>
-    <context>
-        <name>ExportDialog</name>
-        <message>
-            <source>Export heatmap</source>
-            <translation>导出热力图</translation>
-        </message>
-        <message>
-            <source>Export all heatmaps of this step</source>
-            <translation>导出此步骤的所有热力图</translation>
-        </message>
-        <message>
-            <source>Export the whole walkthrough</source>
-            <translation>导出整个演练过程</translation>
-        </message>
-        <message>
-            <source>PNG image</source>
-            <translation>PNG 图像</translation>
-        </message>
-        <message>
-            <source>SVG vector figure</source>
-            <translation>SVG 矢量图</translation>
-        </message>
-        <message>
-            <source>PDF vector figure</source>
-            <translation>PDF 矢量图</translation>
-        </message>
-        <message>
-            <source>CSV numbers (the matrix)</source>
-            <translation>CSV 数值（矩阵）</translation>
-        </message>
-        <message>
-            <source>&amp;Format:</source>
-            <translation>格式(&amp;F)：</translation>
-        </message>
-        <message>
-            <source>Fit to the matrix</source>
-            <translation>适应矩阵大小</translation>
-        </message>
-        <message>
-            <source>Fit to each matrix</source>
-            <translation>适应每个矩阵的大小</translation>
-        </message>
-        <message>
-            <source> px</source>
-            <translation> px</translation>
-        </message>
-        <message>
-            <source>&amp;Size:</source>
-            <translation>尺寸(&amp;S)：</translation>
-        </message>
-        <message>
-            <source>S&amp;cale:</source>
-            <translation>缩放(&amp;C)：</translation>
-        </message>
-        <message>
-            <source>&amp;Title above the matrix</source>
-            <translation>在矩阵上方显示标题(&amp;T)</translation>
-        </message>
-        <message>
-            <source>&amp;Numbers in the cells</source>
-            <translation>在单元格中显示数值(&amp;N)</translation>
-        </message>
-        <message>
-            <source>As on screen</source>
-            <translation>与屏幕显示一致</translation>
-        </message>
-        <message>
-            <source>Colour &amp;map:</source>
-            <translation>颜色映射(&amp;M)：</translation>
-        </message>
-        <message>
-            <source>White</source>
-            <translation>白色</translation>
-        </message>
-        <message>
-            <source>Transparent</source>
-            <translation>透明</translation>
-        </message>
-        <message>
-            <source>&amp;Background:</source>
-            <translation>背景(&amp;B)：</translation>
-        </message>
-        <message>
-            <source>B&amp;rowse…</source>
-            <translation>浏览(&amp;R)…</translation>
-        </message>
-        <message>
-            <source>F&amp;ile:</source>
-            <translation>文件(&amp;I)：</translation>
-        </message>
-        <message>
-            <source>F&amp;older:</source>
-            <translation>文件夹(&amp;O)：</translation>
-        </message>
-        <message>
-            <source>The figure is drawn as on screen: colours, labels, masked cells and highlights.</source>
-            <translation>图形按屏幕上的样子绘制：颜色、标签、被掩码的单元格和高亮。</translation>
-        </message>
-        <message>
-            <source>One file per heatmap, named step-NN-&lt;matrix&gt;, e.g. step-11-causal-weights.png.</source>
-            <translation>每个热力图一个文件，命名为 step-NN-&lt;matrix&gt;，例如 step-11-causal-weights.png。</translation>
-        </message>
-        <message>
-            <source>&amp;Export</source>
-            <translation>导出(&amp;E)</translation>
-        </message>
-        <message>
-            <source>%1 files (*.%2)</source>
-            <translation>%1 文件 (*.%2)</translation>
-        </message>
-        <message>
-            <source>%1 × %2 pixels</source>
-            <translation>%1 × %2 像素</translation>
-        </message>
-    </context>
-    <context>
-        <name>FigureExport</name>
-        <message>
-            <source>Could not save %1 to %2: %3</source>
-            <translation>无法将 %1 保存到 %2：%3</translation>
-        </message>
-        <message>
-            <source>There is no matrix “%1” on this page.</source>
-            <translation>此页面上没有矩阵“%1”。</translation>
-        </message>
-        <message>
-            <source>%1 already exists and was left as it is: choose another name or folder, or allow replacing existing files.</source>
-            <translation>%1 已存在，保持原样未动：请选择其他名称或文件夹，或允许替换已有文件。</translation>
-        </message>
-        <message>
-            <source>%1 is a folder: give a file name.</source>
-            <translation>%1 是一个文件夹：请给出文件名。</translation>
-        </message>
-        <message>
-            <source>Could not save to %1: the folder %2 does not exist.</source>
-            <translation>无法保存到 %1：文件夹 %2 不存在。</translation>
-        </message>
-        <message>
-            <source>%1 is a file, not a folder: choose a folder for the figures.</source>
-            <translation>%1 是一个文件，而不是文件夹：请为图形选择一个文件夹。</translation>
-        </message>
-        <message>
-            <source>Could not create the folder %1: check that its parent exists and is writable, or choose another folder.</source>
-            <translation>无法创建文件夹 %1：请检查其上级文件夹是否存在且可写，或选择其他文件夹。</translation>
-        </message>
-        <message>
-            <source>%1 already exists (%2 of the %3 files): nothing was written. Choose another folder, or allow replacing existing files.</source>
-            <translation>%1 已存在（%3 个文件中的第 %2 个）：未写入任何内容。请选择其他文件夹，或允许替换已有文件。</translation>
-        </message>
-        <message>
-            <source>The figures written before it were removed again.</source>
-            <translation>在它之前写入的图形已被再次删除。</translation>
-        </message>
-    </context>
-    <context>
-        <name>GuiOptions</name>
-        <message>
-            <source>Learn how transformer attention works, step by step, on the tutorial's six-token example.</source>
-            <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
-        </message>
-        <message>
-            <source>Open on step &lt;N&gt; (1-16).</source>
-            <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
-        </message>
-        <message>
-            <source>Language: en or zh_CN (default: the system's).</source>
-            <translation>语言：en 或 zh_CN（默认跟随系统）。</translation>
-        </message>
-        <message>
-            <source>Walk through the tokens of a JSON example &lt;FILE&gt;.</source>
-            <translation>使用 JSON 示例文件 &lt;FILE&gt; 中的词元进行讲解。</translation>
-        </message>
-        <message>
-            <source>unexpected argument '%1': the options are listed by --help</source>
-            <translation>无法识别的参数 '%1'：可用选项见 --help</translation>
-        </message>
-        <message>
-            <source>--step '%1' is not a step number: give a whole number from 1 to 16</source>
-            <translation>--step '%1' 不是步骤编号：请给出 1 到 16 之间的整数</translation>
-        </message>
-        <message>
-            <source>--lang '%1' is not available: choose en or zh_CN</source>
-            <translation>--lang '%1' 不可用：请选择 en 或 zh_CN</translation>
-        </message>
-        <message>
-            <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
-            <translation>以演示模式启动：全屏、大号文字和热力图、不显示步骤列表（按 F11 或 Escape 退出）。</translation>
-        </message>
-    </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Language</source>
-            <translation>语言</translation>
-        </message>
-        <message>
-            <source>The Chinese translation is missing from this build.</source>
-            <translation>此版本缺少中文翻译。</translation>
-        </message>
-        <message>
-            <source>About Attention Visualizer</source>
-            <translation>关于 Attention Visualizer</translation>
-        </message>
-        <message>
-            <source>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;Learn how transformer attention works, step by step: every matrix of the tutorial “Your journey starts with one step”, computed live.&lt;/p&gt;&lt;p&gt;Keys: ←/→ or PageUp/PageDown for the previous and next step, Home/End for the first and last. Point at a cell to see how it is computed.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;一步一步学习 Transformer 注意力机制：教程“Your journey starts with one step”中的每个矩阵都是实时计算的。&lt;/p&gt;&lt;p&gt;按键：←/→ 或 PageUp/PageDown 切换上一步和下一步，Home/End 跳到第一步和最后一步。把鼠标指向单元格即可查看它的计算过程。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Step %1 of %2</source>
-            <translation>第 %1 步，共 %2 步</translation>
-        </message>
-        <message>
-            <source>%1. %2</source>
-            <translation>%1. %2</translation>
-        </message>
-        <message>
-            <source>Attention Visualizer</source>
-            <translation>注意力可视化 Attention Visualizer</translation>
-        </message>
-        <message>
-            <source>&amp;File</source>
-            <translation>文件(&amp;F)</translation>
-        </message>
-        <message>
-            <source>&amp;Quit</source>
-            <translation>退出(&amp;Q)</translation>
-        </message>
-        <message>
-            <source>&amp;View</source>
-            <translation>视图(&amp;V)</translation>
-        </message>
-        <message>
-            <source>Show &amp;numbers as tables</source>
-            <translation>以表格显示数值(&amp;N)</translation>
-        </message>
-        <message>
-            <source>Zoom &amp;in</source>
-            <translation>放大(&amp;I)</translation>
-        </message>
-        <message>
-            <source>Zoom &amp;out</source>
-            <translation>缩小(&amp;O)</translation>
-        </message>
-        <message>
-            <source>&amp;Actual size</source>
-            <translation>实际大小(&amp;A)</translation>
-        </message>
-        <message>
-            <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
-        </message>
-        <message>
-            <source>&amp;Help</source>
-            <translation>帮助(&amp;H)</translation>
-        </message>
-        <message>
-            <source>&amp;About Attention Visualizer</source>
-            <translation>关于 Attention Visualizer(&amp;A)</translation>
-        </message>
-        <message>
-            <source>&amp;Steps</source>
-            <translation>步骤(&amp;S)</translation>
-        </message>
-        <message>
-            <source>◀ &amp;Previous</source>
-            <translation>◀ 上一步(&amp;P)</translation>
-        </message>
-        <message>
-            <source>&amp;Next ▶</source>
-            <translation>下一步(&amp;N) ▶</translation>
-        </message>
-        <message>
-            <source>Previous step (← or PageUp)</source>
-            <translation>上一步（← 或 PageUp）</translation>
-        </message>
-        <message>
-            <source>Next step (→ or PageDown)</source>
-            <translation>下一步（→ 或 PageDown）</translation>
-        </message>
-        <message>
-            <source>&amp;Explore</source>
-            <translation>探索(&amp;E)</translation>
-        </message>
-    </context>
-    <context>
-        <name>PresentationMode</name>
-        <message>
-            <source>&amp;Presentation mode</source>
-            <translation>演示模式(&amp;P)</translation>
-        </message>
-        <message>
-            <source>&amp;Reveal values row by row</source>
-            <translation>逐行显示数值(&amp;R)</translation>
-        </message>
-        <message>
-            <source>Space or ↓ shows the next row of the computed matrices, ↑ hides it again</source>
-            <translation>空格或 ↓ 显示计算矩阵的下一行，↑ 将其再次隐藏</translation>
-        </message>
-        <message>
-            <source>&amp;Theme</source>
-            <translation>主题(&amp;T)</translation>
-        </message>
-        <message>
-            <source>&amp;System</source>
-            <translation>跟随系统(&amp;S)</translation>
-        </message>
-        <message>
-            <source>&amp;Light</source>
-            <translation>浅色(&amp;L)</translation>
-        </message>
-        <message>
-            <source>&amp;Dark</source>
-            <translation>深色(&amp;D)</translation>
-        </message>
-    </context>
-    <context>
-        <name>StepText</name>
-        <message>
-            <source>Input embeddings</source>
-            <translation>输入嵌入</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Each token of the sentence &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; is a vector of three numbers, its &lt;b&gt;embedding&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;.&lt;/p&gt;&lt;p&gt;Self-attention computes, for every token, a &lt;b&gt;context vector&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt; that mixes information from all tokens. We follow the second token, &lt;i&gt;journey&lt;/i&gt;, x&lt;sup&gt;(2)&lt;/sup&gt;, as the tutorial does.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;句子 &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; 中的每个词元都是一个由三个数构成的向量，即它的&lt;b&gt;嵌入&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;。&lt;/p&gt;&lt;p&gt;自注意力为每个词元计算一个&lt;b&gt;上下文向量&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt;，它融合了所有词元的信息。和教程一样，我们以第二个词元 &lt;i&gt;journey&lt;/i&gt;（x&lt;sup&gt;(2)&lt;/sup&gt;）为例。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Attention scores for “journey”</source>
-            <translation>“journey”的注意力分数</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; is x&lt;sup&gt;(2)&lt;/sup&gt;. Its attention score with every token is a dot product:&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The larger the dot product, the more the two vectors point the same way: &lt;i&gt;journey&lt;/i&gt; scores highest with itself and with &lt;i&gt;starts&lt;/i&gt;.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;（query）是 x&lt;sup&gt;(2)&lt;/sup&gt;。它与每个词元的注意力分数是一个点积：&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;点积越大，两个向量的方向越接近：&lt;i&gt;journey&lt;/i&gt; 与自身以及与 &lt;i&gt;starts&lt;/i&gt; 的分数最高。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Attention weights: normalising the scores</source>
-            <translation>注意力权重：对分数进行归一化</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Scores become &lt;b&gt;weights&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt; that are positive and sum to 1. Dividing by the sum works here but fails for negative scores. &lt;b&gt;Softmax&lt;/b&gt; always gives positive weights:&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;Computed naively, exp() overflows a float for scores above about 88. The last three rows multiply the scores by 100: the naive softmax returns NaN, while the stable softmax subtracts the row maximum first and gets the right answer.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;分数被转换为&lt;b&gt;权重&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt;：全为正且总和为 1。直接除以总和在这里可行，但遇到负分数就会出错。&lt;b&gt;softmax&lt;/b&gt; 总能给出正的权重：&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;如果朴素地计算，分数超过约 88 时 exp() 会使 float 溢出。最后三行把分数乘以 100：朴素 softmax 得到 NaN，而稳定的 softmax 先减去每行的最大值，结果正确。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>The context vector z⁽²⁾</source>
-            <translation>上下文向量 z⁽²⁾</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;The context vector of &lt;i&gt;journey&lt;/i&gt; is the sum of all embeddings, each weighted by its attention weight:&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;Tokens with larger weights contribute more.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;&lt;i&gt;journey&lt;/i&gt; 的上下文向量是所有嵌入按注意力权重加权后的和：&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;权重越大的词元贡献越多。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>All tokens at once</source>
-            <translation>一次计算所有词元</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;In matrix form every token is a query at the same time:&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6), &amp;nbsp; A = softmax(Ω) row by row, &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;Row 2 repeats what the last three steps computed for &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;写成矩阵形式，每个词元同时都是查询：&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6)， &amp;nbsp; A = 逐行 softmax(Ω)， &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;第 2 行就是前三步为 &lt;i&gt;journey&lt;/i&gt; 计算的结果。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Trainable weights W_q, W_k, W_v</source>
-            <translation>可训练权重 W_q、W_k、W_v</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Self-attention in a transformer &lt;b&gt;learns&lt;/b&gt; three matrices, each d_in × d_out = 3 × 2: W&lt;sub&gt;q&lt;/sub&gt; for queries, W&lt;sub&gt;k&lt;/sub&gt; for keys and W&lt;sub&gt;v&lt;/sub&gt; for values.&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; and &lt;code&gt;torch.rand&lt;/code&gt; give the tutorial's exact numbers; training would change them.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;Transformer 中的自注意力会&lt;b&gt;学习&lt;/b&gt;三个矩阵，大小均为 d_in × d_out = 3 × 2：W&lt;sub&gt;q&lt;/sub&gt; 用于查询，W&lt;sub&gt;k&lt;/sub&gt; 用于键，W&lt;sub&gt;v&lt;/sub&gt; 用于值。&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; 和 &lt;code&gt;torch.rand&lt;/code&gt; 给出与教程完全相同的数值；训练会改变它们。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Queries, keys and values</source>
-            <translation>查询、键和值</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Every token is projected three times:&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;, &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;, &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; asks, the &lt;b&gt;keys&lt;/b&gt; are matched against it, and the &lt;b&gt;values&lt;/b&gt; are what gets mixed. The highlighted row is q&lt;sup&gt;(2)&lt;/sup&gt; of &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;每个词元被投影三次：&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;， &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;， &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;负责提问，&lt;b&gt;键&lt;/b&gt;与查询进行匹配，&lt;b&gt;值&lt;/b&gt;是被加权混合的内容。高亮的一行是 &lt;i&gt;journey&lt;/i&gt; 的 q&lt;sup&gt;(2)&lt;/sup&gt;。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Scaled dot-product attention</source>
-            <translation>缩放点积注意力</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Scores are now ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;, divided by √d&lt;sub&gt;k&lt;/sub&gt; before softmax:&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;), &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;Why scale? Dot products of wide vectors grow like √d&lt;sub&gt;k&lt;/sub&gt;; without the division softmax turns almost one-hot and its gradients vanish. Compare the unscaled and the scaled weights.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;现在分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;，在 softmax 之前除以 √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积的大小大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不除的话 softmax 会接近 one-hot，梯度随之消失。请比较未缩放与缩放后的权重。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>The SelfAttention class, v1 and v2</source>
-            <translation>SelfAttention 类：v1 与 v2</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2's are the tutorial's &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果正是教程中的 &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Causal mask, method 1: mask and renormalise</source>
-            <translation>因果掩码，方法一：掩码后重新归一化</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;A language model must not look at future tokens. Multiply the weights by a lower-triangular mask (1 on and below the diagonal), then divide each row by its new sum so that it adds up to 1 again.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;语言模型不能看到未来的词元。将权重乘以一个下三角掩码（对角线及以下为 1），再把每一行除以新的行和，使其重新加起来等于 1。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Causal mask, method 2: −∞ before softmax</source>
-            <translation>因果掩码，方法二：softmax 之前填充 −∞</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Fill the scores above the diagonal with −∞, then apply softmax. Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 in a single step.&lt;/p&gt;&lt;p&gt;The difference matrix shows that both methods give the same weights.&lt;/p&gt;&lt;p&gt;The fill goes into the raw scores, before the division by √d_k, as &lt;code&gt;CausalAttention&lt;/code&gt; does it; BERT and GPT-2 divide first and fill after. With −∞ the order makes no difference; a finite fill is divided by √d_k only in the first order.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;把对角线以上的分数填充为 −∞，再做 softmax。由于 exp(−∞) = 0，未来的词元权重为 0，并且每一行一步就加起来等于 1。&lt;/p&gt;&lt;p&gt;差值矩阵表明两种方法得到的权重相同。&lt;/p&gt;&lt;p&gt;填充值放进原始分数里，在除以 √d_k 之前，这正是 &lt;code&gt;CausalAttention&lt;/code&gt; 的做法；BERT 和 GPT-2 则先除再填充。用 −∞ 时两种顺序没有区别；有限的填充值只有在第一种顺序下才会被 √d_k 除。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Dropout on the attention weights</source>
-            <translation>对注意力权重做 Dropout</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;During &lt;b&gt;training&lt;/b&gt;, dropout with p = 0.5 sets each weight to 0 with probability 0.5 and multiplies the kept ones by 1/(1 − p) = 2, so the expected value stays the same.&lt;/p&gt;&lt;p&gt;In &lt;b&gt;inference&lt;/b&gt; (&lt;code&gt;model.eval()&lt;/code&gt;) dropout does nothing. Switch between the two modes to compare.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;&lt;b&gt;训练&lt;/b&gt;时，p = 0.5 的 dropout 以 0.5 的概率把每个权重置为 0，并把保留下来的权重乘以 1/(1 − p) = 2，使期望值保持不变。&lt;/p&gt;&lt;p&gt;&lt;b&gt;推理&lt;/b&gt;时（&lt;code&gt;model.eval()&lt;/code&gt;）dropout 不起作用。可以在两种模式之间切换进行比较。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>CausalAttention on a batch of two</source>
-            <translation>批处理：CausalAttention</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;The &lt;code&gt;CausalAttention&lt;/code&gt; class combines the projections, the causal mask and dropout, and accepts batches: an input of shape (2, 6, 3) gives context vectors of shape (2, 6, 2). The two copies of the sentence give the same result.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;&lt;code&gt;CausalAttention&lt;/code&gt; 类把投影、因果掩码和 dropout 组合在一起，并支持批处理：形状为 (2, 6, 3) 的输入得到形状为 (2, 6, 2) 的上下文向量。两份相同的句子得到相同的结果。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Multi-head attention</source>
-            <translation>多头注意力</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;Several &lt;b&gt;heads&lt;/b&gt; attend in parallel, each with its own W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt;, and their outputs are concatenated.&lt;/p&gt;&lt;p&gt;The wrapper stacks CausalAttention modules. &lt;code&gt;MultiHeadAttention&lt;/code&gt; uses one wide W&lt;sub&gt;q&lt;/sub&gt; (3 × 4) whose columns are split between the heads (head_dim = d_out / num_heads), computes all heads at once, concatenates them and mixes them with &lt;code&gt;out_proj&lt;/code&gt;.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;，它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把多个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 使用一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（3 × 4），其列被分给各个头（head_dim = d_out / num_heads），一次算出所有头，拼接后再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Cross-attention</source>
-            <translation>交叉注意力</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;In a translation model the decoder's tokens ask and the encoder's tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, 6 × 4: each English token spreads its attention over the four tokens of the Chinese source “你的 旅程 始于 一步”.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，6 × 4：每个英文词元把注意力分配到中文源句“你的 旅程 始于 一步”的四个词元上。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>KV caching</source>
-            <translation>KV 缓存</translation>
-        </message>
-        <message>
-            <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention.&lt;/p&gt;&lt;p&gt;Step through the tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及一行注意力。&lt;/p&gt;&lt;p&gt;逐个词元地前进：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Inputs X</source>
-            <translation>输入 X</translation>
-        </message>
-        <message>
-            <source>Query x⁽²⁾</source>
-            <translation>查询 x⁽²⁾</translation>
-        </message>
-        <message>
-            <source>Scores ω₂ⱼ</source>
-            <translation>分数 ω₂ⱼ</translation>
-        </message>
-        <message>
-            <source>Divided by the sum</source>
-            <translation>除以总和</translation>
-        </message>
-        <message>
-            <source>Naive softmax</source>
-            <translation>朴素 softmax</translation>
-        </message>
-        <message>
-            <source>Stable softmax</source>
-            <translation>稳定 softmax</translation>
-        </message>
-        <message>
-            <source>Scores × 100</source>
-            <translation>分数 × 100</translation>
-        </message>
-        <message>
-            <source>Naive softmax of scores × 100</source>
-            <translation>分数 × 100 的朴素 softmax</translation>
-        </message>
-        <message>
-            <source>Stable softmax of scores × 100</source>
-            <translation>分数 × 100 的稳定 softmax</translation>
-        </message>
-        <message>
-            <source>Weights α₂ⱼ</source>
-            <translation>权重 α₂ⱼ</translation>
-        </message>
-        <message>
-            <source>Context vector z⁽²⁾</source>
-            <translation>上下文向量 z⁽²⁾</translation>
-        </message>
-        <message>
-            <source>Attention scores ω</source>
-            <translation>注意力分数 ω</translation>
-        </message>
-        <message>
-            <source>Scaled scores ω / √d_k</source>
-            <translation>缩放后的分数 ω / √d_k</translation>
-        </message>
-        <message>
-            <source>Attention weights α</source>
-            <translation>注意力权重 α</translation>
-        </message>
-        <message>
-            <source>Weights without scaling</source>
-            <translation>未缩放的权重</translation>
-        </message>
-        <message>
-            <source>Context vectors Z</source>
-            <translation>上下文向量 Z</translation>
-        </message>
-        <message>
-            <source>W_query</source>
-            <translation>W_query</translation>
-        </message>
-        <message>
-            <source>W_key</source>
-            <translation>W_key</translation>
-        </message>
-        <message>
-            <source>W_value</source>
-            <translation>W_value</translation>
-        </message>
-        <message>
-            <source>Queries Q</source>
-            <translation>查询 Q</translation>
-        </message>
-        <message>
-            <source>Keys K</source>
-            <translation>键 K</translation>
-        </message>
-        <message>
-            <source>Values V</source>
-            <translation>值 V</translation>
-        </message>
-        <message>
-            <source>v1: attention weights</source>
-            <translation>v1：注意力权重</translation>
-        </message>
-        <message>
-            <source>v1: values</source>
-            <translation>v1：值</translation>
-        </message>
-        <message>
-            <source>v1: context vectors</source>
-            <translation>v1：上下文向量</translation>
-        </message>
-        <message>
-            <source>v2: attention weights</source>
-            <translation>v2：注意力权重</translation>
-        </message>
-        <message>
-            <source>v2: values</source>
-            <translation>v2：值</translation>
-        </message>
-        <message>
-            <source>v2: context vectors</source>
-            <translation>v2：上下文向量</translation>
-        </message>
-        <message>
-            <source>Causal mask (lower triangle)</source>
-            <translation>因果掩码（下三角）</translation>
-        </message>
-        <message>
-            <source>Weights × mask</source>
-            <translation>权重 × 掩码</translation>
-        </message>
-        <message>
-            <source>Causal attention weights</source>
-            <translation>因果注意力权重</translation>
-        </message>
-        <message>
-            <source>Scores with −∞ above the diagonal</source>
-            <translation>对角线以上填充 −∞ 的分数</translation>
-        </message>
-        <message>
-            <source>Method 1 (renormalised)</source>
-            <translation>方法一（重新归一化）</translation>
-        </message>
-        <message>
-            <source>|method 2 − method 1|</source>
-            <translation>|方法二 − 方法一|</translation>
-        </message>
-        <message>
-            <source>Kept (1) and dropped (0)</source>
-            <translation>保留 (1) 与丢弃 (0)</translation>
-        </message>
-        <message>
-            <source>Weights after dropout</source>
-            <translation>dropout 之后的权重</translation>
-        </message>
-        <message>
-            <source>Batch item 1: weights</source>
-            <translation>批次样本 1：权重</translation>
-        </message>
-        <message>
-            <source>Batch item 1: values</source>
-            <translation>批次样本 1：值</translation>
-        </message>
-        <message>
-            <source>Batch item 1: context vectors</source>
-            <translation>批次样本 1：上下文向量</translation>
-        </message>
-        <message>
-            <source>Batch item 2: weights</source>
-            <translation>批次样本 2：权重</translation>
-        </message>
-        <message>
-            <source>Batch item 2: values</source>
-            <translation>批次样本 2：值</translation>
-        </message>
-        <message>
-            <source>Batch item 2: context vectors</source>
-            <translation>批次样本 2：上下文向量</translation>
-        </message>
-        <message>
-            <source>Wrapper, head 1</source>
-            <translation>包装类，头 1</translation>
-        </message>
-        <message>
-            <source>Wrapper, head 2</source>
-            <translation>包装类，头 2</translation>
-        </message>
-        <message>
-            <source>Wrapper: heads concatenated</source>
-            <translation>包装类：各头拼接</translation>
-        </message>
-        <message>
-            <source>Fused W_query, split by head</source>
-            <translation>融合的 W_query，按头切分</translation>
-        </message>
-        <message>
-            <source>Head 1 weights</source>
-            <translation>头 1 的权重</translation>
-        </message>
-        <message>
-            <source>Head 2 weights</source>
-            <translation>头 2 的权重</translation>
-        </message>
-        <message>
-            <source>Heads concatenated</source>
-            <translation>各头拼接</translation>
-        </message>
-        <message>
-            <source>out_proj</source>
-            <translation>out_proj</translation>
-        </message>
-        <message>
-            <source>Output after out_proj</source>
-            <translation>out_proj 之后的输出</translation>
-        </message>
-        <message>
-            <source>Cross-attention scores</source>
-            <translation>交叉注意力分数</translation>
-        </message>
-        <message>
-            <source>Cross-attention weights</source>
-            <translation>交叉注意力权重</translation>
-        </message>
-        <message>
-            <source>Context vectors</source>
-            <translation>上下文向量</translation>
-        </message>
-        <message>
-            <source>Full causal pass</source>
-            <translation>完整的因果计算</translation>
-        </message>
-        <message>
-            <source>New query</source>
-            <translation>新的查询</translation>
-        </message>
-        <message>
-            <source>Cached keys</source>
-            <translation>缓存的键</translation>
-        </message>
-        <message>
-            <source>Cached values</source>
-            <translation>缓存的值</translation>
-        </message>
-        <message>
-            <source>New weights row</source>
-            <translation>新的权重行</translation>
-        </message>
-        <message>
-            <source>Outputs with the cache</source>
-            <translation>使用缓存的输出</translation>
-        </message>
-        <message>
-            <source>Largest difference</source>
-            <translation>最大差值</translation>
-        </message>
-        <message>
-            <source>Dropout probability p</source>
-            <translation>Dropout 概率 p</translation>
-        </message>
-        <message>
-            <source>Cells kept</source>
-            <translation>保留的单元格</translation>
-        </message>
-        <message>
-            <source>Batch size</source>
-            <translation>批次大小</translation>
-        </message>
-        <message>
-            <source>Tokens</source>
-            <translation>词元数</translation>
-        </message>
-        <message>
-            <source>d_out</source>
-            <translation>d_out</translation>
-        </message>
-        <message>
-            <source>Heads</source>
-            <translation>头数</translation>
-        </message>
-        <message>
-            <source>head_dim</source>
-            <translation>head_dim</translation>
-        </message>
-        <message>
-            <source>Multiplications with the cache</source>
-            <translation>使用缓存的乘法次数</translation>
-        </message>
-        <message>
-            <source>Multiplications without the cache</source>
-            <translation>不使用缓存的乘法次数</translation>
-        </message>
-        <message>
-            <source>Tokens in the cache</source>
-            <translation>缓存中的词元数</translation>
-        </message>
-        <message>
-            <source>Cache size (bytes)</source>
-            <translation>缓存大小（字节）</translation>
-        </message>
-    </context>
-    <context>
-        <name>attn::HeatmapWidget</name>
-        <message>
-            <source>values hidden: %1×%2 too small to label</source>
-            <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
-        </message>
-        <message>
-            <source>values hidden</source>
-            <translation>数值已隐藏</translation>
-        </message>
-        <message>
-            <source>Attention Visualizer heatmap</source>
-            <translation>Attention Visualizer 热力图</translation>
-        </message>
-        <message>
-            <source>the SVG painter could not start</source>
-            <translation>SVG 绘图器无法启动</translation>
-        </message>
-        <message>
-            <source>the PDF painter could not start</source>
-            <translation>PDF 绘图器无法启动</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreHeadsGrid</name>
-        <message>
-            <source>Same colour scale for all heads</source>
-            <translation>所有头使用相同的颜色刻度</translation>
-        </message>
-        <message>
-            <source>Off: each head uses its own range, so weak heads show their pattern.</source>
-            <translation>关闭：每个头使用自己的范围，这样较弱的头也能显示出其模式。</translation>
-        </message>
-        <message>
-            <source>head %1</source>
-            <translation>头 %1</translation>
-        </message>
-        <message>
-            <source>Simplified: long sequences are shown as block averages of at most %1 × %1 cells.</source>
-            <translation>已简化：长序列显示为最多 %1 × %1 个单元格的分块平均值。</translation>
-        </message>
-        <message>
-            <source>Click a head to enlarge it; point at a row to follow that query in every head.</source>
-            <translation>点击一个头将其放大；指向某一行可在每个头中跟踪该查询。</translation>
-        </message>
-        <message>
-            <source>Head %1</source>
-            <translation>头 %1</translation>
-        </message>
-        <message>
-            <source>attn_weights, head %1</source>
-            <translation>attn_weights，头 %1</translation>
-        </message>
-        <message>
-            <source>queries</source>
-            <translation>查询</translation>
-        </message>
-        <message>
-            <source>keys</source>
-            <translation>键</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreKvStepper</name>
-        <message>
-            <source>◀ Previous token</source>
-            <translation>◀ 上一个词元</translation>
-        </message>
-        <message>
-            <source>Next token ▶</source>
-            <translation>下一个词元 ▶</translation>
-        </message>
-        <message>
-            <source>Head</source>
-            <translation>头</translation>
-        </message>
-        <message>
-            <source>token %1 of %2</source>
-            <translation>第 %1 个词元，共 %2 个</translation>
-        </message>
-        <message>
-            <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
-            <translation>第 1 步输入“%1”：缓存为空，因此它的键和值成为缓存的第一行，它的查询只关注它自己。从下一个词元起，缓存中的键和值被重复使用，而不是重新计算。</translation>
-        </message>
-        <message>
-            <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
-            <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带轮廓的行）；前面 %3 个词元的键和值被重复使用，而不是重新计算。只有新的查询行关注缓存，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
-        </message>
-        <message>
-            <source>K cache, head %1 (%2 × %3)</source>
-            <translation>K 缓存，头 %1（%2 × %3）</translation>
-        </message>
-        <message>
-            <source>V cache, head %1</source>
-            <translation>V 缓存，头 %1</translation>
-        </message>
-        <message>
-            <source>new query row</source>
-            <translation>新的查询行</translation>
-        </message>
-        <message>
-            <source>its attn_weights over the cache</source>
-            <translation>它在缓存上的 attn_weights</translation>
-        </message>
-        <message>
-            <source>with cache</source>
-            <translation>使用缓存</translation>
-        </message>
-        <message>
-            <source>full recomputation</source>
-            <translation>完全重新计算</translation>
-        </message>
-        <message>
-            <source>output row of “%1”: max difference %2</source>
-            <translation>“%1”的输出行：最大差值 %2</translation>
-        </message>
-        <message>
-            <source>Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 head_dim × 4 bytes = %9 bytes per layer.</source>
-            <translation>本步骤的乘法次数：使用缓存 %1 次，不使用缓存 %2 次（重新计算全部 %3 个词元）。到目前为止：使用缓存 %4 次，不使用缓存 %5 次（节省 %6%）。缓存：2 × %7 个头 × %3 个词元 × %8 head_dim × 4 字节 = 每层 %9 字节。</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreLinesView</name>
-        <message>
-            <source>head %1</source>
-            <translation>头 %1</translation>
-        </message>
-        <message>
-            <source>Simplified: only the first %1 tokens of each side are drawn.</source>
-            <translation>已简化：每一侧只绘制前 %1 个词元。</translation>
-        </message>
-        <message>
-            <source>Line opacity = attention weight. Point at a token to see only its lines.</source>
-            <translation>连线不透明度 = 注意力权重。指向一个词元即可只查看它的连线。</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreParameterPanel</name>
-        <message>
-            <source>Module</source>
-            <translation>模块</translation>
-        </message>
-        <message>
-            <source>d_in (embedding width)</source>
-            <translation>d_in（嵌入宽度）</translation>
-        </message>
-        <message>
-            <source>d_out</source>
-            <translation>d_out</translation>
-        </message>
-        <message>
-            <source>num_heads</source>
-            <translation>num_heads</translation>
-        </message>
-        <message>
-            <source>Seed</source>
-            <translation>Seed</translation>
-        </message>
-        <message>
-            <source>Dropout p</source>
-            <translation>Dropout p</translation>
-        </message>
-        <message>
-            <source>Mode</source>
-            <translation>模式</translation>
-        </message>
-        <message>
-            <source>Causal mask</source>
-            <translation>因果掩码</translation>
-        </message>
-        <message>
-            <source>qkv_bias</source>
-            <translation>qkv_bias</translation>
-        </message>
-        <message>
-            <source>Mask convention</source>
-            <translation>掩码约定</translation>
-        </message>
-        <message>
-            <source>Fill value</source>
-            <translation>填充值</translation>
-        </message>
-        <message>
-            <source>Scaling</source>
-            <translation>缩放</translation>
-        </message>
-        <message>
-            <source>training (dropout on)</source>
-            <translation>训练（启用 dropout）</translation>
-        </message>
-        <message>
-            <source>future tokens hidden</source>
-            <translation>隐藏未来词元</translation>
-        </message>
-        <message>
-            <source>divide scores by √head_dim</source>
-            <translation>将分数除以 √head_dim</translation>
-        </message>
-        <message>
-            <source>fill where mask == 0 (seed 000)</source>
-            <translation>在 mask == 0 处填充（seed 000）</translation>
-        </message>
-        <message>
-            <source>fill where mask == 1 (seed 004)</source>
-            <translation>在 mask == 1 处填充（seed 004）</translation>
-        </message>
-        <message>
-            <source>The mask tensor is the subsequent mask: 1 where a token may look, 0 for the future. Filling where mask == 1 hides the past instead, and the last token sees nothing.</source>
-            <translation>掩码张量是后续掩码（subsequent mask）：词元可以查看的位置为 1，未来位置为 0。在 mask == 1 处填充反而会隐藏过去，最后一个词元将什么也看不到。</translation>
-        </message>
-        <message>
-            <source>The score put in masked cells before softmax. A fully masked row gives NaN with -inf and equal weights with -1e9 or -1e4.</source>
-            <translation>在 softmax 之前放入被掩码单元格的分数。完全被掩码的一行在使用 -inf 时得到 NaN，使用 -1e9 或 -1e4 时得到相等的权重。</translation>
-        </message>
-        <message>
-            <source>bias in W_query, W_key, W_value</source>
-            <translation>W_query、W_key、W_value 中的偏置</translation>
-        </message>
-        <message>
-            <source>The attention module of the tutorials to run.</source>
-            <translation>要运行的教程中的注意力模块。</translation>
-        </message>
-        <message>
-            <source>This module's output width is d_model = d_in.</source>
-            <translation>此模块的输出宽度为 d_model = d_in。</translation>
-        </message>
-        <message>
-            <source>The causal mask is part of this module.</source>
-            <translation>因果掩码是此模块的一部分。</translation>
-        </message>
-        <message>
-            <source>This module has no mask: choose self-attention-v2 for an optional causal mask.</source>
-            <translation>此模块没有掩码：请选择 self-attention-v2 以使用可选的因果掩码。</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreTokenModel</name>
-        <message>
-            <source>token</source>
-            <translation>词元</translation>
-        </message>
-        <message>
-            <source>x%1</source>
-            <translation>x%1</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreWeightEditor</name>
-        <message>
-            <source>Reset to the seed's weights</source>
-            <translation>将权重重置为 seed 生成的值</translation>
-        </message>
-        <message>
-            <source>Parameters by their PyTorch state_dict names; * = edited</source>
-            <translation>参数按其 PyTorch state_dict 名称列出；* = 已编辑</translation>
-        </message>
-        <message>
-            <source>vector of %1</source>
-            <translation>长度为 %1 的向量</translation>
-        </message>
-        <message>
-            <source>%1 × %2</source>
-            <translation>%1 × %2</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::ExploreWeightSplit</name>
-        <message>
-            <source>W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 independent projections stored side by side. Their context vectors are concatenated back to width %1 before out_proj mixes them.</source>
-            <translation>W_query 是一个 (d_out = %1, d_in = %2) 矩阵。第 h 个头取其第 h·head_dim … (h+1)·head_dim − 1 行（head_dim = %3）：这 %4 个头是并排存储的 %4 个独立投影。它们的上下文向量被重新拼接回宽度 %1，然后由 out_proj 将其混合。</translation>
-        </message>
-        <message>
-            <source>h%1·%2</source>
-            <translation>h%1·%2</translation>
-        </message>
-        <message>
-            <source>fused W_query.weight</source>
-            <translation>融合的 W_query.weight</translation>
-        </message>
-        <message>
-            <source>head %1 slice</source>
-            <translation>头 %1 切片</translation>
-        </message>
-        <message>
-            <source>heads concatenated (T, H·head_dim)</source>
-            <translation>拼接后的各个头 (T, H·head_dim)</translation>
-        </message>
-        <message>
-            <source>out_proj.weight</source>
-            <translation>out_proj.weight</translation>
-        </message>
-        <message>
-            <source>context_vecs = concat · out_projᵀ + b</source>
-            <translation>context_vecs = concat · out_projᵀ + b</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::StepPage</name>
-        <message>
-            <source>Copied</source>
-            <translation>已复制</translation>
-        </message>
-        <message>
-            <source>&amp;Copy code</source>
-            <translation>复制代码(&amp;C)</translation>
-        </message>
-        <message>
-            <source>%1 (inference: unchanged)</source>
-            <translation>%1（推理：不变）</translation>
-        </message>
-        <message>
-            <source>Token %1 of %2: “%3”</source>
-            <translation>第 %1 个词元，共 %2 个：“%3”</translation>
-        </message>
-        <message>
-            <source>Multiplications saved</source>
-            <translation>节省的乘法次数</translation>
-        </message>
-        <message>
-            <source>%1 (%2 %)</source>
-            <translation>%1（%2 %）</translation>
-        </message>
-        <message>
-            <source>%1 = %2: at inference dropout keeps every weight as it is</source>
-            <translation>%1 = %2：推理时 dropout 保持每个权重不变</translation>
-        </message>
-        <message>
-            <source>%1 = 1: at inference nothing is dropped</source>
-            <translation>%1 = 1：推理时不丢弃任何权重</translation>
-        </message>
-        <message>
-            <source>(masked: filled with %1 before softmax)</source>
-            <translation>（已掩码：softmax 之前填充为 %1）</translation>
-        </message>
-        <message>
-            <source>%1 — row “%2”, column “%3”</source>
-            <translation>%1 — 行“%2”，列“%3”</translation>
-        </message>
-        <message>
-            <source>Point at a cell to see how it is computed from the other matrices; click it to keep the explanation.</source>
-            <translation>把鼠标指向单元格，查看它如何由其他矩阵计算得到；点击可固定该说明。</translation>
-        </message>
-        <message>
-            <source>Step %1 · %2</source>
-            <translation>第 %1 步 · %2</translation>
-        </message>
-        <message>
-            <source>Show numbers as &amp;tables</source>
-            <translation>以表格显示数值(&amp;T)</translation>
-        </message>
-        <message>
-            <source>◀ Previous token</source>
-            <translation>◀ 上一个词元</translation>
-        </message>
-        <message>
-            <source>Next token ▶</source>
-            <translation>下一个词元 ▶</translation>
-        </message>
-        <message>
-            <source>Dropout:</source>
-            <translation>Dropout：</translation>
-        </message>
-        <message>
-            <source>Training</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <source>Inference</source>
-            <translation>推理</translation>
-        </message>
-        <message>
-            <source>The same in PyTorch</source>
-            <translation>对应的 PyTorch 代码</translation>
-        </message>
-        <message>
-            <source>Embeddings as arrows</source>
-            <translation>以箭头表示的嵌入</translation>
-        </message>
-    </context>
-    <context>
-        <name>views::VectorView</name>
-        <message>
-            <source>&amp;Plane:</source>
-            <translation>平面(&amp;P)：</translation>
-        </message>
-        <message>
-            <source>dimension %1 and %2</source>
-            <translation>第 %1 维与第 %2 维</translation>
-        </message>
-        <message>
-            <source>dimension %1</source>
-            <translation>第 %1 维</translation>
-        </message>
-    </context>
+<context>
+    <name>ExploreSession</name>
+    <message>
+        <source>not enough memory for this run: use fewer tokens or heads</source>
+        <translation>内存不足，无法完成此次运行：请减少词元或头的数量</translation>
+    </message>
+    <message>
+        <source>Rename token %1</source>
+        <translation>重命名词元 %1</translation>
+    </message>
+    <message>
+        <source>Edit embedding (%1, %2)</source>
+        <translation>编辑嵌入 (%1, %2)</translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation>新</translation>
+    </message>
+    <message>
+        <source>Add token</source>
+        <translation>添加词元</translation>
+    </message>
+    <message>
+        <source>Remove token %1</source>
+        <translation>删除词元 %1</translation>
+    </message>
+    <message>
+        <source>Move token %1 to %2</source>
+        <translation>将词元 %1 移到 %2</translation>
+    </message>
+    <message>
+        <source>Random embeddings (seed %1)</source>
+        <translation>随机嵌入（seed %1）</translation>
+    </message>
+    <message>
+        <source>the pasted matrix has %1 rows; explore mode takes at most %2 tokens</source>
+        <translation>粘贴的矩阵有 %1 行；探索模式最多接受 %2 个词元</translation>
+    </message>
+    <message>
+        <source>Paste %1 × %2 matrix</source>
+        <translation>粘贴 %1 × %2 矩阵</translation>
+    </message>
+    <message>
+        <source>Set d_in = %1</source>
+        <translation>设置 d_in = %1</translation>
+    </message>
+    <message>
+        <source>Change settings</source>
+        <translation>更改设置</translation>
+    </message>
+    <message>
+        <source>Edit %1 (%2, %3)</source>
+        <translation>编辑 %1 (%2, %3)</translation>
+    </message>
+    <message>
+        <source>Reset weights to the seed&apos;s</source>
+        <translation>将权重重置为 seed 生成的值</translation>
+    </message>
+</context>
+<context>
+    <name>ExploreWindow</name>
+    <message>
+        <source>Not computed: %1 — the views show the last valid result.</source>
+        <translation>未计算：%1 — 视图显示的是上一次有效的结果。</translation>
+    </message>
+    <message>
+        <source>Computing %1 tokens in the background…</source>
+        <translation>正在后台计算 %1 个词元…</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Insert a token after the current one</source>
+        <translation>在当前词元之后插入一个词元</translation>
+    </message>
+    <message>
+        <source>Drag a row number to move its token</source>
+        <translation>拖动行号即可移动该词元</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Random fill, seed</source>
+        <translation>随机填充，seed</translation>
+    </message>
+    <message>
+        <source>Embeddings = torch.rand(T, d_in) after torch.manual_seed(seed)</source>
+        <translation>嵌入 = torch.manual_seed(seed) 之后的 torch.rand(T, d_in)</translation>
+    </message>
+    <message>
+        <source>Paste matrix</source>
+        <translation>粘贴矩阵</translation>
+    </message>
+    <message>
+        <source>Replace the embeddings by a matrix copied from a spreadsheet or a printed tensor</source>
+        <translation>用从电子表格或打印出的张量中复制的矩阵替换嵌入</translation>
+    </message>
+    <message>
+        <source>Reset to the tutorial example</source>
+        <translation>重置为教程示例</translation>
+    </message>
+    <message>
+        <source>tutorial example</source>
+        <translation>教程示例</translation>
+    </message>
+    <message>
+        <source>Explore attention — %1</source>
+        <translation>探索注意力 — %1</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>Source (cross-attention)</source>
+        <translation>源序列（交叉注意力）</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>Lines</source>
+        <translation>连线</translation>
+    </message>
+    <message>
+        <source>Weight split</source>
+        <translation>权重切分</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>head </source>
+        <translation>头 </translation>
+    </message>
+    <message>
+        <source>context_vecs (the module&apos;s output)</source>
+        <translation>context_vecs（模块的输出）</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>output features</source>
+        <translation>输出特征</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open example…</source>
+        <translation>打开示例文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;as…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close explore mode</source>
+        <translation>关闭探索模式(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Cannot paste: %1</source>
+        <translation>无法粘贴：%1</translation>
+    </message>
+    <message>
+        <source>the clipboard is empty</source>
+        <translation>剪贴板为空</translation>
+    </message>
+    <message>
+        <source>%1 was not opened: %2</source>
+        <translation>未打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>Open example</source>
+        <translation>打开示例文件</translation>
+    </message>
+    <message>
+        <source>Attention examples (*.json);;All files (*)</source>
+        <translation>注意力示例文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save example</source>
+        <translation>保存示例文件</translation>
+    </message>
+    <message>
+        <source>Attention examples (*.json)</source>
+        <translation>注意力示例文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>The cache is shown for a MultiHeadAttention with d_out = d_in = %1 and %2 heads drawn from seed %3 (the KV cache belongs to decoder modules).</source>
+        <translation>此处显示的缓存属于一个 MultiHeadAttention，其 d_out = d_in = %1，有 %2 个头，由 seed %3 生成（KV 缓存属于解码器模块）。</translation>
+    </message>
+    <message>
+        <source> Only the first %1 tokens are stepped through.</source>
+        <translation> 只逐步演示前 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its first d_model columns are W_query, shown transposed.</source>
+        <translation>GPT-2 将查询、键和值融合到一个 c_attn 中（Conv1D，x · W）：其前 d_model 列就是 W_query，此处以转置形式显示。</translation>
+    </message>
+    <message>
+        <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads&apos; outputs are concatenated and there is no out_proj.</source>
+        <translation>MultiHeadAttentionWrapper 为每个头保留一个 W_query（heads.h.W_query）：没有任何切分；各个头的输出被拼接起来，并且没有 out_proj。</translation>
+    </message>
+    <message>
+        <source>%1 has a single head: there is nothing to split. Choose multi-head-attention to see the split.</source>
+        <translation>%1 只有一个头：没有什么可切分的。请选择 multi-head-attention 来查看权重切分。</translation>
+    </message>
+    <message>
+        <source>Choose the module cross-attention: the tokens ask the queries, the source sequence (its own tab on the left) gives keys and values, e.g. a sentence and its translation.</source>
+        <translation>请选择模块 cross-attention：词元提出查询，源序列（左侧有它自己的选项卡）提供键和值，例如一个句子及其译文。</translation>
+    </message>
+    <message>
+        <source>%1 target tokens attend over %2 source tokens: the weight matrix is %1 × %2, not square, and there is no causal mask. Edit both sequences on the left.</source>
+        <translation>%1 个目标词元关注 %2 个源词元：权重矩阵为 %1 × %2，不是方阵，并且没有因果掩码。请在左侧编辑这两个序列。</translation>
+    </message>
+    <message>
+        <source>attn_weights, head %1</source>
+        <translation>attn_weights，头 %1</translation>
+    </message>
+    <message>
+        <source>target (queries)</source>
+        <translation>目标（查询）</translation>
+    </message>
+    <message>
+        <source>source (keys)</source>
+        <translation>源（键）</translation>
+    </message>
+    <message>
+        <source>%1 — showing the tutorial&apos;s example instead.</source>
+        <translation>%1 — 改为显示教程的示例。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportActions</name>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Export &amp;heatmap…</source>
+        <translation>导出热力图(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Export all heatmaps of this &amp;step…</source>
+        <translation>导出此步骤的所有热力图(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Export the &amp;whole walkthrough…</source>
+        <translation>导出整个演练过程(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>&amp;Copy figure</source>
+        <translation>复制图形(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Export matrix as &amp;CSV…</source>
+        <translation>将矩阵导出为 CSV(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>There is no heatmap to export on this page.</source>
+        <translation>此页面上没有可导出的热力图。</translation>
+    </message>
+    <message>
+        <source>There is no step to export.</source>
+        <translation>没有可导出的步骤。</translation>
+    </message>
+    <message>
+        <source>Copied the figure “%1” to the clipboard</source>
+        <translation>已将图形“%1”复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation>%1 已存在。要替换它吗？</translation>
+    </message>
+    <message>
+        <source>%1 of the files already exist, for example %2. Replace them?</source>
+        <translation>已有 %1 个文件存在，例如 %2。要替换它们吗？</translation>
+    </message>
+    <message>
+        <source>Replace existing files?</source>
+        <translation>替换已有文件？</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Export matrix as CSV</source>
+        <translation>将矩阵导出为 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Figures saved: %1, in %2</source>
+        <translation>图形已保存：%1，位于 %2</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export heatmap</source>
+        <translation>导出热力图</translation>
+    </message>
+    <message>
+        <source>Export all heatmaps of this step</source>
+        <translation>导出此步骤的所有热力图</translation>
+    </message>
+    <message>
+        <source>Export the whole walkthrough</source>
+        <translation>导出整个演练过程</translation>
+    </message>
+    <message>
+        <source>PNG image</source>
+        <translation>PNG 图像</translation>
+    </message>
+    <message>
+        <source>SVG vector figure</source>
+        <translation>SVG 矢量图</translation>
+    </message>
+    <message>
+        <source>PDF vector figure</source>
+        <translation>PDF 矢量图</translation>
+    </message>
+    <message>
+        <source>CSV numbers (the matrix)</source>
+        <translation>CSV 数值（矩阵）</translation>
+    </message>
+    <message>
+        <source>&amp;Format:</source>
+        <translation>格式(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Fit to the matrix</source>
+        <translation>适应矩阵大小</translation>
+    </message>
+    <message>
+        <source>Fit to each matrix</source>
+        <translation>适应每个矩阵的大小</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> px</translation>
+    </message>
+    <message>
+        <source>&amp;Size:</source>
+        <translation>尺寸(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>S&amp;cale:</source>
+        <translation>缩放(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>&amp;Title above the matrix</source>
+        <translation>在矩阵上方显示标题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Numbers in the cells</source>
+        <translation>在单元格中显示数值(&amp;N)</translation>
+    </message>
+    <message>
+        <source>As on screen</source>
+        <translation>与屏幕显示一致</translation>
+    </message>
+    <message>
+        <source>Colour &amp;map:</source>
+        <translation>颜色映射(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>White</source>
+        <translation>白色</translation>
+    </message>
+    <message>
+        <source>Transparent</source>
+        <translation>透明</translation>
+    </message>
+    <message>
+        <source>&amp;Background:</source>
+        <translation>背景(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>浏览(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>F&amp;ile:</source>
+        <translation>文件(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>F&amp;older:</source>
+        <translation>文件夹(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>The figure is drawn as on screen: colours, labels, masked cells and highlights.</source>
+        <translation>图形按屏幕上的样子绘制：颜色、标签、被掩码的单元格和高亮。</translation>
+    </message>
+    <message>
+        <source>One file per heatmap, named step-NN-&lt;matrix&gt;, e.g. step-11-causal-weights.png.</source>
+        <translation>每个热力图一个文件，命名为 step-NN-&lt;matrix&gt;，例如 step-11-causal-weights.png。</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>%1 files (*.%2)</source>
+        <translation>%1 文件 (*.%2)</translation>
+    </message>
+    <message>
+        <source>%1 × %2 pixels</source>
+        <translation>%1 × %2 像素</translation>
+    </message>
+</context>
+<context>
+    <name>FigureExport</name>
+    <message>
+        <source>Could not save %1 to %2: %3</source>
+        <translation>无法将 %1 保存到 %2：%3</translation>
+    </message>
+    <message>
+        <source>There is no matrix “%1” on this page.</source>
+        <translation>此页面上没有矩阵“%1”。</translation>
+    </message>
+    <message>
+        <source>%1 already exists and was left as it is: choose another name or folder, or allow replacing existing files.</source>
+        <translation>%1 已存在，保持原样未动：请选择其他名称或文件夹，或允许替换已有文件。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder: give a file name.</source>
+        <translation>%1 是一个文件夹：请给出文件名。</translation>
+    </message>
+    <message>
+        <source>Could not save to %1: the folder %2 does not exist.</source>
+        <translation>无法保存到 %1：文件夹 %2 不存在。</translation>
+    </message>
+    <message>
+        <source>%1 is a file, not a folder: choose a folder for the figures.</source>
+        <translation>%1 是一个文件，而不是文件夹：请为图形选择一个文件夹。</translation>
+    </message>
+    <message>
+        <source>Could not create the folder %1: check that its parent exists and is writable, or choose another folder.</source>
+        <translation>无法创建文件夹 %1：请检查其上级文件夹是否存在且可写，或选择其他文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 already exists (%2 of the %3 files): nothing was written. Choose another folder, or allow replacing existing files.</source>
+        <translation>%1 已存在（%3 个文件中的第 %2 个）：未写入任何内容。请选择其他文件夹，或允许替换已有文件。</translation>
+    </message>
+    <message>
+        <source>The figures written before it were removed again.</source>
+        <translation>在它之前写入的图形已被再次删除。</translation>
+    </message>
+</context>
+<context>
+    <name>GuiOptions</name>
+    <message>
+        <source>Learn how transformer attention works, step by step, on the tutorial&apos;s six-token example.</source>
+        <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
+    </message>
+    <message>
+        <source>Open on step &lt;N&gt; (1-16).</source>
+        <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
+    </message>
+    <message>
+        <source>Language: en or zh_CN (default: the system&apos;s).</source>
+        <translation>语言：en 或 zh_CN（默认跟随系统）。</translation>
+    </message>
+    <message>
+        <source>Walk through the tokens of a JSON example &lt;FILE&gt;.</source>
+        <translation>使用 JSON 示例文件 &lt;FILE&gt; 中的词元进行讲解。</translation>
+    </message>
+    <message>
+        <source>unexpected argument &apos;%1&apos;: the options are listed by --help</source>
+        <translation>无法识别的参数 &apos;%1&apos;：可用选项见 --help</translation>
+    </message>
+    <message>
+        <source>--step &apos;%1&apos; is not a step number: give a whole number from 1 to 16</source>
+        <translation>--step &apos;%1&apos; 不是步骤编号：请给出 1 到 16 之间的整数</translation>
+    </message>
+    <message>
+        <source>--lang &apos;%1&apos; is not available: choose en or zh_CN</source>
+        <translation>--lang &apos;%1&apos; 不可用：请选择 en 或 zh_CN</translation>
+    </message>
+    <message>
+        <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
+        <translation>以演示模式启动：全屏、大号文字和热力图、不显示步骤列表（按 F11 或 Escape 退出）。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The Chinese translation is missing from this build.</source>
+        <translation>此版本缺少中文翻译。</translation>
+    </message>
+    <message>
+        <source>About Attention Visualizer</source>
+        <translation>关于 Attention Visualizer</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;Learn how transformer attention works, step by step: every matrix of the tutorial “Your journey starts with one step”, computed live.&lt;/p&gt;&lt;p&gt;Keys: ←/→ or PageUp/PageDown for the previous and next step, Home/End for the first and last. Point at a cell to see how it is computed.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Attention Visualizer %1&lt;/h3&gt;&lt;p&gt;一步一步学习 Transformer 注意力机制：教程“Your journey starts with one step”中的每个矩阵都是实时计算的。&lt;/p&gt;&lt;p&gt;按键：←/→ 或 PageUp/PageDown 切换上一步和下一步，Home/End 跳到第一步和最后一步。把鼠标指向单元格即可查看它的计算过程。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer</source>
+        <translation>注意力可视化 Attention Visualizer</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Show &amp;numbers as tables</source>
+        <translation>以表格显示数值(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;in</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Actual size</source>
+        <translation>实际大小(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Attention Visualizer</source>
+        <translation>关于 Attention Visualizer(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Steps</source>
+        <translation>步骤(&amp;S)</translation>
+    </message>
+    <message>
+        <source>◀ &amp;Previous</source>
+        <translation>◀ 上一步(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Next ▶</source>
+        <translation>下一步(&amp;N) ▶</translation>
+    </message>
+    <message>
+        <source>Previous step (← or PageUp)</source>
+        <translation>上一步（← 或 PageUp）</translation>
+    </message>
+    <message>
+        <source>Next step (→ or PageDown)</source>
+        <translation>下一步（→ 或 PageDown）</translation>
+    </message>
+    <message>
+        <source>&amp;Explore</source>
+        <translation>探索(&amp;E)</translation>
+    </message>
+</context>
+<context>
+    <name>PresentationMode</name>
+    <message>
+        <source>&amp;Presentation mode</source>
+        <translation>演示模式(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Reveal values row by row</source>
+        <translation>逐行显示数值(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Space or ↓ shows the next row of the computed matrices, ↑ hides it again</source>
+        <translation>空格或 ↓ 显示计算矩阵的下一行，↑ 将其再次隐藏</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;System</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+</context>
+<context>
+    <name>StepText</name>
+    <message>
+        <source>Input embeddings</source>
+        <translation>输入嵌入</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each token of the sentence &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; is a vector of three numbers, its &lt;b&gt;embedding&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;.&lt;/p&gt;&lt;p&gt;Self-attention computes, for every token, a &lt;b&gt;context vector&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt; that mixes information from all tokens. We follow the second token, &lt;i&gt;journey&lt;/i&gt;, x&lt;sup&gt;(2)&lt;/sup&gt;, as the tutorial does.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;句子 &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; 中的每个词元都是一个由三个数构成的向量，即它的&lt;b&gt;嵌入&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;。&lt;/p&gt;&lt;p&gt;自注意力为每个词元计算一个&lt;b&gt;上下文向量&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt;，它融合了所有词元的信息。和教程一样，我们以第二个词元 &lt;i&gt;journey&lt;/i&gt;（x&lt;sup&gt;(2)&lt;/sup&gt;）为例。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Attention scores for “journey”</source>
+        <translation>“journey”的注意力分数</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; is x&lt;sup&gt;(2)&lt;/sup&gt;. Its attention score with every token is a dot product:&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The larger the dot product, the more the two vectors point the same way: &lt;i&gt;journey&lt;/i&gt; scores highest with itself and with &lt;i&gt;starts&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;（query）是 x&lt;sup&gt;(2)&lt;/sup&gt;。它与每个词元的注意力分数是一个点积：&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;点积越大，两个向量的方向越接近：&lt;i&gt;journey&lt;/i&gt; 与自身以及与 &lt;i&gt;starts&lt;/i&gt; 的分数最高。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Attention weights: normalising the scores</source>
+        <translation>注意力权重：对分数进行归一化</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Scores become &lt;b&gt;weights&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt; that are positive and sum to 1. Dividing by the sum works here but fails for negative scores. &lt;b&gt;Softmax&lt;/b&gt; always gives positive weights:&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;Computed naively, exp() overflows a float for scores above about 88. The last three rows multiply the scores by 100: the naive softmax returns NaN, while the stable softmax subtracts the row maximum first and gets the right answer.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;分数被转换为&lt;b&gt;权重&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt;：全为正且总和为 1。直接除以总和在这里可行，但遇到负分数就会出错。&lt;b&gt;softmax&lt;/b&gt; 总能给出正的权重：&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;如果朴素地计算，分数超过约 88 时 exp() 会使 float 溢出。最后三行把分数乘以 100：朴素 softmax 得到 NaN，而稳定的 softmax 先减去每行的最大值，结果正确。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The context vector z⁽²⁾</source>
+        <translation>上下文向量 z⁽²⁾</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The context vector of &lt;i&gt;journey&lt;/i&gt; is the sum of all embeddings, each weighted by its attention weight:&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;Tokens with larger weights contribute more.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;i&gt;journey&lt;/i&gt; 的上下文向量是所有嵌入按注意力权重加权后的和：&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;权重越大的词元贡献越多。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>All tokens at once</source>
+        <translation>一次计算所有词元</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;In matrix form every token is a query at the same time:&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6), &amp;nbsp; A = softmax(Ω) row by row, &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;Row 2 repeats what the last three steps computed for &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;写成矩阵形式，每个词元同时都是查询：&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6)， &amp;nbsp; A = 逐行 softmax(Ω)， &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;第 2 行就是前三步为 &lt;i&gt;journey&lt;/i&gt; 计算的结果。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Trainable weights W_q, W_k, W_v</source>
+        <translation>可训练权重 W_q、W_k、W_v</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Self-attention in a transformer &lt;b&gt;learns&lt;/b&gt; three matrices, each d_in × d_out = 3 × 2: W&lt;sub&gt;q&lt;/sub&gt; for queries, W&lt;sub&gt;k&lt;/sub&gt; for keys and W&lt;sub&gt;v&lt;/sub&gt; for values.&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; and &lt;code&gt;torch.rand&lt;/code&gt; give the tutorial&apos;s exact numbers; training would change them.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Transformer 中的自注意力会&lt;b&gt;学习&lt;/b&gt;三个矩阵，大小均为 d_in × d_out = 3 × 2：W&lt;sub&gt;q&lt;/sub&gt; 用于查询，W&lt;sub&gt;k&lt;/sub&gt; 用于键，W&lt;sub&gt;v&lt;/sub&gt; 用于值。&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; 和 &lt;code&gt;torch.rand&lt;/code&gt; 给出与教程完全相同的数值；训练会改变它们。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Queries, keys and values</source>
+        <translation>查询、键和值</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Every token is projected three times:&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;, &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;, &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; asks, the &lt;b&gt;keys&lt;/b&gt; are matched against it, and the &lt;b&gt;values&lt;/b&gt; are what gets mixed. The highlighted row is q&lt;sup&gt;(2)&lt;/sup&gt; of &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每个词元被投影三次：&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;， &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;， &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;负责提问，&lt;b&gt;键&lt;/b&gt;与查询进行匹配，&lt;b&gt;值&lt;/b&gt;是被加权混合的内容。高亮的一行是 &lt;i&gt;journey&lt;/i&gt; 的 q&lt;sup&gt;(2)&lt;/sup&gt;。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Scaled dot-product attention</source>
+        <translation>缩放点积注意力</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Scores are now ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;, divided by √d&lt;sub&gt;k&lt;/sub&gt; before softmax:&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;), &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;Why scale? Dot products of wide vectors grow like √d&lt;sub&gt;k&lt;/sub&gt;; without the division softmax turns almost one-hot and its gradients vanish. Compare the unscaled and the scaled weights.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;现在分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;，在 softmax 之前除以 √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积的大小大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不除的话 softmax 会接近 one-hot，梯度随之消失。请比较未缩放与缩放后的权重。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The SelfAttention class, v1 and v2</source>
+        <translation>SelfAttention 类：v1 与 v2</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2&apos;s are the tutorial&apos;s &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果正是教程中的 &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Causal mask, method 1: mask and renormalise</source>
+        <translation>因果掩码，方法一：掩码后重新归一化</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;A language model must not look at future tokens. Multiply the weights by a lower-triangular mask (1 on and below the diagonal), then divide each row by its new sum so that it adds up to 1 again.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;语言模型不能看到未来的词元。将权重乘以一个下三角掩码（对角线及以下为 1），再把每一行除以新的行和，使其重新加起来等于 1。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Causal mask, method 2: −∞ before softmax</source>
+        <translation>因果掩码，方法二：softmax 之前填充 −∞</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Fill the scores above the diagonal with −∞, then apply softmax. Because exp(−∞) = 0 the future gets zero weight and every row sums to 1 in a single step.&lt;/p&gt;&lt;p&gt;The difference matrix shows that both methods give the same weights.&lt;/p&gt;&lt;p&gt;The fill goes into the raw scores, before the division by √d_k, as &lt;code&gt;CausalAttention&lt;/code&gt; does it; BERT and GPT-2 divide first and fill after. With −∞ the order makes no difference; a finite fill is divided by √d_k only in the first order.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;把对角线以上的分数填充为 −∞，再做 softmax。由于 exp(−∞) = 0，未来的词元权重为 0，并且每一行一步就加起来等于 1。&lt;/p&gt;&lt;p&gt;差值矩阵表明两种方法得到的权重相同。&lt;/p&gt;&lt;p&gt;填充值放进原始分数里，在除以 √d_k 之前，这正是 &lt;code&gt;CausalAttention&lt;/code&gt; 的做法；BERT 和 GPT-2 则先除再填充。用 −∞ 时两种顺序没有区别；有限的填充值只有在第一种顺序下才会被 √d_k 除。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Dropout on the attention weights</source>
+        <translation>对注意力权重做 Dropout</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;During &lt;b&gt;training&lt;/b&gt;, dropout with p = 0.5 sets each weight to 0 with probability 0.5 and multiplies the kept ones by 1/(1 − p) = 2, so the expected value stays the same.&lt;/p&gt;&lt;p&gt;In &lt;b&gt;inference&lt;/b&gt; (&lt;code&gt;model.eval()&lt;/code&gt;) dropout does nothing. Switch between the two modes to compare.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;训练&lt;/b&gt;时，p = 0.5 的 dropout 以 0.5 的概率把每个权重置为 0，并把保留下来的权重乘以 1/(1 − p) = 2，使期望值保持不变。&lt;/p&gt;&lt;p&gt;&lt;b&gt;推理&lt;/b&gt;时（&lt;code&gt;model.eval()&lt;/code&gt;）dropout 不起作用。可以在两种模式之间切换进行比较。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>CausalAttention on a batch of two</source>
+        <translation>批处理：CausalAttention</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The &lt;code&gt;CausalAttention&lt;/code&gt; class combines the projections, the causal mask and dropout, and accepts batches: an input of shape (2, 6, 3) gives context vectors of shape (2, 6, 2). The two copies of the sentence give the same result.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;code&gt;CausalAttention&lt;/code&gt; 类把投影、因果掩码和 dropout 组合在一起，并支持批处理：形状为 (2, 6, 3) 的输入得到形状为 (2, 6, 2) 的上下文向量。两份相同的句子得到相同的结果。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Multi-head attention</source>
+        <translation>多头注意力</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Several &lt;b&gt;heads&lt;/b&gt; attend in parallel, each with its own W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt;, and their outputs are concatenated.&lt;/p&gt;&lt;p&gt;The wrapper stacks CausalAttention modules. &lt;code&gt;MultiHeadAttention&lt;/code&gt; uses one wide W&lt;sub&gt;q&lt;/sub&gt; (3 × 4) whose columns are split between the heads (head_dim = d_out / num_heads), computes all heads at once, concatenates them and mixes them with &lt;code&gt;out_proj&lt;/code&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;，它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把多个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 使用一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（3 × 4），其列被分给各个头（head_dim = d_out / num_heads），一次算出所有头，拼接后再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;In a translation model the decoder&apos;s tokens ask and the encoder&apos;s tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, 6 × 4: each English token spreads its attention over the four tokens of the Chinese source “你的 旅程 始于 一步”.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，6 × 4：每个英文词元把注意力分配到中文源句“你的 旅程 始于 一步”的四个词元上。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>KV caching</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention.&lt;/p&gt;&lt;p&gt;Step through the tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及一行注意力。&lt;/p&gt;&lt;p&gt;逐个词元地前进：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Inputs X</source>
+        <translation>输入 X</translation>
+    </message>
+    <message>
+        <source>Query x⁽²⁾</source>
+        <translation>查询 x⁽²⁾</translation>
+    </message>
+    <message>
+        <source>Scores ω₂ⱼ</source>
+        <translation>分数 ω₂ⱼ</translation>
+    </message>
+    <message>
+        <source>Divided by the sum</source>
+        <translation>除以总和</translation>
+    </message>
+    <message>
+        <source>Naive softmax</source>
+        <translation>朴素 softmax</translation>
+    </message>
+    <message>
+        <source>Stable softmax</source>
+        <translation>稳定 softmax</translation>
+    </message>
+    <message>
+        <source>Scores × 100</source>
+        <translation>分数 × 100</translation>
+    </message>
+    <message>
+        <source>Naive softmax of scores × 100</source>
+        <translation>分数 × 100 的朴素 softmax</translation>
+    </message>
+    <message>
+        <source>Stable softmax of scores × 100</source>
+        <translation>分数 × 100 的稳定 softmax</translation>
+    </message>
+    <message>
+        <source>Weights α₂ⱼ</source>
+        <translation>权重 α₂ⱼ</translation>
+    </message>
+    <message>
+        <source>Context vector z⁽²⁾</source>
+        <translation>上下文向量 z⁽²⁾</translation>
+    </message>
+    <message>
+        <source>Attention scores ω</source>
+        <translation>注意力分数 ω</translation>
+    </message>
+    <message>
+        <source>Scaled scores ω / √d_k</source>
+        <translation>缩放后的分数 ω / √d_k</translation>
+    </message>
+    <message>
+        <source>Attention weights α</source>
+        <translation>注意力权重 α</translation>
+    </message>
+    <message>
+        <source>Weights without scaling</source>
+        <translation>未缩放的权重</translation>
+    </message>
+    <message>
+        <source>Context vectors Z</source>
+        <translation>上下文向量 Z</translation>
+    </message>
+    <message>
+        <source>W_query</source>
+        <translation>W_query</translation>
+    </message>
+    <message>
+        <source>W_key</source>
+        <translation>W_key</translation>
+    </message>
+    <message>
+        <source>W_value</source>
+        <translation>W_value</translation>
+    </message>
+    <message>
+        <source>Queries Q</source>
+        <translation>查询 Q</translation>
+    </message>
+    <message>
+        <source>Keys K</source>
+        <translation>键 K</translation>
+    </message>
+    <message>
+        <source>Values V</source>
+        <translation>值 V</translation>
+    </message>
+    <message>
+        <source>v1: attention weights</source>
+        <translation>v1：注意力权重</translation>
+    </message>
+    <message>
+        <source>v1: values</source>
+        <translation>v1：值</translation>
+    </message>
+    <message>
+        <source>v1: context vectors</source>
+        <translation>v1：上下文向量</translation>
+    </message>
+    <message>
+        <source>v2: attention weights</source>
+        <translation>v2：注意力权重</translation>
+    </message>
+    <message>
+        <source>v2: values</source>
+        <translation>v2：值</translation>
+    </message>
+    <message>
+        <source>v2: context vectors</source>
+        <translation>v2：上下文向量</translation>
+    </message>
+    <message>
+        <source>Causal mask (lower triangle)</source>
+        <translation>因果掩码（下三角）</translation>
+    </message>
+    <message>
+        <source>Weights × mask</source>
+        <translation>权重 × 掩码</translation>
+    </message>
+    <message>
+        <source>Causal attention weights</source>
+        <translation>因果注意力权重</translation>
+    </message>
+    <message>
+        <source>Scores with −∞ above the diagonal</source>
+        <translation>对角线以上填充 −∞ 的分数</translation>
+    </message>
+    <message>
+        <source>Method 1 (renormalised)</source>
+        <translation>方法一（重新归一化）</translation>
+    </message>
+    <message>
+        <source>|method 2 − method 1|</source>
+        <translation>|方法二 − 方法一|</translation>
+    </message>
+    <message>
+        <source>Kept (1) and dropped (0)</source>
+        <translation>保留 (1) 与丢弃 (0)</translation>
+    </message>
+    <message>
+        <source>Weights after dropout</source>
+        <translation>dropout 之后的权重</translation>
+    </message>
+    <message>
+        <source>Batch item 1: weights</source>
+        <translation>批次样本 1：权重</translation>
+    </message>
+    <message>
+        <source>Batch item 1: values</source>
+        <translation>批次样本 1：值</translation>
+    </message>
+    <message>
+        <source>Batch item 1: context vectors</source>
+        <translation>批次样本 1：上下文向量</translation>
+    </message>
+    <message>
+        <source>Batch item 2: weights</source>
+        <translation>批次样本 2：权重</translation>
+    </message>
+    <message>
+        <source>Batch item 2: values</source>
+        <translation>批次样本 2：值</translation>
+    </message>
+    <message>
+        <source>Batch item 2: context vectors</source>
+        <translation>批次样本 2：上下文向量</translation>
+    </message>
+    <message>
+        <source>Wrapper, head 1</source>
+        <translation>包装类，头 1</translation>
+    </message>
+    <message>
+        <source>Wrapper, head 2</source>
+        <translation>包装类，头 2</translation>
+    </message>
+    <message>
+        <source>Wrapper: heads concatenated</source>
+        <translation>包装类：各头拼接</translation>
+    </message>
+    <message>
+        <source>Fused W_query, split by head</source>
+        <translation>融合的 W_query，按头切分</translation>
+    </message>
+    <message>
+        <source>Head 1 weights</source>
+        <translation>头 1 的权重</translation>
+    </message>
+    <message>
+        <source>Head 2 weights</source>
+        <translation>头 2 的权重</translation>
+    </message>
+    <message>
+        <source>Heads concatenated</source>
+        <translation>各头拼接</translation>
+    </message>
+    <message>
+        <source>out_proj</source>
+        <translation>out_proj</translation>
+    </message>
+    <message>
+        <source>Output after out_proj</source>
+        <translation>out_proj 之后的输出</translation>
+    </message>
+    <message>
+        <source>Cross-attention scores</source>
+        <translation>交叉注意力分数</translation>
+    </message>
+    <message>
+        <source>Cross-attention weights</source>
+        <translation>交叉注意力权重</translation>
+    </message>
+    <message>
+        <source>Context vectors</source>
+        <translation>上下文向量</translation>
+    </message>
+    <message>
+        <source>Full causal pass</source>
+        <translation>完整的因果计算</translation>
+    </message>
+    <message>
+        <source>New query</source>
+        <translation>新的查询</translation>
+    </message>
+    <message>
+        <source>Cached keys</source>
+        <translation>缓存的键</translation>
+    </message>
+    <message>
+        <source>Cached values</source>
+        <translation>缓存的值</translation>
+    </message>
+    <message>
+        <source>New weights row</source>
+        <translation>新的权重行</translation>
+    </message>
+    <message>
+        <source>Outputs with the cache</source>
+        <translation>使用缓存的输出</translation>
+    </message>
+    <message>
+        <source>Largest difference</source>
+        <translation>最大差值</translation>
+    </message>
+    <message>
+        <source>Dropout probability p</source>
+        <translation>Dropout 概率 p</translation>
+    </message>
+    <message>
+        <source>Cells kept</source>
+        <translation>保留的单元格</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批次大小</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>d_out</source>
+        <translation>d_out</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>head_dim</source>
+        <translation>head_dim</translation>
+    </message>
+    <message>
+        <source>Multiplications with the cache</source>
+        <translation>使用缓存的乘法次数</translation>
+    </message>
+    <message>
+        <source>Multiplications without the cache</source>
+        <translation>不使用缓存的乘法次数</translation>
+    </message>
+    <message>
+        <source>Tokens in the cache</source>
+        <translation>缓存中的词元数</translation>
+    </message>
+    <message>
+        <source>Cache size (bytes)</source>
+        <translation>缓存大小（字节）</translation>
+    </message>
+</context>
+<context>
+    <name>attn::HeatmapWidget</name>
+    <message>
+        <source>values hidden: %1×%2 too small to label</source>
+        <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
+    </message>
+    <message>
+        <source>values hidden</source>
+        <translation>数值已隐藏</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer heatmap</source>
+        <translation>Attention Visualizer 热力图</translation>
+    </message>
+    <message>
+        <source>the SVG painter could not start</source>
+        <translation>SVG 绘图器无法启动</translation>
+    </message>
+    <message>
+        <source>the PDF painter could not start</source>
+        <translation>PDF 绘图器无法启动</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreHeadsGrid</name>
+    <message>
+        <source>Same colour scale for all heads</source>
+        <translation>所有头使用相同的颜色刻度</translation>
+    </message>
+    <message>
+        <source>Off: each head uses its own range, so weak heads show their pattern.</source>
+        <translation>关闭：每个头使用自己的范围，这样较弱的头也能显示出其模式。</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>Simplified: long sequences are shown as block averages of at most %1 × %1 cells.</source>
+        <translation>已简化：长序列显示为最多 %1 × %1 个单元格的分块平均值。</translation>
+    </message>
+    <message>
+        <source>Click a head to enlarge it; point at a row to follow that query in every head.</source>
+        <translation>点击一个头将其放大；指向某一行可在每个头中跟踪该查询。</translation>
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>attn_weights, head %1</source>
+        <translation>attn_weights，头 %1</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreKvStepper</name>
+    <message>
+        <source>◀ Previous token</source>
+        <translation>◀ 上一个词元</translation>
+    </message>
+    <message>
+        <source>Next token ▶</source>
+        <translation>下一个词元 ▶</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>token %1 of %2</source>
+        <translation>第 %1 个词元，共 %2 个</translation>
+    </message>
+    <message>
+        <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache&apos;s first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
+        <translation>第 1 步输入“%1”：缓存为空，因此它的键和值成为缓存的第一行，它的查询只关注它自己。从下一个词元起，缓存中的键和值被重复使用，而不是重新计算。</translation>
+    </message>
+    <message>
+        <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
+        <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带轮廓的行）；前面 %3 个词元的键和值被重复使用，而不是重新计算。只有新的查询行关注缓存，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
+    </message>
+    <message>
+        <source>K cache, head %1 (%2 × %3)</source>
+        <translation>K 缓存，头 %1（%2 × %3）</translation>
+    </message>
+    <message>
+        <source>V cache, head %1</source>
+        <translation>V 缓存，头 %1</translation>
+    </message>
+    <message>
+        <source>new query row</source>
+        <translation>新的查询行</translation>
+    </message>
+    <message>
+        <source>its attn_weights over the cache</source>
+        <translation>它在缓存上的 attn_weights</translation>
+    </message>
+    <message>
+        <source>with cache</source>
+        <translation>使用缓存</translation>
+    </message>
+    <message>
+        <source>full recomputation</source>
+        <translation>完全重新计算</translation>
+    </message>
+    <message>
+        <source>output row of “%1”: max difference %2</source>
+        <translation>“%1”的输出行：最大差值 %2</translation>
+    </message>
+    <message>
+        <source>Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 head_dim × 4 bytes = %9 bytes per layer.</source>
+        <translation>本步骤的乘法次数：使用缓存 %1 次，不使用缓存 %2 次（重新计算全部 %3 个词元）。到目前为止：使用缓存 %4 次，不使用缓存 %5 次（节省 %6%）。缓存：2 × %7 个头 × %3 个词元 × %8 head_dim × 4 字节 = 每层 %9 字节。</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreLinesView</name>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>Simplified: only the first %1 tokens of each side are drawn.</source>
+        <translation>已简化：每一侧只绘制前 %1 个词元。</translation>
+    </message>
+    <message>
+        <source>Line opacity = attention weight. Point at a token to see only its lines.</source>
+        <translation>连线不透明度 = 注意力权重。指向一个词元即可只查看它的连线。</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreParameterPanel</name>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>d_in (embedding width)</source>
+        <translation>d_in（嵌入宽度）</translation>
+    </message>
+    <message>
+        <source>d_out</source>
+        <translation>d_out</translation>
+    </message>
+    <message>
+        <source>num_heads</source>
+        <translation>num_heads</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>Dropout p</source>
+        <translation>Dropout p</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>qkv_bias</source>
+        <translation>qkv_bias</translation>
+    </message>
+    <message>
+        <source>Mask convention</source>
+        <translation>掩码约定</translation>
+    </message>
+    <message>
+        <source>Fill value</source>
+        <translation>填充值</translation>
+    </message>
+    <message>
+        <source>Scaling</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>training (dropout on)</source>
+        <translation>训练（启用 dropout）</translation>
+    </message>
+    <message>
+        <source>future tokens hidden</source>
+        <translation>隐藏未来词元</translation>
+    </message>
+    <message>
+        <source>divide scores by √head_dim</source>
+        <translation>将分数除以 √head_dim</translation>
+    </message>
+    <message>
+        <source>fill where mask == 0 (seed 000)</source>
+        <translation>在 mask == 0 处填充（seed 000）</translation>
+    </message>
+    <message>
+        <source>fill where mask == 1 (seed 004)</source>
+        <translation>在 mask == 1 处填充（seed 004）</translation>
+    </message>
+    <message>
+        <source>The mask tensor is the subsequent mask: 1 where a token may look, 0 for the future. Filling where mask == 1 hides the past instead, and the last token sees nothing.</source>
+        <translation>掩码张量是后续掩码（subsequent mask）：词元可以查看的位置为 1，未来位置为 0。在 mask == 1 处填充反而会隐藏过去，最后一个词元将什么也看不到。</translation>
+    </message>
+    <message>
+        <source>The score put in masked cells before softmax. A fully masked row gives NaN with -inf and equal weights with -1e9 or -1e4.</source>
+        <translation>在 softmax 之前放入被掩码单元格的分数。完全被掩码的一行在使用 -inf 时得到 NaN，使用 -1e9 或 -1e4 时得到相等的权重。</translation>
+    </message>
+    <message>
+        <source>bias in W_query, W_key, W_value</source>
+        <translation>W_query、W_key、W_value 中的偏置</translation>
+    </message>
+    <message>
+        <source>The attention module of the tutorials to run.</source>
+        <translation>要运行的教程中的注意力模块。</translation>
+    </message>
+    <message>
+        <source>This module&apos;s output width is d_model = d_in.</source>
+        <translation>此模块的输出宽度为 d_model = d_in。</translation>
+    </message>
+    <message>
+        <source>The causal mask is part of this module.</source>
+        <translation>因果掩码是此模块的一部分。</translation>
+    </message>
+    <message>
+        <source>This module has no mask: choose self-attention-v2 for an optional causal mask.</source>
+        <translation>此模块没有掩码：请选择 self-attention-v2 以使用可选的因果掩码。</translation>
+    </message>
+    <message>
+        <source>dim_k (queries, keys)</source>
+        <translation>dim_k（查询、键）</translation>
+    </message>
+    <message>
+        <source>dim_v (values)</source>
+        <translation>dim_v（值）</translation>
+    </message>
+    <message>
+        <source>This module&apos;s output width is dim_v.</source>
+        <translation>此模块的输出宽度为 dim_v。</translation>
+    </message>
+    <message>
+        <source>Heads on (head_mask)</source>
+        <translation>启用的头（head_mask）</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>GPT-2&apos;s head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
+        <translation>GPT-2 的 head_mask：关闭的头的权重乘以 0，因此它对输出没有任何贡献。</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreTokenModel</name>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>x%1</source>
+        <translation>x%1</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreWeightEditor</name>
+    <message>
+        <source>Reset to the seed&apos;s weights</source>
+        <translation>将权重重置为 seed 生成的值</translation>
+    </message>
+    <message>
+        <source>Parameters by their PyTorch state_dict names; * = edited</source>
+        <translation>参数按其 PyTorch state_dict 名称列出；* = 已编辑</translation>
+    </message>
+    <message>
+        <source>vector of %1</source>
+        <translation>长度为 %1 的向量</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreWeightSplit</name>
+    <message>
+        <source>W_query is one (d_out = %1, d_in = %2) matrix. Head h takes its rows h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 independent projections stored side by side. Their context vectors are concatenated back to width %1 before out_proj mixes them.</source>
+        <translation>W_query 是一个 (d_out = %1, d_in = %2) 矩阵。第 h 个头取其第 h·head_dim … (h+1)·head_dim − 1 行（head_dim = %3）：这 %4 个头是并排存储的 %4 个独立投影。它们的上下文向量被重新拼接回宽度 %1，然后由 out_proj 将其混合。</translation>
+    </message>
+    <message>
+        <source>h%1·%2</source>
+        <translation>h%1·%2</translation>
+    </message>
+    <message>
+        <source>fused W_query.weight</source>
+        <translation>融合的 W_query.weight</translation>
+    </message>
+    <message>
+        <source>head %1 slice</source>
+        <translation>头 %1 切片</translation>
+    </message>
+    <message>
+        <source>heads concatenated (T, H·head_dim)</source>
+        <translation>拼接后的各个头 (T, H·head_dim)</translation>
+    </message>
+    <message>
+        <source>out_proj.weight</source>
+        <translation>out_proj.weight</translation>
+    </message>
+    <message>
+        <source>context_vecs = concat · out_projᵀ + b</source>
+        <translation>context_vecs = concat · out_projᵀ + b</translation>
+    </message>
+    <message>
+        <source>W_query is one (dim_k = %1, d_in = %2) matrix. Head h takes its rows h·head_dim … (h+1)·head_dim − 1 (head_dim = %3): the %4 heads are %4 independent projections stored side by side. Their context vectors, concatenated to width %5, are the output: this module has no out_proj.</source>
+        <translation>W_query 是一个 (dim_k = %1, d_in = %2) 的矩阵。第 h 个头取其第 h·head_dim … (h+1)·head_dim − 1 行（head_dim = %3）：%4 个头是并排存放的 %4 个独立投影。它们的上下文向量拼接成宽度 %5 后就是输出：此模块没有 out_proj。</translation>
+    </message>
+    <message>
+        <source>context_vecs = concat (no out_proj)</source>
+        <translation>context_vecs = 拼接（没有 out_proj）</translation>
+    </message>
+</context>
+<context>
+    <name>views::StepPage</name>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>&amp;Copy code</source>
+        <translation>复制代码(&amp;C)</translation>
+    </message>
+    <message>
+        <source>%1 (inference: unchanged)</source>
+        <translation>%1（推理：不变）</translation>
+    </message>
+    <message>
+        <source>Token %1 of %2: “%3”</source>
+        <translation>第 %1 个词元，共 %2 个：“%3”</translation>
+    </message>
+    <message>
+        <source>Multiplications saved</source>
+        <translation>节省的乘法次数</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1（%2 %）</translation>
+    </message>
+    <message>
+        <source>%1 = %2: at inference dropout keeps every weight as it is</source>
+        <translation>%1 = %2：推理时 dropout 保持每个权重不变</translation>
+    </message>
+    <message>
+        <source>%1 = 1: at inference nothing is dropped</source>
+        <translation>%1 = 1：推理时不丢弃任何权重</translation>
+    </message>
+    <message>
+        <source>(masked: filled with %1 before softmax)</source>
+        <translation>（已掩码：softmax 之前填充为 %1）</translation>
+    </message>
+    <message>
+        <source>%1 — row “%2”, column “%3”</source>
+        <translation>%1 — 行“%2”，列“%3”</translation>
+    </message>
+    <message>
+        <source>Point at a cell to see how it is computed from the other matrices; click it to keep the explanation.</source>
+        <translation>把鼠标指向单元格，查看它如何由其他矩阵计算得到；点击可固定该说明。</translation>
+    </message>
+    <message>
+        <source>Step %1 · %2</source>
+        <translation>第 %1 步 · %2</translation>
+    </message>
+    <message>
+        <source>Show numbers as &amp;tables</source>
+        <translation>以表格显示数值(&amp;T)</translation>
+    </message>
+    <message>
+        <source>◀ Previous token</source>
+        <translation>◀ 上一个词元</translation>
+    </message>
+    <message>
+        <source>Next token ▶</source>
+        <translation>下一个词元 ▶</translation>
+    </message>
+    <message>
+        <source>Dropout:</source>
+        <translation>Dropout：</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Inference</source>
+        <translation>推理</translation>
+    </message>
+    <message>
+        <source>The same in PyTorch</source>
+        <translation>对应的 PyTorch 代码</translation>
+    </message>
+    <message>
+        <source>Embeddings as arrows</source>
+        <translation>以箭头表示的嵌入</translation>
+    </message>
+</context>
+<context>
+    <name>views::VectorView</name>
+    <message>
+        <source>&amp;Plane:</source>
+        <translation>平面(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>dimension %1 and %2</source>
+        <translation>第 %1 维与第 %2 维</translation>
+    </message>
+    <message>
+        <source>dimension %1</source>
+        <translation>第 %1 维</translation>
+    </message>
+</context>
 </TS>

@@ -135,6 +135,27 @@ private slots:
         QVERIFY(old.file->config->scale);
     }
 
+    // gpt2-attention's head_mask and prune_heads survive; a config without them writes neither.
+    void headMaskAndPruneHeadsRoundTrip() {
+        ExampleFile f;
+        f.inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::Gpt2Attention;
+        f.config = config;
+        QVERIFY(!serializeExampleFile(f).contains("head_mask"));
+        QVERIFY(!serializeExampleFile(f).contains("prune_heads"));
+        config.num_heads = 3;
+        config.head_mask = {0.25f, 1.0f};
+        config.prune_heads = {2};
+        f.config = config;
+        const QByteArray text = serializeExampleFile(f);
+        const ExampleParseResult parsed = parseExampleFile(text);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error));
+        QCOMPARE(parsed.file->config->head_mask, config.head_mask);
+        QCOMPARE(parsed.file->config->prune_heads, config.prune_heads);
+        QCOMPARE(serializeExampleFile(*parsed.file), text);
+    }
+
     // QJsonValue keeps -0 as the integer 0 (and reads "-0" as 0): the one float whose bits do not
     // survive a round trip; its value does.
     void negativeZeroReadsAsZero() {
@@ -354,7 +375,7 @@ private slots:
             << "line 2, column 22: unknown key \"heads\": \"config\" has the keys module, seed, "
                "d_out, "
                "num_heads, batch, context_length, dropout, qkv_bias, training, causal, scale, "
-               "mask_convention, fill, dim_k, dim_v";
+               "mask_convention, fill, dim_k, dim_v, head_mask, prune_heads";
         QTest::newRow("config unknown module")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]],\n \"config\": {\"module\": "
@@ -363,6 +384,23 @@ private slots:
                "self-attention-v2, causal-attention, multi-head-wrapper, multi-head-attention, "
                "bert-multi-head, gpt2-attention, cross-attention, "
                "self-attention-kv, multi-head-self-attention-kv";
+        QTest::newRow("config head_mask number")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"head_mask\": 1}}")
+            << "line 1, column 64: config \"head_mask\" is the number 1, not a list of factors "
+               "such "
+               "as [1, 0.5]";
+        QTest::newRow("config head_mask string")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"head_mask\": [1, "
+                   "\"x\"]}}")
+            << "line 1, column 68: config \"head_mask\", value 2 is the string \"x\", not a number";
+        QTest::newRow("config prune_heads fraction")
+            << QByteArray(
+                   "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"prune_heads\": "
+                   "[0.5]}}")
+            << "line 1, column 67: config \"prune_heads\" is the number 0.5: give a whole number "
+               "from 0 to 16383 (a head number)";
         QTest::newRow("config negative seed")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"seed\": -1}}")

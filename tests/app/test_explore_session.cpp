@@ -559,6 +559,84 @@ private slots:
         QVERIFY(!out.fill_value.has_value());
     }
 
+    // Seed 003's modules take dim_k and dim_v instead of d_out; other modules keep them disabled
+    // and send 0, so the engine never says "does not apply".
+    void panelSetsKeyAndValueWidths() {
+        ExploreWindow window;
+        views::ExploreParameterPanel* panel = window.parameterPanel();
+        attn::ModuleConfig c;
+        c.module = attn::ModuleKind::CausalAttention;
+        window.session()->setConfig(c, false);
+        QVERIFY(!panel->dimKBox()->isEnabled());
+        QVERIFY(!panel->dimVBox()->isEnabled());
+        QCOMPARE(panel->config().dim_k, Eigen::Index{0});
+
+        c.module = attn::ModuleKind::SelfAttentionKV;
+        window.session()->setConfig(c, false);
+        QVERIFY(window.session()->error().isEmpty());
+        QVERIFY(panel->dimKBox()->isEnabled());
+        QVERIFY(panel->dimVBox()->isEnabled());
+        QVERIFY(!panel->dOutBox()->isEnabled());
+        QCOMPARE(panel->dimKBox()->value(), 3);  // the default, d_in
+        panel->dimKBox()->setValue(4);
+        panel->dimVBox()->setValue(2);
+        QCOMPARE(window.session()->state().config.dim_k, Eigen::Index{4});
+        QCOMPARE(window.session()->state().config.dim_v, Eigen::Index{2});
+        QVERIFY(window.session()->error().isEmpty());
+        // queries and keys 4 wide, values and the output 2 wide, six tokens
+        const attn::RunResult& run = *window.session()->result();
+        QCOMPARE(run.output.queries[0].cols(), Eigen::Index{4});
+        QCOMPARE(run.output.keys[0].cols(), Eigen::Index{4});
+        QCOMPARE(run.output.context_vecs[0].rows(), Eigen::Index{6});
+        QCOMPARE(run.output.context_vecs[0].cols(), Eigen::Index{2});
+        QCOMPARE(panel->dOutBox()->value(), 2);  // the output width it shows is dim_v
+
+        // The multi-head form explains a head count that does not divide the widths.
+        c.module = attn::ModuleKind::MultiHeadSelfAttentionKV;
+        c.dim_k = 4;
+        c.dim_v = 3;
+        c.num_heads = 2;
+        window.session()->setConfig(c, false);
+        QVERIFY(window.session()->error().contains(QStringLiteral("dim_v")));
+    }
+
+    // GPT-2's head_mask as one switch per head: switching a head off zeroes its weights and
+    // changes the output; switching it on again restores both.
+    void headSwitchesMaskGpt2Heads() {
+        ExploreWindow window;
+        views::ExploreParameterPanel* panel = window.parameterPanel();
+        attn::ModuleConfig c;
+        c.module = attn::ModuleKind::Gpt2Attention;
+        c.num_heads = 3;  // d_in 3: three heads of width 1
+        window.session()->setConfig(c, false);
+        QVERIFY(window.session()->error().isEmpty());
+        QCOMPARE(panel->headSwitches().size(), 3);
+        QVERIFY(panel->headSwitches()[1]->isEnabled());
+        const attn::Matrix before = window.session()->result()->output.context_vecs[0];
+        // The heads grid shows what multiplied the values: the weights after dropout and head_mask.
+        const attn::Matrix headTwo = window.session()->result()->output.heads[0][1].dropped;
+        QVERIFY(headTwo.maxCoeff() > 0.0f);
+
+        panel->headSwitches()[1]->setChecked(false);
+        QCOMPARE(window.session()->state().config.head_mask,
+                 (std::vector<float>{1.0f, 0.0f, 1.0f}));
+        const attn::RunResult& off = *window.session()->result();
+        QCOMPARE(off.output.heads[0][1].dropped.cwiseAbs().maxCoeff(), 0.0f);
+        QCOMPARE(off.output.heads[0][1].weights, headTwo);  // softmax itself is unchanged
+        QCOMPARE(window.headsGrid()->heatmap(1)->inputValue(3, 0), 0.0);
+        QVERIFY((off.output.context_vecs[0] - before).cwiseAbs().maxCoeff() > 1e-6f);
+
+        panel->headSwitches()[1]->setChecked(true);
+        QVERIFY(window.session()->state().config.head_mask.empty());  // all on: no head_mask
+        QCOMPARE(window.session()->result()->output.context_vecs[0], before);
+
+        // Other modules have no head_mask: no switches.
+        c.module = attn::ModuleKind::CausalAttention;
+        c.num_heads = 0;
+        window.session()->setConfig(c, false);
+        QCOMPARE(panel->headSwitches().size(), 0);
+    }
+
     // The causal switch, mask convention, fill value and scaling reach the engine; the
     // convention and fill are enabled only while a mask applies.
     void panelSwitches() {

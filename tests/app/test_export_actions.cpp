@@ -49,7 +49,7 @@ private slots:
     void exportDialogOptions();
 };
 
-void TestExportActions::initTestCase() { useTestSettings(); }
+void TestExportActions::initTestCase() { useTestSettings("export-actions"); }
 
 void TestExportActions::init() { QSettings().clear(); }
 

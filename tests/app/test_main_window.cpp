@@ -59,7 +59,7 @@ private slots:
     void presentationOption();
 };
 
-void TestMainWindow::initTestCase() { useTestSettings(); }
+void TestMainWindow::initTestCase() { useTestSettings("main-window"); }
 
 void TestMainWindow::init() { QSettings().clear(); }
 

@@ -27,7 +27,7 @@ private slots:
     void revealRowByRow();
 };
 
-void TestPresentationMode::initTestCase() { useTestSettings(); }
+void TestPresentationMode::initTestCase() { useTestSettings("presentation-mode"); }
 
 void TestPresentationMode::init() { QSettings().clear(); }
 

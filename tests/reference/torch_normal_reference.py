@@ -31,7 +31,10 @@ TUTORIAL_INPUTS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
 
 
 # --- seed 001: transformers' Conv1D and GPT-2's Attention, as the seed file has them ----------
-# The seed's class without its comments, prune_heads (not drawn from) and nothing else changed.
+# The seed's class without its comments and nothing else changed. prune_heads calls transformers'
+# find_pruneable_heads_and_indices and prune_conv1d_layer, which this file does not define:
+# gpt2_heads_reference.py provides plain-torch equivalents (no draws, so the header below does
+# not depend on it).
 
 class Conv1D(nn.Module):
     def __init__(self, nf, nx):
@@ -79,6 +82,19 @@ class Attention(nn.Module):
         self.attn_dropout = nn.Dropout(config.attn_pdrop)
         self.resid_dropout = nn.Dropout(config.resid_pdrop)
         self.pruned_heads = set()
+
+    def prune_heads(self, heads):
+        if len(heads) == 0:
+            return
+        heads, index = find_pruneable_heads_and_indices(
+            heads, self.n_head, self.split_size // self.n_head, self.pruned_heads
+        )
+        index_attn = torch.cat([index, index + self.split_size, index + (2 * self.split_size)])
+        self.c_attn = prune_conv1d_layer(self.c_attn, index_attn, dim=1)
+        self.c_proj = prune_conv1d_layer(self.c_proj, index, dim=0)
+        self.split_size = (self.split_size // self.n_head) * (self.n_head - len(heads))
+        self.n_head = self.n_head - len(heads)
+        self.pruned_heads = self.pruned_heads.union(heads)
 
     def merge_heads(self, x):
         x = x.permute(0, 2, 1, 3).contiguous()

@@ -296,6 +296,39 @@ private slots:
         // the concatenation's columns of head h are that head's context vectors
         QCOMPARE(split.concatHeatmap()->inputValue(4, 3),
                  double{run.output.heads[0][1].context(4, 1)});
+        QVERIFY(!split.outProjHeatmap()->isHidden());
+        QVERIFY(split.noteText().contains(QStringLiteral("before out_proj mixes them")));
+    }
+
+    // Seed 003's multi-head module: queries 4 wide, values 2 wide, no out_proj; the concatenated
+    // heads are the output, and the view says so instead of naming an out_proj.
+    void weightSplitWithoutOutProj() {
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::MultiHeadSelfAttentionKV;
+        config.dim_k = 4;
+        config.dim_v = 2;
+        config.num_heads = 2;
+        const attn::RunResult run = attn::run_module(config, attn::tutorial_inputs());
+        const attn::FusedProjections fused = attn::fused_projections(run);
+        QCOMPARE(fused.query.cols(), Eigen::Index{4});
+        QCOMPARE(fused.out_proj.size(), Eigen::Index{0});
+        views::WeightSplitData data;
+        data.fused_query = fused.query.transpose();
+        data.num_heads = 2;
+        if (!run.output.concat.empty()) data.concat = run.output.concat[0];
+        data.output = run.output.context_vecs[0];
+        views::ExploreWeightSplit split;
+        split.setData(data);
+        QCOMPARE(split.sliceCount(), 2);
+        QVERIFY(split.outProjHeatmap()->isHidden());
+        QVERIFY2(
+            split.noteText().contains(QStringLiteral("concatenated to width 2, are the output: "
+                                                     "this module has no out_proj")),
+            qPrintable(split.noteText()));
+        QVERIFY(!split.noteText().contains(QStringLiteral("before out_proj")));
+        QCOMPARE(split.outputHeatmap()->title(),
+                 QStringLiteral("context_vecs = concat (no out_proj)"));
+        QCOMPARE(split.outputHeatmap()->columnCount(), 2);
     }
 };
 
