@@ -10,6 +10,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -74,6 +75,9 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     headMask_ = new QWidget(this);
     auto* headRow = new QHBoxLayout(headMask_);
     headRow->setContentsMargins(0, 0, 0, 0);
+    prune_ = new QWidget(this);
+    auto* pruneRow = new QHBoxLayout(prune_);
+    pruneRow->setContentsMargins(0, 0, 0, 0);
 
     auto addRow = [&](const QString& key, QWidget* field) {
         auto* caption = new QLabel(this);
@@ -101,6 +105,7 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     addRow(QStringLiteral("causal"), causal_);
     addRow(QStringLiteral("mask_convention"), maskConvention_);
     addRow(QStringLiteral("fill"), fill_);
+    addRow(QStringLiteral("prune_heads"), prune_);
     addRow(QStringLiteral("head_mask"), headMask_);
     addRow(QStringLiteral("scale"), scale_);
     addRow(QStringLiteral("qkv_bias"), bias_);
@@ -124,7 +129,14 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
         emitEdited();
     });
     connect(heads_, &QSpinBox::valueChanged, this, [this] {
-        if (!updating_ && currentModule().uses_head_mask) rebuildHeadSwitches(remainingHeads());
+        if (updating_ || !currentModule().uses_head_mask) return;
+        pruneHeads_.clear();
+        rebuildPruneSwitches(heads_->value());
+        for (QCheckBox* box : pruneOn_) {
+            const QSignalBlocker block(box);
+            box->setChecked(false);
+        }
+        rebuildHeadSwitches(remainingHeads());
     });
     for (QSpinBox* box : {dOut_, dimK_, dimV_, heads_, seed_})
         connect(box, &QSpinBox::valueChanged, this, [this] { emitEdited(); });
@@ -155,6 +167,11 @@ void ExploreParameterPanel::retranslate() {
     captions_[QStringLiteral("scale")]->setText(tr("Scaling"));
     captions_[QStringLiteral("head_mask")]->setText(tr("Heads on (head_mask)"));
     for (int h = 0; h < headOn_.size(); ++h) headOn_[h]->setText(tr("head %1").arg(h + 1));
+    captions_[QStringLiteral("prune_heads")]->setText(tr("Pruned heads (prune_heads)"));
+    for (int h = 0; h < pruneOn_.size(); ++h) pruneOn_[h]->setText(tr("head %1").arg(h + 1));
+    prune_->setToolTip(
+        tr("GPT-2's prune_heads: a pruned head is removed with its parameters; "
+           "the heads that remain are numbered again from 1."));
     headMask_->setToolTip(
         tr("GPT-2's head_mask: a head switched off has its weights multiplied "
            "by 0, so it adds nothing to the output."));
@@ -202,6 +219,7 @@ void ExploreParameterPanel::updateEnabled() {
                                         "an optional causal mask.")));
     scale_->setEnabled(info.uses_scale);
     headMask_->setEnabled(info.uses_head_mask);
+    prune_->setEnabled(info.uses_head_mask);
     // Convention and fill matter only while a mask is applied.
     const bool masked = info.uses_causal ? causal_->isChecked() : info.causal_by_default;
     maskConvention_->setEnabled(info.uses_mask_convention && masked);
@@ -215,7 +233,32 @@ void ExploreParameterPanel::showModuleDefaults() {
     maskConvention_->setCurrentIndex(0);
     setFill(info.default_fill);
     pruneHeads_.clear();
+    rebuildPruneSwitches(info.uses_head_mask ? heads_->value() : 0);
+    for (QCheckBox* box : pruneOn_) {
+        const QSignalBlocker block(box);
+        box->setChecked(false);
+    }
     rebuildHeadSwitches(info.uses_head_mask ? remainingHeads() : 0);
+}
+
+void ExploreParameterPanel::rebuildPruneSwitches(int count) {
+    while (pruneOn_.size() > count) delete pruneOn_.takeLast();
+    while (pruneOn_.size() < count) {
+        auto* box = new QCheckBox(tr("head %1").arg(pruneOn_.size() + 1), prune_);
+        prune_->layout()->addWidget(box);
+        connect(box, &QCheckBox::toggled, this, [this] { prunedChanged(); });
+        pruneOn_.append(box);
+    }
+}
+
+void ExploreParameterPanel::prunedChanged() {
+    pruneHeads_.clear();
+    for (int h = 0; h < pruneOn_.size(); ++h)
+        if (pruneOn_[h]->isChecked()) pruneHeads_.push_back(h);
+    // Other heads remain: the mask starts again with every remaining head on.
+    rebuildHeadSwitches(0);
+    rebuildHeadSwitches(remainingHeads());
+    emitEdited();
 }
 
 int ExploreParameterPanel::remainingHeads() const {
@@ -285,6 +328,12 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
         config.mask_convention == attn::MaskConvention::FillWhereOne ? 1 : 0);
     setFill(config.fill_value.value_or(info.default_fill));
     pruneHeads_ = info.uses_head_mask ? config.prune_heads : std::vector<Eigen::Index>{};
+    rebuildPruneSwitches(info.uses_head_mask ? heads_->value() : 0);
+    for (int h = 0; h < pruneOn_.size(); ++h) {
+        const QSignalBlocker block(pruneOn_[h]);
+        pruneOn_[h]->setChecked(std::find(pruneHeads_.begin(), pruneHeads_.end(), h) !=
+                                pruneHeads_.end());
+    }
     rebuildHeadSwitches(info.uses_head_mask ? remainingHeads() : 0);
     for (int h = 0; h < headOn_.size(); ++h) {
         const QSignalBlocker block(headOn_[h]);

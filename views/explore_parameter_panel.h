@@ -56,6 +56,9 @@ public:
     QComboBox* fillBox() const { return fill_; }                      // data: the fill (float)
     // GPT-2's head_mask as one switch per (remaining) head: off multiplies its weights by 0.
     QList<QCheckBox*> headSwitches() const { return headOn_; }
+    // GPT-2's prune_heads, one box per head of the unpruned module: a pruned head and its
+    // parameters are removed; the heads that remain are numbered 1.. again, as after pruning.
+    QList<QCheckBox*> pruneSwitches() const { return pruneOn_; }
 
 signals:
     // The user changed a module setting.
@@ -71,6 +74,8 @@ private:
     void showModuleDefaults();
     void setFill(float fill);
     void rebuildHeadSwitches(int count);
+    void rebuildPruneSwitches(int count);
+    void prunedChanged();
     int remainingHeads() const;
     const attn::ModuleInfo& currentModule() const;  // the module chosen in the combo box
     void emitEdited();
@@ -93,7 +98,9 @@ private:
     QComboBox* fill_ = nullptr;
     QWidget* headMask_ = nullptr;
     QList<QCheckBox*> headOn_;
-    std::vector<Eigen::Index> pruneHeads_;  // from a file; kept as it is (the CLI sets it)
+    QWidget* prune_ = nullptr;
+    QList<QCheckBox*> pruneOn_;
+    std::vector<Eigen::Index> pruneHeads_;  // the checked boxes of pruneOn_
     QHash<QString, QLabel*> errorLabels_;   // setting -> label under its control; "" = general
     QHash<QString, QLabel*> captions_;
     QString error_;

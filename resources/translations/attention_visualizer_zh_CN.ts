@@ -1346,6 +1346,14 @@
         <source>GPT-2&apos;s head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
         <translation>GPT-2 的 head_mask：关闭的头的权重乘以 0，因此它对输出没有任何贡献。</translation>
     </message>
+    <message>
+        <source>Pruned heads (prune_heads)</source>
+        <translation>剪枝的头（prune_heads）</translation>
+    </message>
+    <message>
+        <source>GPT-2&apos;s prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
+        <translation>GPT-2 的 prune_heads：被剪枝的头连同其参数一起删除；剩下的头从 1 开始重新编号。</translation>
+    </message>
 </context>
 <context>
     <name>views::ExploreTokenModel</name>
