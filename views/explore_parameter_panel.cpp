@@ -5,7 +5,6 @@
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFormLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -13,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "flow_layout.h"
 
 namespace views {
 
@@ -72,12 +73,11 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     maskConvention_->addItem(QString(), static_cast<int>(attn::MaskConvention::FillWhereOne));
     fill_ = new QComboBox(this);
     for (float fill : kFills) fill_->addItem(fillText(fill), fill);
+    // One switch per head, wrapped into lines: twelve heads must not widen the panel.
     headMask_ = new QWidget(this);
-    auto* headRow = new QHBoxLayout(headMask_);
-    headRow->setContentsMargins(0, 0, 0, 0);
+    (new FlowLayout(headMask_, 8, 2))->setContentsMargins(0, 0, 0, 0);
     prune_ = new QWidget(this);
-    auto* pruneRow = new QHBoxLayout(prune_);
-    pruneRow->setContentsMargins(0, 0, 0, 0);
+    (new FlowLayout(prune_, 8, 2))->setContentsMargins(0, 0, 0, 0);
 
     auto addRow = [&](const QString& key, QWidget* field) {
         auto* caption = new QLabel(this);

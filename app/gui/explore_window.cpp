@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -64,6 +65,10 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     panelScroll->setWidget(panel_);
     panelScroll->setWidgetResizable(true);
     panelScroll->setFrameShape(QFrame::NoFrame);
+    // Only a tall panel scrolls: the column keeps room for the panel and its vertical scroll bar,
+    // and the per-head switches wrap, so nothing is cut off at the right.
+    panelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    panelScroll_ = panelScroll;
     leftLayout->addWidget(panelScroll, 4);
 
     tabs_ = new QTabWidget(splitter);
@@ -312,6 +317,11 @@ void ExploreWindow::buildMenus() {
     });
 }
 
+void ExploreWindow::fitPanelWidth() {
+    panelScroll_->setMinimumWidth(panel_->minimumSizeHint().width() +
+                                  panelScroll_->verticalScrollBar()->sizeHint().width());
+}
+
 void ExploreWindow::retranslate() {
     const QString file = session_->filePath().isEmpty()
                              ? tr("tutorial example")
@@ -343,6 +353,7 @@ void ExploreWindow::retranslate() {
     staleViews_.insert(split_);
     staleViews_.insert(crossTab_);
     updateCurrentView();
+    fitPanelWidth();  // the labels' widths change with the language
 }
 
 void ExploreWindow::changeEvent(QEvent* event) {

@@ -12,6 +12,8 @@
 
 #include "app/gui/explore_session.h"
 
+class QScrollArea;
+
 class QAction;
 class QLabel;
 class QMenu;
@@ -75,6 +77,7 @@ private:
     QWidget* buildTokenEditor(ExploreSide side, views::ExploreTokenModel* model, QTableView** view);
     void buildMenus();
     void retranslate();
+    void fitPanelWidth();
     void updateFromState();
     void updateFromResult();
     // Brings the shown view tab up to date if the result changed since it was last drawn.
@@ -97,6 +100,7 @@ private:
     QTabWidget* editTabs_ = nullptr;
     QWidget* sourceEditor_ = nullptr;
     views::ExploreParameterPanel* panel_ = nullptr;
+    QScrollArea* panelScroll_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     views::ExploreHeadsGrid* grid_ = nullptr;
     views::ExploreWeightEditor* weightEditor_ = nullptr;
