@@ -42,7 +42,8 @@ ExportActions::ExportActions(MainWindow* window, QMenu* fileMenu)
     menu_ = fileMenu->addMenu(QString());
     exportHeatmapAction_ =
         menu_->addAction(QString(), this, &ExportActions::exportHeatmapWithDialog);
-    exportHeatmapAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    // Ctrl+E is Explore; every key of the window is unique (tests/app/test_shortcuts.cpp).
+    exportHeatmapAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     exportStepAction_ = menu_->addAction(QString(), this, &ExportActions::exportStepWithDialog);
     exportStepAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     exportAllAction_ =

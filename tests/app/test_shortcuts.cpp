@@ -1,0 +1,72 @@
+// Every key of a window does one thing: an ambiguous shortcut (two actions on Ctrl+E) makes Qt
+// do nothing at all, which a teacher discovers in front of the class. Lists every QAction and
+// QShortcut key of the walkthrough window and of the explore window and fails on a duplicate.
+#include <QAction>
+#include <QHash>
+#include <QKeySequence>
+#include <QShortcut>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "app/gui/explore_window.h"
+#include "app/gui/main_window.h"
+
+namespace {
+
+// "Ctrl+E: Export heatmap…, Explore" for every key bound more than once; empty when all are unique.
+QString duplicateKeys(const QWidget& window) {
+    QHash<QString, QStringList> owners;
+    for (const QAction* a : window.findChildren<QAction*>())
+        for (const QKeySequence& key : a->shortcuts())
+            if (!key.isEmpty())
+                owners[key.toString(QKeySequence::PortableText)] << a->text().remove('&');
+    for (const QShortcut* s : window.findChildren<QShortcut*>())
+        for (const QKeySequence& key : s->keys())
+            if (!key.isEmpty())
+                owners[key.toString(QKeySequence::PortableText)] << QStringLiteral("QShortcut");
+    QStringList duplicates;
+    for (auto it = owners.cbegin(); it != owners.cend(); ++it)
+        if (it.value().size() > 1)
+            duplicates << it.key() + QStringLiteral(": ") + it.value().join(QStringLiteral(", "));
+    return duplicates.join(QStringLiteral("; "));
+}
+
+int keyCount(const QWidget& window) {
+    int count = 0;
+    for (const QAction* a : window.findChildren<QAction*>()) count += int(a->shortcuts().size());
+    return count;
+}
+
+}  // namespace
+
+class TestShortcuts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void walkthroughKeysAreUnique() {
+        MainWindow w;
+        QVERIFY(keyCount(w) >= 10);  // the menus are built: the list below is not empty
+        const QString duplicates = duplicateKeys(w);
+        QVERIFY2(duplicates.isEmpty(), qPrintable(duplicates));
+        // The keys the README documents.
+        QHash<QString, QString> byKey;
+        for (const QAction* a : w.findChildren<QAction*>())
+            for (const QKeySequence& key : a->shortcuts())
+                byKey[key.toString(QKeySequence::PortableText)] = a->text().remove('&');
+        QCOMPARE(byKey.value(QStringLiteral("Ctrl+E")), QStringLiteral("Explore"));
+        QCOMPARE(byKey.value(QStringLiteral("Ctrl+Alt+E")), QStringLiteral("Export heatmap…"));
+        QCOMPARE(byKey.value(QStringLiteral("F11")).isEmpty(), false);
+    }
+
+    void exploreKeysAreUnique() {
+        ExploreWindow w;
+        QVERIFY(keyCount(w) >= 5);
+        const QString duplicates = duplicateKeys(w);
+        QVERIFY2(duplicates.isEmpty(), qPrintable(duplicates));
+    }
+};
+
+QTEST_MAIN(TestShortcuts)
+#include "test_shortcuts.moc"
