@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "examples.h"
@@ -41,6 +42,7 @@ struct StepMatrix {
     std::vector<std::string> row_labels, col_labels;
     MatrixKind kind = MatrixKind::Scores;
     BoolMatrix blocked;  // cells filled before softmax (drawn masked); empty = none
+    BoolMatrix dropped;  // cells zeroed by dropout (drawn marked, not as true zeros); empty = none
     float fill_value = 0.0f;
     Derivation derivation = Derivation::None;
     std::string lhs, rhs;  // ids of the matrices this one is computed from
@@ -73,6 +75,10 @@ struct Step {
     std::vector<Highlight> highlights;
     int frame_count = 0;  // > 0: the page steps through frames (decoding token by token)
     std::vector<std::string> frame_labels;
+    // Named values the step's text states ("num_tokens" -> "6", "query_token" -> "journey",
+    // "batch_shape" -> "(2, 6, 3)"), all derived from the records and formatted by
+    // number_format.h; texts refer to them as {name}.
+    std::vector<std::pair<std::string, std::string>> text_args;
 
     const StepMatrix* find(const std::string& matrix_id) const;
 };

@@ -308,6 +308,14 @@ bool HeatmapWidget::setColorMap(const QString& name) {
 
 QString HeatmapWidget::colorMapName() const { return colorMapName_; }
 
+void HeatmapWidget::setRangeMode(RangeMode mode) { rangeMode_ = mode; }  // TODO(heatmap helper)
+HeatmapWidget::RangeMode HeatmapWidget::rangeMode() const { return rangeMode_; }
+void HeatmapWidget::setDropped(const BoolMatrix& dropped) { dropped_ = dropped; }  // TODO
+bool HeatmapWidget::cellDropped(int row, int column) const {
+    return dropped_.size() > 0 && row >= 0 && column >= 0 && row < dropped_.rows() &&
+           column < dropped_.cols() && dropped_(row, column);
+}
+
 void HeatmapWidget::setAutoRange() {
     autoRange_ = true;
     updateRange();

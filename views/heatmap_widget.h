@@ -71,6 +71,16 @@ public:
     // Fixed, e.g. setValueRange(0, 1) for attention weights so pages compare at a glance.
     void setValueRange(double lower, double upper);
     bool isAutoRange() const;
+    // Which values the colours span, said on the colour bar: Fixed (setValueRange), Matrix (this
+    // matrix's min..max, setAutoRange) or Row (each row its own min..max, so rows with small
+    // differences still show them).
+    enum class RangeMode { Fixed, Matrix, Row };
+    void setRangeMode(RangeMode mode);
+    RangeMode rangeMode() const;
+    // Cells zeroed by dropout (R, C), true = dropped, or empty for none: drawn marked so they do
+    // not look like true zeros, on screen and in every export.
+    void setDropped(const BoolMatrix& dropped);
+    bool cellDropped(int row, int column) const;
     double rangeLower() const;  // the range the colours and the colour scale use now
     double rangeUpper() const;
 
@@ -198,6 +208,8 @@ private:
 
     Matrix values_;
     BoolMatrix blocked_;  // as given to setMatrix
+    BoolMatrix dropped_;  // as given to setDropped
+    RangeMode rangeMode_ = RangeMode::Matrix;
     std::vector<CellKind> kinds_;
     QStringList rowLabels_;
     QStringList columnLabels_;

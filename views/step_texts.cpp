@@ -238,6 +238,16 @@ StepText stepText(const std::string& stepId) {
     return {QString::fromStdString(stepId), QString()};
 }
 
+StepText stepText(const attn::Step& step) {
+    StepText text = stepText(step.id);
+    for (const auto& [name, value] : step.text_args) {
+        const QString key = QLatin1Char('{') + QString::fromStdString(name) + QLatin1Char('}');
+        text.title.replace(key, QString::fromStdString(value));
+        text.html.replace(key, QString::fromStdString(value));
+    }
+    return text;
+}
+
 QString matrixCaption(const std::string& /*stepId*/, const std::string& matrixId) {
     for (const CaptionEntry& e : kCaptions)
         if (matrixId == e.id) return tr(e.caption);

@@ -6,6 +6,8 @@
 #include <QString>
 #include <string>
 
+#include "model/walkthrough.h"
+
 namespace views {
 
 struct StepText {
@@ -15,6 +17,8 @@ struct StepText {
 
 // Translated title and explanation of a step; a generic text for an unknown id.
 StepText stepText(const std::string& stepId);
+// The same with every {name} placeholder replaced by the record's text_args: what the page shows.
+StepText stepText(const attn::Step& step);
 // Translated caption of a matrix of a step, e.g. "Attention weights α (6 × 6)" without the size.
 QString matrixCaption(const std::string& stepId, const std::string& matrixId);
 // Translated label of a StepFact id, e.g. "Multiplications with the cache".

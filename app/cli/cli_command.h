@@ -9,6 +9,10 @@
 #include <QByteArray>
 #include <QCommandLineParser>
 #include <QString>
+#include <memory>
+#include <vector>
+
+#include "model/walkthrough.h"
 
 struct CliError {
     QString message;
@@ -28,6 +32,16 @@ qint64 integerOption(const QCommandLineParser& parser, const QString& name, qint
                      qint64 min, qint64 max);
 double probabilityOption(const QCommandLineParser& parser, const QString& name, double fallback);
 
+// The --lang option (en by default) with the window's translation and fonts installed while the
+// returned object lives; fails with a message for an unknown language.
+namespace views {
+class Translation;
+}
+std::unique_ptr<views::Translation> installLanguageOption(const QCommandLineParser& parser);
+// The walkthrough of the tutorial, or of the example file given by option `name` (--example,
+// --input); fails with the file's own message.
+std::vector<attn::Step> walkthroughOption(const QCommandLineParser& parser, const QString& name);
+
 // The subcommands.
 void addComputeOptions(QCommandLineParser& parser);
 QByteArray runCompute(const QCommandLineParser& parser);
@@ -36,3 +50,7 @@ QByteArray runDecode(const QCommandLineParser& parser);
 // Figures: runs under the QApplication that cli_main.cpp creates for this subcommand only.
 void addExportOptions(QCommandLineParser& parser);
 QByteArray runExport(const QCommandLineParser& parser);
+void addStepsOptions(QCommandLineParser& parser);
+QByteArray runSteps(const QCommandLineParser& parser);
+void addHandoutOptions(QCommandLineParser& parser);
+QByteArray runHandout(const QCommandLineParser& parser);

@@ -157,28 +157,8 @@ QByteArray runExport(const QCommandLineParser& parser) {
                         .arg(options.colorMap, attn::colormap::names().join(QStringLiteral(", "))));
     }
 
-    QString language = QStringLiteral("en");
-    if (parser.isSet(QStringLiteral("lang"))) {
-        language = views::normalizeLanguage(parser.value(QStringLiteral("lang")));
-        if (language.isEmpty())
-            cliFail(QStringLiteral("--lang \"%1\" is not available: give en or zh_CN")
-                        .arg(parser.value(QStringLiteral("lang"))));
-    }
-    // The window's translation and fonts, so figures match it glyph for glyph.
-    views::Translation translation;
-    if (!translation.install(language))
-        cliFail(QStringLiteral("the %1 translation is missing from this build").arg(language));
-    views::applyInterfaceFonts(*qApp);
-
-    std::vector<attn::Step> steps;
-    if (parser.isSet(QStringLiteral("example"))) {
-        const QString path = parser.value(QStringLiteral("example"));
-        const ExampleParseResult example = loadExampleFile(path);
-        if (!example.ok()) cliFail(QStringLiteral("%1: %2").arg(path, example.error));
-        steps = attn::build_walkthrough(example.file->inputs);
-    } else {
-        steps = attn::build_walkthrough();
-    }
+    const auto translation = installLanguageOption(parser);
+    const std::vector<attn::Step> steps = walkthroughOption(parser, QStringLiteral("example"));
     const std::vector<std::size_t> chosen = selectSteps(
         steps, parser.isSet(QStringLiteral("step")) ? parser.value(QStringLiteral("step"))
                                                     : QStringLiteral("all"));

@@ -22,6 +22,11 @@ const CliCommand kCommands[] = {
      addDecodeOptions, runDecode},
     {"export", "Save the walkthrough's heatmaps as PNG, SVG, PDF or CSV, without a display",
      addExportOptions, runExport},
+    {"steps",
+     "Print the walkthrough's steps as JSON: titles, texts, matrices and cell explanations",
+     addStepsOptions, runSteps},
+    {"handout", "Write the whole walkthrough as a PDF or HTML handout for students",
+     addHandoutOptions, runHandout},
 };
 
 const char kOutputNote[] =
@@ -164,7 +169,9 @@ double probabilityOption(const QCommandLineParser& parser, const QString& name, 
 int main(int argc, char* argv[]) {
     // `export` draws widgets, the other subcommands need QtCore only. Widgets without a display:
     // the offscreen platform, unless the caller chose one.
-    const bool widgets = argc > 1 && std::strcmp(argv[1], "export") == 0;
+    const bool widgets =
+        argc > 1 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "steps") == 0 ||
+                     std::strcmp(argv[1], "handout") == 0);
     if (widgets && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     const std::unique_ptr<QCoreApplication> app =
