@@ -1,3 +1,5 @@
+// LEAD NOTE FOR HELPER "rec" (remove this line when you edit the file): first read
+// /work/main/.tr-pending/README-rec.md: rules (no git commit, deadline 21:05 UTC, build-rec only).
 #include "walkthrough.h"
 
 #include <algorithm>
@@ -5,6 +7,7 @@
 
 #include "kv_trace.h"
 #include "modules.h"
+#include "number_format.h"
 #include "ops.h"
 #include "rng.h"
 
@@ -46,8 +49,22 @@ public:
         return step_.matrices.back();
     }
 
-    void fact(std::string id, double value, int frame = -1) {
-        step_.facts.push_back({std::move(id), value, frame});
+    // A matrix an explanation quotes but the page does not draw.
+    StepMatrix& operand(std::string id, std::string symbol, Matrix values,
+                        std::vector<std::string> rows, std::vector<std::string> cols,
+                        MatrixKind kind) {
+        StepMatrix& m = add(std::move(id), std::move(symbol), std::move(values), std::move(rows),
+                            std::move(cols), kind);
+        step_.operands.push_back(std::move(m));
+        step_.matrices.pop_back();
+        return step_.operands.back();
+    }
+
+    void fact(std::string id, double value, int frame = -1, bool training_only = false) {
+        step_.facts.push_back({std::move(id), value, frame, training_only});
+    }
+    void arg(std::string name, std::string value) {
+        step_.text_args.emplace_back(std::move(name), std::move(value));
     }
     void highlight(std::string matrix_id, Eigen::Index row, Eigen::Index col = -1) {
         step_.highlights.push_back({std::move(matrix_id), row, col});
@@ -80,28 +97,74 @@ StepMatrix& masked(StepMatrix& m, BoolMatrix blocked, float fill) {
     return m;
 }
 
-// One causal weight matrix per head, "<prefix>1", "<prefix>2", ..., for a sequence of tokens.
-void add_head_weights(StepBuilder& b, const std::string& prefix,
-                      const std::vector<AttentionResult>& heads,
-                      const std::vector<std::string>& tokens) {
-    for (std::size_t h = 0; h < heads.size(); ++h) {
-        masked(b.add(prefix + std::to_string(h + 1), "α", heads[h].weights, tokens, tokens,
-                     MatrixKind::Weights),
-               heads[h].blocked, kNegInf);
-    }
-}
-
 // The weights of SelfAttentionV1 seen as (d_in, d_out) and of a Linear as x · Wᵀ, so both read
 // like the tutorial's `inputs @ W`.
 Matrix as_input_by_output(const Linear& l) { return l.weight.transpose(); }
 
 }  // namespace
 
-const StepMatrix* Step::find(const std::string& matrix_id) const {
-    for (const StepMatrix& m : matrices)
-        if (m.id == matrix_id) return &m;
+const StepMatrix* Step::find(const std::string& matrix_id, int frame) const {
+    for (const std::vector<StepMatrix>* list : {&matrices, &operands})
+        for (const StepMatrix& m : *list)
+            if (m.id == matrix_id && (frame < 0 || m.frame < 0 || m.frame == frame)) return &m;
     return nullptr;
 }
+
+std::string Step::arg(const std::string& name) const {
+    for (const auto& [key, value] : text_args)
+        if (key == name) return value;
+    return {};
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& words, const std::string& separator) {
+    std::string s;
+    for (std::size_t i = 0; i < words.size(); ++i) s += (i > 0 ? separator : "") + words[i];
+    return s;
+}
+
+std::string count(Eigen::Index n) { return std::to_string(n); }
+
+// "(2, 6, 3)": a tensor shape as PyTorch prints it.
+std::string shape(std::initializer_list<Eigen::Index> dims) {
+    std::string s = "(";
+    for (const Eigen::Index d : dims) s += (s.size() > 1 ? ", " : "") + count(d);
+    return s + ")";
+}
+
+// "[[-0.5337, -0.1051], …]": a matrix's first row as PyTorch prints it, the rest elided.
+std::string first_row_text(const Matrix& m) {
+    std::string s = "[[";
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+        s += (c > 0 ? ", " : "") + format_fixed(static_cast<double>(m(0, c)));
+    return s + (m.rows() > 1 ? "], …]" : "]]");
+}
+
+// The mean over rows of each row's largest weight: 1 when softmax is one-hot.
+double mean_row_max(const Matrix& weights) {
+    return static_cast<double>(weights.rowwise().maxCoeff().mean());
+}
+
+// Step 1's code: the sequence's own embeddings, one commented row per token.
+std::string inputs_snippet(const Sequence& inputs) {
+    std::size_t width = 8;
+    for (const std::string& t : inputs.tokens) width = std::max(width, t.size() + 1);
+    std::string s = "import torch\ninputs = torch.tensor(\n";
+    const Matrix& x = inputs.embeddings;
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        std::string row = r == 0 ? "    [[" : "     [";
+        for (Eigen::Index c = 0; c < x.cols(); ++c)
+            row += (c > 0 ? ", " : "") + format_shortest(x(r, c));
+        row += r + 1 < x.rows() ? "]," : "]]";
+        const std::string& token = inputs.tokens[static_cast<std::size_t>(r)];
+        s += row + " # " + token + std::string(width - std::min(width, token.size()), ' ') + "(x^" +
+             count(r + 1) + ")\n";
+    }
+    return s + ")";
+}
+
+}  // namespace
 
 std::vector<Step> build_walkthrough(const Sequence& inputs, const WalkthroughConfig& config) {
     const Matrix& x = inputs.embeddings;
@@ -116,34 +179,42 @@ std::vector<Step> build_walkthrough(const Sequence& inputs, const WalkthroughCon
     const Eigen::Index d_out = config.d_out;
     const Eigen::Index q = std::min<Eigen::Index>(config.query_index, t - 1);
     const std::vector<std::string>& tok = inputs.tokens;
+    const std::string& query_token = tok[static_cast<std::size_t>(q)];
     const std::vector<std::string> dims = numbered("", d_in);
     const std::vector<std::string> out_dims = numbered("", d_out);
-    const std::vector<std::string> query_label = {tok[static_cast<std::size_t>(q)]};
+    const std::vector<std::string> query_label = {query_token};
     const float sqrt_dk = std::sqrt(static_cast<float>(d_out));
+    const std::string seed = std::to_string(config.seed);
     std::vector<Step> steps;
+    // What every text may quote: the sequence, its sizes and the followed query.
+    auto push = [&](StepBuilder& b) {
+        b.arg("num_tokens", count(t));
+        b.arg("d_in", count(d_in));
+        b.arg("d_out", count(d_out));
+        b.arg("query_token", query_token);
+        b.arg("query_number", count(q + 1));
+        b.arg("query_index", count(q));
+        b.arg("query_sup", superscript(q + 1));
+        b.arg("query_sub", subscript(q + 1));
+        b.arg("sentence", joined(tok, " "));
+        b.arg("seed", seed);
+        steps.push_back(b.take());
+    };
 
     // 1. Inputs.
     {
-        StepBuilder b(1, "inputs", R"(import torch
-inputs = torch.tensor(
-    [[0.43, 0.15, 0.89], # Your     (x^1)
-     [0.55, 0.87, 0.66], # journey  (x^2)
-     [0.57, 0.85, 0.64], # starts   (x^3)
-     [0.22, 0.58, 0.33], # with     (x^4)
-     [0.77, 0.25, 0.10], # one      (x^5)
-     [0.05, 0.80, 0.55]] # step     (x^6)
-))");
+        StepBuilder b(1, "inputs", inputs_snippet(inputs));
         b.add("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
         b.highlight("inputs", q);
-        steps.push_back(b.take());
+        push(b);
     }
 
-    // 2-4. One query, "journey".
+    // 2-4. One query, the tutorial's "journey".
     const Matrix query = x.row(q);
     const Matrix scores_q = query * x.transpose();
     const Matrix weights_q = softmax_rows(scores_q);
     {
-        StepBuilder b(2, "scores-journey", R"(query = inputs[1]
+        StepBuilder b(2, "scores-journey", "query = inputs[" + count(q) + R"(]
 attn_scores_2 = inputs @ query
 print(attn_scores_2))");
         one_query(b.add("query", "x", query, query_label, dims, MatrixKind::Embeddings), q);
@@ -153,9 +224,22 @@ print(attn_scores_2))");
                          Derivation::DotProduct, "query", "inputs"),
                   q);
         b.highlight("inputs", q);
-        steps.push_back(b.take());
+        Eigen::Index best = 0, worst = 0;
+        scores_q.row(0).maxCoeff(&best);
+        scores_q.row(0).minCoeff(&worst);
+        b.arg("best_token", tok[static_cast<std::size_t>(best)]);
+        b.arg("best_score", format_fixed(static_cast<double>(scores_q(0, best))));
+        b.arg("worst_token", tok[static_cast<std::size_t>(worst)]);
+        b.arg("worst_score", format_fixed(static_cast<double>(scores_q(0, worst))));
+        push(b);
     }
     {
+        // Scores as large as a wide model's: ×100, or more until the largest passes 100, where
+        // exp() overflows float (above 88.72) and the naive softmax fails.
+        const float largest = scores_q.cwiseAbs().maxCoeff();
+        float factor = 100.0f;
+        while (largest * factor <= 100.0f && factor < 1e12f) factor *= 10.0f;
+        const std::string factor_text = format_shortest(factor);
         StepBuilder b(3, "weights-journey",
                       R"(attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()
 
@@ -164,8 +248,17 @@ def softmax_naive(x):
 
 attn_weights_2_naive = softmax_naive(attn_scores_2)
 attn_weights_2 = torch.softmax(attn_scores_2, dim=0)
-print(attn_weights_2))");
-        one_query(b.add("attn-scores-journey", "ω", scores_q, query_label, tok, MatrixKind::Scores),
+print(attn_weights_2)
+
+print(softmax_naive(attn_scores_2 * )" +
+                          factor_text + R"())      # exp() overflows: nan
+print(torch.softmax(attn_scores_2 * )" +
+                          factor_text + R"(, dim=0)))");
+        one_query(b.operand("query", "x", query, query_label, dims, MatrixKind::Embeddings), q);
+        b.operand("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
+        one_query(derive(b.add("attn-scores-journey", "ω", scores_q, query_label, tok,
+                               MatrixKind::Scores),
+                         Derivation::DotProduct, "query", "inputs"),
                   q);
         one_query(derive(b.add("naive-norm", "α", normalize_rows_naive(scores_q), query_label, tok,
                                MatrixKind::Weights),
@@ -178,34 +271,47 @@ print(attn_weights_2))");
         one_query(derive(b.add("softmax", "α", weights_q, query_label, tok, MatrixKind::Weights),
                          Derivation::Softmax, "attn-scores-journey"),
                   q);
-        // Scores a hundred times larger, as a wide model produces: exp() overflows float.
-        const Matrix large = scores_q * 100.0f;
-        one_query(b.add("large-scores", "ω", large, query_label, tok, MatrixKind::Scores), q);
-        one_query(derive(b.add("large-naive-softmax", "α", softmax_rows_naive(large), query_label,
-                               tok, MatrixKind::Weights),
+        const Matrix large = scores_q * factor;
+        StepMatrix& ls = one_query(
+            derive(b.add("large-scores", "ω", large, query_label, tok, MatrixKind::Scores),
+                   Derivation::Scale, "attn-scores-journey"),
+            q);
+        ls.factor = factor;
+        const Matrix large_naive = softmax_rows_naive(large);
+        one_query(derive(b.add("large-naive-softmax", "α", large_naive, query_label, tok,
+                               MatrixKind::Weights),
                          Derivation::NaiveSoftmax, "large-scores"),
                   q);
         one_query(derive(b.add("large-softmax", "α", softmax_rows(large), query_label, tok,
                                MatrixKind::Weights),
                          Derivation::Softmax, "large-scores"),
                   q);
-        steps.push_back(b.take());
+        b.arg("large_factor", factor_text);
+        b.arg("large_max", format_fixed(static_cast<double>(large.maxCoeff())));
+        b.arg("large_nan_count", count(large_naive.array().isNaN().count()));
+        push(b);
     }
     {
-        StepBuilder b(4, "context-journey", R"(query = inputs[1]
+        StepBuilder b(4, "context-journey", "query = inputs[" + count(q) + R"(]
 context_vec_2 = torch.zeros(query.shape)
 for i, x_i in enumerate(inputs):
     context_vec_2 += attn_weights_2[i] * x_i
 print(context_vec_2))");
         b.add("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
-        one_query(
-            b.add("attn-weights-journey", "α", weights_q, query_label, tok, MatrixKind::Weights),
-            q);
+        one_query(b.operand("query", "x", query, query_label, dims, MatrixKind::Embeddings), q);
+        one_query(derive(b.operand("attn-scores-journey", "ω", scores_q, query_label, tok,
+                                   MatrixKind::Scores),
+                         Derivation::DotProduct, "query", "inputs"),
+                  q);
+        one_query(derive(b.add("attn-weights-journey", "α", weights_q, query_label, tok,
+                               MatrixKind::Weights),
+                         Derivation::Softmax, "attn-scores-journey"),
+                  q);
         one_query(derive(b.add("context-vec-journey", "z", weights_q * x, query_label, dims,
                                MatrixKind::Context),
                          Derivation::WeightedSum, "attn-weights-journey", "inputs"),
                   q);
-        steps.push_back(b.take());
+        push(b);
     }
 
     // 5. Every token at once.
@@ -224,7 +330,7 @@ print(all_context_vecs))");
         derive(b.add("context-vecs", "z", all_weights * x, tok, dims, MatrixKind::Context),
                Derivation::WeightedSum, "attn-weights", "inputs");
         b.highlight("attn-weights", q);
-        steps.push_back(b.take());
+        push(b);
     }
 
     // 6-8. Trainable weights, seed 123, torch.rand as SelfAttention_v1 draws them.
@@ -235,18 +341,19 @@ print(all_context_vecs))");
     const Matrix values = x * sa_v1.W_value;
     const AttentionResult v1 = scaled_dot_product_attention(queries, keys, values, {});
     {
-        StepBuilder b(6, "trainable-weights", R"(d_in, d_out = inputs.shape[1], 2
-torch.manual_seed(123)
+        StepBuilder b(
+            6, "trainable-weights",
+            "d_in, d_out = inputs.shape[1], " + count(d_out) + "\ntorch.manual_seed(" + seed + R"()
 W_query = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
 W_key   = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
 W_value = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False))");
         b.add("W_query", "W_q", sa_v1.W_query, dims, out_dims, MatrixKind::Parameters);
         b.add("W_key", "W_k", sa_v1.W_key, dims, out_dims, MatrixKind::Parameters);
         b.add("W_value", "W_v", sa_v1.W_value, dims, out_dims, MatrixKind::Parameters);
-        steps.push_back(b.take());
+        push(b);
     }
     {
-        StepBuilder b(7, "queries-keys-values", R"(x_2 = inputs[1]
+        StepBuilder b(7, "queries-keys-values", "x_2 = inputs[" + count(q) + R"(]
 query_2 = x_2 @ W_query
 keys = inputs @ W_key
 values = inputs @ W_value
@@ -262,37 +369,94 @@ print(query_2, keys, values))");
         derive(b.add("values", "v", values, tok, out_dims, MatrixKind::Projections),
                Derivation::Projection, "inputs", "W_value");
         b.highlight("queries", q);
-        steps.push_back(b.take());
+        push(b);
     }
     {
-        StepBuilder b(8, "scaled-scores", R"(attn_scores_2 = query_2 @ keys.T
+        // The same comparison at the width of a real head: d_k = 64, standard-normal queries
+        // and keys from the walkthrough's seed, as torch.randn draws them.
+        const Eigen::Index wide = 64;
+        TorchGenerator gen_wide(config.seed);
+        const Matrix q_wide = gen_wide.normal(t, wide, 0.0, 1.0);
+        const Matrix k_wide = gen_wide.normal(t, wide, 0.0, 1.0);
+        const Matrix scores_wide = q_wide * k_wide.transpose();
+        const float sqrt_wide = std::sqrt(static_cast<float>(wide));
+        const Matrix unscaled_wide = softmax_rows(scores_wide);
+        const Matrix scaled_wide = softmax_rows(scores_wide / sqrt_wide);
+        const Matrix unscaled_small = softmax_rows(v1.scores);
+        StepBuilder b(8, "scaled-scores",
+                      R"(attn_scores_2 = query_2 @ keys.T
 d_k = keys.shape[-1]
 attn_weights_2 = torch.softmax(attn_scores_2 / d_k**0.5, dim=-1)
 context_vec_2 = attn_weights_2 @ values
-print(context_vec_2))");
-        b.add("queries", "q", queries, tok, out_dims, MatrixKind::Projections);
-        b.add("keys", "k", keys, tok, out_dims, MatrixKind::Projections);
+print(context_vec_2)
+
+# the same comparison at d_k = 64, the width of a real head
+torch.manual_seed()" + seed +
+                          R"()
+q, k = torch.randn()" + count(t) +
+                          ", " + count(wide) + "), torch.randn(" + count(t) + ", " + count(wide) +
+                          R"()
+print(torch.softmax(q @ k.T, dim=-1))             # nearly one-hot
+print(torch.softmax(q @ k.T / 64**0.5, dim=-1)))");
+        b.operand("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
+        b.operand("W_query", "W_q", sa_v1.W_query, dims, out_dims, MatrixKind::Parameters);
+        b.operand("W_key", "W_k", sa_v1.W_key, dims, out_dims, MatrixKind::Parameters);
+        b.operand("W_value", "W_v", sa_v1.W_value, dims, out_dims, MatrixKind::Parameters);
+        derive(b.add("queries", "q", queries, tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "inputs", "W_query");
+        derive(b.add("keys", "k", keys, tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "inputs", "W_key");
         derive(b.add("attn-scores", "ω", v1.scores, tok, tok, MatrixKind::Scores),
                Derivation::DotProduct, "queries", "keys");
-        derive(b.add("attn-scores-scaled", "ω", v1.scaled, tok, tok, MatrixKind::Scores),
+        derive(b.add("attn-scores-scaled", "ω̃", v1.scaled, tok, tok, MatrixKind::Scores),
                Derivation::DotProduct, "queries", "keys", sqrt_dk);
-        derive(b.add("attn-weights-unscaled", "α", softmax_rows(v1.scores), tok, tok,
-                     MatrixKind::Weights),
+        derive(b.add("attn-weights-unscaled", "α", unscaled_small, tok, tok, MatrixKind::Weights),
                Derivation::Softmax, "attn-scores");
         derive(b.add("attn-weights", "α", v1.weights, tok, tok, MatrixKind::Weights),
                Derivation::Softmax, "attn-scores-scaled");
-        b.add("values", "v", values, tok, out_dims, MatrixKind::Projections);
+        derive(b.add("values", "v", values, tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "inputs", "W_value");
         derive(b.add("context-vecs", "z", v1.context, tok, out_dims, MatrixKind::Context),
                Derivation::WeightedSum, "attn-weights", "values");
+        const std::vector<std::string> wide_dims = numbered("", wide);
+        b.operand("queries-64", "q", q_wide, tok, wide_dims, MatrixKind::Projections);
+        b.operand("keys-64", "k", k_wide, tok, wide_dims, MatrixKind::Projections);
+        derive(b.operand("attn-scores-64", "ω", scores_wide, tok, tok, MatrixKind::Scores),
+               Derivation::DotProduct, "queries-64", "keys-64");
+        derive(b.add("attn-weights-unscaled-64", "α", unscaled_wide, tok, tok, MatrixKind::Weights),
+               Derivation::Softmax, "attn-scores-64");
+        derive(b.add("attn-weights-64", "α", scaled_wide, tok, tok, MatrixKind::Weights),
+               Derivation::Softmax, "attn-scores-64", {}, sqrt_wide);
         b.highlight("attn-weights", q);
-        steps.push_back(b.take());
+        b.arg("d_k", count(d_out));
+        b.arg("sqrt_d_k", format_fixed(static_cast<double>(sqrt_dk)));
+        b.arg("max_unscaled", format_fixed(mean_row_max(unscaled_small)));
+        b.arg("max_scaled", format_fixed(mean_row_max(v1.weights)));
+        b.arg("wide_d_k", count(wide));
+        b.arg("wide_sqrt_d_k", format_shortest(sqrt_wide));
+        b.arg("wide_max_unscaled", format_fixed(mean_row_max(unscaled_wide)));
+        b.arg("wide_max_scaled", format_fixed(mean_row_max(scaled_wide)));
+        push(b);
     }
-
     // 9. The two SelfAttention classes; v2 draws nn.Linear weights from a fresh seed 123.
     TorchGenerator gen_v2(config.seed);
     const SelfAttentionV2 sa_v2(d_in, d_out, gen_v2);
     const ModuleOutput v2_out = sa_v2.forward(x);
     const AttentionResult& v2 = v2_out.heads[0][0];
+    // The operands behind a module's weights: its queries and keys, the raw scores ω.
+    auto score_operands = [&](StepBuilder& b, const std::string& prefix, const Matrix& qs,
+                              const Matrix& ks, const Matrix& scores, const BoolMatrix& blocked,
+                              const std::vector<std::string>& key_labels,
+                              const std::vector<std::string>& cols) {
+        b.operand(prefix + "queries", "q", qs, tok, cols, MatrixKind::Projections);
+        b.operand(prefix + "keys", "k", ks, key_labels, cols, MatrixKind::Projections);
+        StepMatrix& m =
+            derive(b.operand(prefix + "scores", "ω",
+                             blocked.size() > 0 ? masked_fill(scores, blocked, kNegInf) : scores,
+                             tok, key_labels, MatrixKind::Scores),
+                   Derivation::DotProduct, prefix + "queries", prefix + "keys");
+        if (blocked.size() > 0) masked(m, blocked, kNegInf);
+    };
     {
         StepBuilder b(9, "self-attention-classes", R"(class SelfAttention(nn.Module):
     def __init__(self, d_in, d_out, qkv_bias=False):
@@ -309,18 +473,30 @@ print(context_vec_2))");
         attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
         return attn_weights @ values
 
-torch.manual_seed(123)
+torch.manual_seed()" + seed + R"()
 sa = SelfAttention(d_in, d_out)
 print(sa(inputs)))");
-        b.add("attn-weights-v1", "α", v1.weights, tok, tok, MatrixKind::Weights);
-        b.add("values-v1", "v", values, tok, out_dims, MatrixKind::Projections);
+        b.operand("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
+        b.operand("W_value-v1", "W_v", sa_v1.W_value, dims, out_dims, MatrixKind::Parameters);
+        b.operand("W_value-v2", "W_v", as_input_by_output(sa_v2.W_value), dims, out_dims,
+                  MatrixKind::Parameters);
+        score_operands(b, "v1-", queries, keys, v1.scores, {}, tok, out_dims);
+        score_operands(b, "v2-", v2_out.queries[0], v2_out.keys[0], v2.scores, {}, tok, out_dims);
+        derive(b.add("attn-weights-v1", "α", v1.weights, tok, tok, MatrixKind::Weights),
+               Derivation::Softmax, "v1-scores", {}, sqrt_dk);
+        derive(b.add("values-v1", "v", values, tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "inputs", "W_value-v1");
         derive(b.add("context-v1", "z", v1.context, tok, out_dims, MatrixKind::Context),
                Derivation::WeightedSum, "attn-weights-v1", "values-v1");
-        b.add("attn-weights-v2", "α", v2.weights, tok, tok, MatrixKind::Weights);
-        b.add("values-v2", "v", v2_out.values[0], tok, out_dims, MatrixKind::Projections);
+        derive(b.add("attn-weights-v2", "α", v2.weights, tok, tok, MatrixKind::Weights),
+               Derivation::Softmax, "v2-scores", {}, sqrt_dk);
+        derive(b.add("values-v2", "v", v2_out.values[0], tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "inputs", "W_value-v2");
         derive(b.add("context-v2", "z", v2.context, tok, out_dims, MatrixKind::Context),
                Derivation::WeightedSum, "attn-weights-v2", "values-v2");
-        steps.push_back(b.take());
+        b.arg("v2_first_row", first_row_text(v2.context));
+        b.arg("linear_bound", format_fixed(1.0 / std::sqrt(static_cast<double>(d_in))));
+        push(b);
     }
 
     // 10-12. Causal attention on v2's scores.
@@ -339,15 +515,18 @@ masked_simple = attn_weights * mask_simple
 row_sums = masked_simple.sum(dim=-1, keepdim=True)
 masked_simple_norm = masked_simple / row_sums
 print(masked_simple_norm))");
-        b.add("attn-weights", "α", v2.weights, tok, tok, MatrixKind::Weights);
-        b.add("causal-mask", "m", tril, tok, tok, MatrixKind::Mask);
+        score_operands(b, "", v2_out.queries[0], v2_out.keys[0], v2.scores, {}, tok, out_dims);
+        derive(b.add("attn-weights", "α", v2.weights, tok, tok, MatrixKind::Weights),
+               Derivation::Softmax, "scores", {}, sqrt_dk);
+        derive(b.add("causal-mask", "m", tril, tok, tok, MatrixKind::Mask), Derivation::CausalMask,
+               {});
         masked(derive(b.add("masked-weights", "α", masked_product, tok, tok, MatrixKind::Weights),
                       Derivation::MaskProduct, "attn-weights", "causal-mask"),
                future, 0.0f);
         masked(derive(b.add("causal-weights", "α", causal_renorm, tok, tok, MatrixKind::Weights),
                       Derivation::Renormalize, "masked-weights"),
                future, 0.0f);
-        steps.push_back(b.take());
+        push(b);
     }
     {
         StepBuilder b(11, "causal-softmax",
@@ -355,7 +534,12 @@ print(masked_simple_norm))");
 masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
 attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
 print(attn_weights))");
-        b.add("attn-scores", "ω", v2.scores, tok, tok, MatrixKind::Scores);
+        b.operand("queries", "q", v2_out.queries[0], tok, out_dims, MatrixKind::Projections);
+        b.operand("keys", "k", v2_out.keys[0], tok, out_dims, MatrixKind::Projections);
+        masked(b.operand("masked-weights", "α", masked_product, tok, tok, MatrixKind::Weights),
+               future, 0.0f);
+        derive(b.add("attn-scores", "ω", v2.scores, tok, tok, MatrixKind::Scores),
+               Derivation::DotProduct, "queries", "keys");
         masked(derive(b.add("masked-scores", "ω", masked_fill(v2.scores, future, kNegInf), tok, tok,
                             MatrixKind::Scores),
                       Derivation::MaskedFill, "attn-scores"),
@@ -363,34 +547,57 @@ print(attn_weights))");
         masked(derive(b.add("causal-weights", "α", causal.weights, tok, tok, MatrixKind::Weights),
                       Derivation::Softmax, "masked-scores", {}, sqrt_dk),
                future, kNegInf);
-        masked(
-            b.add("causal-weights-renormalized", "α", causal_renorm, tok, tok, MatrixKind::Weights),
-            future, 0.0f);
+        masked(derive(b.add("causal-weights-renormalized", "α", causal_renorm, tok, tok,
+                            MatrixKind::Weights),
+                      Derivation::Renormalize, "masked-weights"),
+               future, 0.0f);
         derive(b.add("method-difference", "Δ", (causal.weights - causal_renorm).cwiseAbs(), tok,
                      tok, MatrixKind::Weights),
                Derivation::Difference, "causal-weights", "causal-weights-renormalized");
         b.fact("max_abs_diff",
                static_cast<double>((causal.weights - causal_renorm).cwiseAbs().maxCoeff()));
-        steps.push_back(b.take());
+        push(b);
     }
     {
         TorchGenerator gen_dropout(config.seed);
         BoolMatrix kept;
         const Matrix dropped = dropout(causal.weights, config.dropout_p, gen_dropout, &kept);
-        StepBuilder b(12, "dropout", R"(torch.manual_seed(123)
-dropout = torch.nn.Dropout(0.5)
-print(dropout(attn_weights)))");
-        masked(b.add("causal-weights", "α", causal.weights, tok, tok, MatrixKind::Weights), future,
-               kNegInf);
+        const std::string p_text = format_shortest(config.dropout_p);
+        StepBuilder b(12, "dropout",
+                      "torch.manual_seed(" + seed + ")\ndropout = torch.nn.Dropout(" + p_text +
+                          ")\nprint(dropout(attn_weights))");
+        b.step().inference_snippet =
+            "torch.manual_seed(" + seed + ")\ndropout = torch.nn.Dropout(" + p_text +
+            ").eval()   # model.eval() does this for every module\n"
+            "print(dropout(attn_weights))             # unchanged: the identity at inference";
+        b.operand("queries", "q", v2_out.queries[0], tok, out_dims, MatrixKind::Projections);
+        b.operand("keys", "k", v2_out.keys[0], tok, out_dims, MatrixKind::Projections);
+        masked(derive(b.operand("masked-scores", "ω", masked_fill(v2.scores, future, kNegInf), tok,
+                                tok, MatrixKind::Scores),
+                      Derivation::DotProduct, "queries", "keys"),
+               future, kNegInf);
+        masked(derive(b.add("causal-weights", "α", causal.weights, tok, tok, MatrixKind::Weights),
+                      Derivation::Softmax, "masked-scores", {}, sqrt_dk),
+               future, kNegInf);
         b.add("dropout-mask", "keep", to_float(kept), tok, tok, MatrixKind::Mask);
         StepMatrix& d =
-            derive(b.add("dropped-weights", "α", dropped, tok, tok, MatrixKind::Weights),
+            derive(b.add("dropped-weights", "α′", dropped, tok, tok, MatrixKind::Weights),
                    Derivation::Dropout, "causal-weights", "dropout-mask");
         d.dropout_p = config.dropout_p;
         masked(d, future, kNegInf);
+        // Dropped are the weights dropout zeroed; a masked weight is 0 either way.
+        d.dropped = kept.array() == false && future.array() == false;
+        const Eigen::Index unmasked = (future.array() == false).count();
+        const Eigen::Index kept_unmasked = (kept.array() && future.array() == false).count();
         b.fact("dropout_p", static_cast<double>(config.dropout_p));
-        b.fact("kept_cells", static_cast<double>(kept.count()));
-        steps.push_back(b.take());
+        b.fact("kept_cells", static_cast<double>(kept.count()), -1, /*training_only=*/true);
+        b.arg("dropout_p", p_text);
+        b.arg("dropout_scale",
+              format_shortest(1.0 / (1.0 - static_cast<double>(config.dropout_p))));
+        b.arg("unmasked_cells", count(unmasked));
+        b.arg("kept_unmasked", count(kept_unmasked));
+        b.arg("dropped_cells", count(unmasked - kept_unmasked));
+        push(b);
     }
 
     // 13. CausalAttention on a batch of two identical sequences.
@@ -398,42 +605,80 @@ print(dropout(attn_weights)))");
         TorchGenerator gen_ca(config.seed);
         const CausalAttention ca(d_in, d_out, t, 0.0f, gen_ca);
         const ModuleOutput out = ca.forward(stack_copies(x, 2));
-        StepBuilder b(13, "causal-attention-batch", R"(torch.manual_seed(123)
+        StepBuilder b(13, "causal-attention-batch", "torch.manual_seed(" + seed + R"()
 batch = torch.stack((inputs, inputs), dim=0)
 context_length = batch.shape[1]
 ca = CausalAttention(d_in, d_out, context_length, 0.0)
 context_vecs = ca(batch)
 print("context_vecs.shape:", context_vecs.shape))");
+        b.operand("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
+        b.operand("W_value", "W_v", as_input_by_output(ca.W_value), dims, out_dims,
+                  MatrixKind::Parameters);
         for (std::size_t i = 0; i < 2; ++i) {
-            const std::string n = std::to_string(i + 1);
+            const std::string n = "batch-" + std::to_string(i + 1) + "-";
             const AttentionResult& r = out.heads[i][0];
-            masked(b.add("batch-" + n + "-weights", "α", r.weights, tok, tok, MatrixKind::Weights),
+            score_operands(b, n, out.queries[i], out.keys[i], r.scores, r.blocked, tok, out_dims);
+            masked(derive(b.add(n + "weights", "α", r.weights, tok, tok, MatrixKind::Weights),
+                          Derivation::Softmax, n + "scores", {}, r.scale_divisor),
                    r.blocked, kNegInf);
-            b.add("batch-" + n + "-values", "v", out.values[i], tok, out_dims,
-                  MatrixKind::Projections);
-            derive(b.add("batch-" + n + "-context", "z", out.context_vecs[i], tok, out_dims,
-                         MatrixKind::Context),
-                   Derivation::WeightedSum, "batch-" + n + "-weights", "batch-" + n + "-values");
+            derive(b.add(n + "values", "v", out.values[i], tok, out_dims, MatrixKind::Projections),
+                   Derivation::Projection, "inputs", "W_value");
+            derive(
+                b.add(n + "context", "z", out.context_vecs[i], tok, out_dims, MatrixKind::Context),
+                Derivation::WeightedSum, n + "weights", n + "values");
         }
         b.fact("batch_size", 2);
         b.fact("num_tokens", static_cast<double>(t));
         b.fact("d_out", static_cast<double>(d_out));
-        steps.push_back(b.take());
+        b.arg("batch_size", "2");
+        b.arg("batch_shape", shape({2, t, d_in}));
+        b.arg("context_shape", shape({2, t, d_out}));
+        push(b);
     }
 
-    // 14. Multi-head attention: the wrapper, then the fused module.
+    // 14. Multi-head attention: the wrapper, then the fused module. Step 16 decodes with the
+    // same fused module.
+    const Eigen::Index num_heads = 2;
+    const Eigen::Index fused_out = d_out * num_heads;
+    TorchGenerator gen_mha(config.seed);
+    const MultiHeadAttention mha(d_in, fused_out, t, 0.0f, num_heads, gen_mha);
+    const ModuleOutput m_out = mha.forward({x});
+    const std::vector<std::string> fused_dims = numbered("", fused_out);
+    // Head h's weights, values and context of one module: the weights and context drawn.
+    auto add_heads = [&](StepBuilder& b, const std::string& prefix, const ModuleOutput& out) {
+        std::vector<std::string> parts;
+        for (Eigen::Index h = 0; h < num_heads; ++h) {
+            const std::string n = prefix + std::to_string(h + 1);
+            const int head = static_cast<int>(h + 1);
+            const AttentionResult& r = out.heads[0][static_cast<std::size_t>(h)];
+            score_operands(b, n + "-", out.queries[0].middleCols(h * d_out, d_out),
+                           out.keys[0].middleCols(h * d_out, d_out), r.scores, r.blocked, tok,
+                           out_dims);
+            StepMatrix& w = masked(derive(b.add(n, "α", r.weights, tok, tok, MatrixKind::Weights),
+                                          Derivation::Softmax, n + "-scores", {}, r.scale_divisor),
+                                   r.blocked, kNegInf);
+            w.head = head;
+            b.operand(n + "-values", "v", out.values[0].middleCols(h * d_out, d_out), tok, out_dims,
+                      MatrixKind::Projections)
+                .head = head;
+            StepMatrix& z = derive(
+                b.operand(n + "-context", "z", r.context, tok, out_dims, MatrixKind::Context),
+                Derivation::WeightedSum, n, n + "-values");
+            z.head = head;
+            parts.push_back(n + "-context");
+        }
+        return parts;
+    };
     {
-        const Eigen::Index num_heads = 2;
         TorchGenerator gen_wrapper(config.seed);
         const MultiHeadAttentionWrapper wrapper(d_in, d_out, t, 0.0f, num_heads, gen_wrapper);
         const ModuleOutput w_out = wrapper.forward({x});
-        TorchGenerator gen_mha(config.seed);
-        const Eigen::Index fused_out = d_out * num_heads;
-        const MultiHeadAttention mha(d_in, fused_out, t, 0.0f, num_heads, gen_mha);
-        const ModuleOutput m_out = mha.forward({x});
-        StepBuilder b(14, "multi-head", R"(torch.manual_seed(123)
+        StepBuilder b(14, "multi-head",
+                      "torch.manual_seed(" + seed + R"()
 mha = MultiHeadAttentionWrapper(d_in, d_out, context_length, 0.0, num_heads=2)
-context_vecs = mha(batch)          # (2, 6, 4): the heads' outputs side by side
+context_vecs = mha(batch)          # )" +
+                          shape({2, t, fused_out}) +
+                          R"(: the heads' outputs side by side
 
 class MultiHeadAttention(nn.Module):
     ...
@@ -453,19 +698,34 @@ class MultiHeadAttention(nn.Module):
         for (Eigen::Index h = 1; h <= num_heads; ++h)
             for (Eigen::Index c = 1; c <= d_out; ++c)
                 head_cols.push_back("h" + std::to_string(h) + "·" + std::to_string(c));
-        add_head_weights(b, "wrapper-head-", w_out.heads[0], tok);
-        b.add("wrapper-context", "z", w_out.context_vecs[0], tok, head_cols, MatrixKind::Context);
+        const std::vector<std::string> wrapper_parts = add_heads(b, "wrapper-head-", w_out);
+        StepMatrix& wc = derive(b.add("wrapper-context", "z", w_out.context_vecs[0], tok, head_cols,
+                                      MatrixKind::Context),
+                                Derivation::Concat, {});
+        wc.parts = wrapper_parts;
+        wc.head_dim = d_out;
         b.add("W_query-fused", "W_q", as_input_by_output(mha.W_query), dims, head_cols,
+              MatrixKind::Parameters)
+            .head_dim = d_out;
+        const std::vector<std::string> fused_parts = add_heads(b, "head-", m_out);
+        StepMatrix& c =
+            derive(b.add("concat", "z", m_out.concat[0], tok, head_cols, MatrixKind::Context),
+                   Derivation::Concat, {});
+        c.parts = fused_parts;
+        c.head_dim = d_out;
+        b.add("out_proj", "W_o", as_input_by_output(mha.out_proj), head_cols, fused_dims,
               MatrixKind::Parameters);
-        add_head_weights(b, "head-", m_out.heads[0], tok);
-        b.add("concat", "z", m_out.concat[0], tok, head_cols, MatrixKind::Context);
-        b.add("out_proj", "W_o", as_input_by_output(mha.out_proj), head_cols,
-              numbered("", fused_out), MatrixKind::Parameters);
-        b.add("output", "y", m_out.context_vecs[0], tok, numbered("", fused_out),
-              MatrixKind::Context);
+        derive(b.add("output", "y", m_out.context_vecs[0], tok, fused_dims, MatrixKind::Context),
+               Derivation::Linear, "concat", "out_proj")
+            .bias = mha.out_proj.bias;
         b.fact("num_heads", static_cast<double>(num_heads));
         b.fact("head_dim", static_cast<double>(d_out));
-        steps.push_back(b.take());
+        b.arg("num_heads", count(num_heads));
+        b.arg("head_dim", count(d_out));
+        b.arg("fused_out", count(fused_out));
+        b.arg("head1_cols", "1–" + count(d_out));
+        b.arg("head2_cols", count(d_out + 1) + "–" + count(fused_out));
+        push(b);
     }
 
     // 15. Cross-attention: the English tokens ask, the Chinese source answers. The projections
@@ -480,45 +740,90 @@ class MultiHeadAttention(nn.Module):
             source.embeddings = source_gen.rand(source.embeddings.rows(), x.cols());
         }
         const std::vector<std::string>& src = source.tokens;
+        const Eigen::Index s_len = source.embeddings.rows();
         const Matrix cross_q = sa_v2.W_query.forward(x);
         const Matrix cross_k = sa_v2.W_key.forward(source.embeddings);
         const Matrix cross_v = sa_v2.W_value.forward(source.embeddings);
         const AttentionResult cross = scaled_dot_product_attention(cross_q, cross_k, cross_v, {});
-        StepBuilder b(15, "cross-attention", R"(# decoder tokens ask, encoder tokens answer
-queries = sa.W_query(target)          # (6, d_out)  "Your journey starts with one step"
-keys    = sa.W_key(source)            # (4, d_out)  "你的 旅程 始于 一步"
-values  = sa.W_value(source)
-attn_weights = torch.softmax(queries @ keys.T / keys.shape[-1]**0.5, dim=-1)   # (6, 4)
-context_vecs = attn_weights @ values)");
-        b.add("queries", "q", cross_q, tok, out_dims, MatrixKind::Projections);
-        b.add("keys", "k", cross_k, src, out_dims, MatrixKind::Projections);
-        b.add("values", "v", cross_v, src, out_dims, MatrixKind::Projections);
-        derive(b.add("cross-scores", "ω", cross.scaled, tok, src, MatrixKind::Scores),
+        const std::string target_text = joined(tok, " ");
+        const std::string source_text = joined(src, " ");
+        StepBuilder b(15, "cross-attention",
+                      "# decoder tokens ask, encoder tokens answer\n"
+                      "queries = sa.W_query(target)          # " +
+                          shape({t, d_out}) + "  \"" + target_text +
+                          "\"\n"
+                          "keys    = sa.W_key(source)            # " +
+                          shape({s_len, d_out}) + "  \"" + source_text +
+                          "\"\n"
+                          "values  = sa.W_value(source)\n"
+                          "attn_weights = torch.softmax(queries @ keys.T / "
+                          "keys.shape[-1]**0.5, dim=-1)   # " +
+                          shape({t, s_len}) + "\ncontext_vecs = attn_weights @ values");
+        b.operand("target", "x", x, tok, dims, MatrixKind::Embeddings);
+        b.operand("source", "s", source.embeddings, src, dims, MatrixKind::Embeddings);
+        b.operand("W_query", "W_q", as_input_by_output(sa_v2.W_query), dims, out_dims,
+                  MatrixKind::Parameters);
+        b.operand("W_key", "W_k", as_input_by_output(sa_v2.W_key), dims, out_dims,
+                  MatrixKind::Parameters);
+        b.operand("W_value", "W_v", as_input_by_output(sa_v2.W_value), dims, out_dims,
+                  MatrixKind::Parameters);
+        derive(b.add("queries", "q", cross_q, tok, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "target", "W_query");
+        derive(b.add("keys", "k", cross_k, src, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "source", "W_key");
+        derive(b.add("values", "v", cross_v, src, out_dims, MatrixKind::Projections),
+               Derivation::Projection, "source", "W_value");
+        derive(b.add("cross-scores", "ω̃", cross.scaled, tok, src, MatrixKind::Scores),
                Derivation::DotProduct, "queries", "keys", sqrt_dk);
         derive(b.add("cross-weights", "α", cross.weights, tok, src, MatrixKind::Weights),
                Derivation::Softmax, "cross-scores");
         derive(b.add("cross-context", "z", cross.context, tok, out_dims, MatrixKind::Context),
                Derivation::WeightedSum, "cross-weights", "values");
-        steps.push_back(b.take());
+        b.arg("num_source", count(s_len));
+        b.arg("source_sentence", source_text);
+        push(b);
     }
 
-    // 16. KV caching: one token at a time, one head so the cache reads as two small matrices.
+    // 16. KV caching with step 14's MultiHeadAttention (same seed, two heads): one token per
+    // frame. The cache is stored as the module keeps it, (tokens, d_out) with each head's
+    // columns side by side as in step 14; each head attends with its own columns.
     {
         KvTraceConfig kv;
-        kv.d_out = d_out;
+        kv.d_out = fused_out;
+        kv.num_heads = num_heads;
         kv.seed = config.seed;
         kv.cache_snapshots = true;
         const KvTrace trace = build_kv_trace(inputs, kv);
+        const Eigen::Index hd = trace.head_dim;
+        const float sqrt_hd = std::sqrt(static_cast<float>(hd));
+        const std::vector<std::string> head_dims = numbered("", hd);
+        std::vector<std::string> head_cols;
+        for (Eigen::Index h = 1; h <= num_heads; ++h)
+            for (Eigen::Index c = 1; c <= hd; ++c)
+                head_cols.push_back("h" + std::to_string(h) + "·" + std::to_string(c));
         StepBuilder b(16, "kv-cache", R"(kv_cache = {"keys": [], "values": []}
 for t, x_t in enumerate(inputs):              # one new token per step
     q_t = mha.W_query(x_t)                    # only the new query row
     kv_cache["keys"].append(mha.W_key(x_t))   # keys and values of the past are reused
     kv_cache["values"].append(mha.W_value(x_t))
     keys, values = torch.stack(kv_cache["keys"]), torch.stack(kv_cache["values"])
-    attn_weights = torch.softmax(q_t @ keys.T / keys.shape[-1]**0.5, dim=-1)
+    # each head h attends with its own head_dim columns of q_t, keys and values
+    attn_weights = torch.softmax(q_t @ keys.T / head_dim**0.5, dim=-1)
     out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal pass)");
-        b.add("full-output", "y", trace.full_pass, tok, out_dims, MatrixKind::Context);
-        Matrix cached_outputs(t, d_out);
+        b.operand("full-concat", "z", m_out.concat[0], tok, head_cols, MatrixKind::Context);
+        b.operand("out_proj", "W_o", as_input_by_output(mha.out_proj), head_cols, fused_dims,
+                  MatrixKind::Parameters);
+        b.operand("W_query", "W_q", as_input_by_output(mha.W_query), dims, head_cols,
+                  MatrixKind::Parameters);
+        b.operand("W_key", "W_k", as_input_by_output(mha.W_key), dims, head_cols,
+                  MatrixKind::Parameters);
+        b.operand("W_value", "W_v", as_input_by_output(mha.W_value), dims, head_cols,
+                  MatrixKind::Parameters);
+        derive(b.add("full-output", "y", trace.full_pass, tok, fused_dims, MatrixKind::Context),
+               Derivation::Linear, "full-concat", "out_proj")
+            .bias = mha.out_proj.bias;
+        Matrix cached_outputs(t, fused_out);
+        Matrix cached_concat(t, fused_out);
         float max_abs_diff = 0.0f;  // over the tokens decoded so far
         for (const KvTraceStep& s : trace.steps) {
             const Eigen::Index i = s.token;
@@ -527,21 +832,62 @@ for t, x_t in enumerate(inputs):              # one new token per step
             max_abs_diff = std::max(max_abs_diff, (s.output - s.full_output).cwiseAbs().maxCoeff());
             const std::vector<std::string> seen = first_tokens(tok, i + 1);
             const std::vector<std::string> now = {tok[static_cast<std::size_t>(i)]};
-            StepMatrix& nq =
-                b.add("new-query", "q", s.query[0], now, out_dims, MatrixKind::Projections);
-            nq.frame = frame;
-            StepMatrix& ck =
-                b.add("cached-keys", "k", s.cache_keys[0], seen, out_dims, MatrixKind::Projections);
-            ck.frame = frame;
-            StepMatrix& cv = b.add("cached-values", "v", s.cache_values[0], seen, out_dims,
-                                   MatrixKind::Projections);
-            cv.frame = frame;
-            StepMatrix& w =
-                b.add("new-weights", "α", s.attn_weights[0], now, seen, MatrixKind::Weights);
-            w.frame = frame;
-            one_query(w, i);
-            StepMatrix& out = b.add("cached-outputs", "y", cached_outputs.topRows(i + 1), seen,
-                                    out_dims, MatrixKind::Context);
+            auto in_frame = [frame](StepMatrix& m, int head = 0) -> StepMatrix& {
+                m.frame = frame;
+                m.head = head;
+                return m;
+            };
+            in_frame(
+                one_query(b.operand("x-new", "x", x.row(i), now, dims, MatrixKind::Embeddings), i));
+            in_frame(b.operand("inputs-seen", "x", x.topRows(i + 1), seen, dims,
+                               MatrixKind::Embeddings));
+            const Matrix new_query = merge_heads(Heads(s.query.begin(), s.query.end()));
+            const Matrix cache_keys = merge_heads(s.cache_keys);
+            const Matrix cache_values = merge_heads(s.cache_values);
+            StepMatrix& nq = in_frame(one_query(
+                derive(b.add("new-query", "q", new_query, now, head_cols, MatrixKind::Projections),
+                       Derivation::Projection, "x-new", "W_query"),
+                i));
+            nq.head_dim = hd;
+            in_frame(derive(b.add("cached-keys", "k", cache_keys, seen, head_cols,
+                                  MatrixKind::Projections),
+                            Derivation::Projection, "inputs-seen", "W_key"))
+                .head_dim = hd;
+            in_frame(derive(b.add("cached-values", "v", cache_values, seen, head_cols,
+                                  MatrixKind::Projections),
+                            Derivation::Projection, "inputs-seen", "W_value"))
+                .head_dim = hd;
+            for (Eigen::Index h = 0; h < num_heads; ++h) {
+                const std::size_t hs = static_cast<std::size_t>(h);
+                const std::string n = "-head-" + std::to_string(h + 1);
+                const int head = static_cast<int>(h + 1);
+                in_frame(one_query(b.operand("new-query" + n, "q", s.query[hs], now, head_dims,
+                                             MatrixKind::Projections),
+                                   i),
+                         head);
+                in_frame(b.operand("cached-keys" + n, "k", s.cache_keys[hs], seen, head_dims,
+                                   MatrixKind::Projections),
+                         head);
+                const Matrix scores = s.query[hs] * s.cache_keys[hs].transpose();
+                in_frame(
+                    one_query(derive(b.operand("new-scores" + n, "ω", scores, now, seen,
+                                               MatrixKind::Scores),
+                                     Derivation::DotProduct, "new-query" + n, "cached-keys" + n),
+                              i),
+                    head);
+                in_frame(one_query(derive(b.add("new-weights" + n, "α", s.attn_weights[hs], now,
+                                                seen, MatrixKind::Weights),
+                                          Derivation::Softmax, "new-scores" + n, {}, sqrt_hd),
+                                   i),
+                         head);
+                cached_concat.block(i, h * hd, 1, hd) = s.attn_weights[hs] * s.cache_values[hs];
+            }
+            in_frame(b.operand("cached-concat", "z", cached_concat.topRows(i + 1), seen, head_cols,
+                               MatrixKind::Context));
+            StepMatrix& out = derive(b.add("cached-outputs", "y", cached_outputs.topRows(i + 1),
+                                           seen, fused_dims, MatrixKind::Context),
+                                     Derivation::Linear, "cached-concat", "out_proj");
+            out.bias = mha.out_proj.bias;
             out.frame = frame;
             // Multiplications: with the cache only the new token is projected and only its
             // query row attends; without it the whole prefix is recomputed, T×T scores included.
@@ -553,7 +899,14 @@ for t, x_t in enumerate(inputs):              # one new token per step
             b.step().frame_labels.push_back(tok[static_cast<std::size_t>(i)]);
         }
         b.step().frame_count = static_cast<int>(t);
-        steps.push_back(b.take());
+        b.fact("num_heads", static_cast<double>(num_heads));
+        b.fact("head_dim", static_cast<double>(hd));
+        b.arg("num_heads", count(num_heads));
+        b.arg("head_dim", count(hd));
+        b.arg("fused_out", count(fused_out));
+        b.arg("head1_cols", "1–" + count(hd));
+        b.arg("head2_cols", count(hd + 1) + "–" + count(fused_out));
+        push(b);
     }
     return steps;
 }

@@ -1,3 +1,5 @@
+// LEAD NOTE FOR HELPER "rec" (remove this line when you edit the file): first read
+// /work/main/.tr-pending/README-rec.md: rules (no git commit, deadline 21:05 UTC, build-rec only).
 // The guided walkthrough of the tutorial (002_*.txt) as data: each step is a record of the
 // matrices it shows, all computed by the engine, with how each matrix derives from the others so
 // that a view can explain any cell with its own numbers and highlight where it came from.
@@ -33,6 +35,10 @@ enum class Derivation {
     MaskedFill,    // m[i][j] = blocked ? fill : lhs[i][j]
     Dropout,       // m[i][j] = kept ? lhs[i][j] / (1 - p) : 0
     Difference,    // m[i][j] = |lhs[i][j] - rhs[i][j]|
+    Scale,         // m[i][j] = lhs[i][j] · factor                     (scores × 100)
+    Linear,        // m[i][j] = Σ_k lhs[i][k] · rhs[k][j] + bias[j]      (out_proj)
+    Concat,        // m[i][j] = parts[h][i][j - h·head_dim]             (heads side by side)
+    CausalMask,    // m[i][j] = 1 if key j ≤ query i else 0
 };
 
 struct StepMatrix {
@@ -49,8 +55,15 @@ struct StepMatrix {
     float divisor = 1.0f;  // √d_k for scaled scores, 1 otherwise
     float dropout_p = 0.0f;
     int frame = -1;  // -1: shown in every frame; otherwise only in that frame (KV-cache steps)
-    bool row_vector_index = false;  // a 1×n matrix of one query: its row is the query's index
-    Eigen::Index query_index = 0;   // which token a 1×n row stands for (0-based)
+    bool row_vector_index = false;   // a 1×n matrix of one query: its row is the query's index
+    Eigen::Index query_index = 0;    // which token a 1×n row stands for (0-based)
+    float factor = 1.0f;             // Scale
+    RowVector bias;                  // Linear: added after the product; empty = no bias
+    std::vector<std::string> parts;  // Concat: the heads' matrices, in column order
+    // > 0: the columns (Concat, a fused W_query) or the matrix (head == h) belong to heads of
+    // this width; explanations name the head and its columns.
+    Eigen::Index head_dim = 0;
+    int head = 0;  // 1-based head this matrix belongs to; 0 = not a head's
 };
 
 // A number the page states, e.g. the multiplications saved by the KV cache.
@@ -58,6 +71,7 @@ struct StepFact {
     std::string id;  // "mults_with_cache", "mults_without_cache", "cache_bytes", "max_abs_diff"
     double value = 0.0;
     int frame = -1;
+    bool training_only = false;  // holds in training mode only (cells kept by dropout)
 };
 
 // A cell, row or column a page points at when it opens (the tutorial's query "journey").
@@ -70,7 +84,12 @@ struct Step {
     int number = 0;       // 1-based, the order of the tutorial
     std::string id;       // "inputs", "scores-journey", ..., "kv-cache"
     std::string snippet;  // the equivalent PyTorch code from the tutorial
+    // Steps with dropout: the code of inference mode (model.eval()); empty = the same snippet.
+    std::string inference_snippet;
     std::vector<StepMatrix> matrices;
+    // Matrices a derivation refers to that the page does not draw (a head's scores, the inputs
+    // of a projection): explain_cell quotes their numbers.
+    std::vector<StepMatrix> operands;
     std::vector<StepFact> facts;
     std::vector<Highlight> highlights;
     int frame_count = 0;  // > 0: the page steps through frames (decoding token by token)
@@ -80,7 +99,11 @@ struct Step {
     // number_format.h; texts refer to them as {name}.
     std::vector<std::pair<std::string, std::string>> text_args;
 
-    const StepMatrix* find(const std::string& matrix_id) const;
+    // The drawn matrix, else the operand, of that id; with frame >= 0 the one of that frame (or
+    // of every frame).
+    const StepMatrix* find(const std::string& matrix_id, int frame = -1) const;
+    // The value of text_args `name`; empty when the step has none.
+    std::string arg(const std::string& name) const;
 };
 
 struct WalkthroughConfig {
@@ -95,12 +118,16 @@ struct WalkthroughConfig {
 std::vector<Step> build_walkthrough(const Sequence& inputs = tutorial_inputs(),
                                     const WalkthroughConfig& config = {});
 
-// "ω₂₃ = q₂ · k₃ / √2 = (0.4306·0.4361 + 1.4551·1.1156) / 1.4142 = 1.2808": the cell's formula
+// Notation of every explanation: ω a raw score, ω̃ = ω / √d_k a scaled score, α a weight,
+// α′ = α / (1 − p) a weight after dropout, heads numbered from 1.
+// "ω̃₂₃ = q₂ · k₃ / √2 = (0.4306·0.4361 + 1.4551·1.1156) / 1.4142 = 1.2808": the cell's formula
 // with its own numbers, 4 decimals. Language-neutral mathematics; empty for given matrices.
 std::string explain_cell(const Step& step, const StepMatrix& matrix, Eigen::Index row,
                          Eigen::Index col);
 
 // Subscript digits for 1-based indices in formulas: 12 -> "₁₂".
 std::string subscript(Eigen::Index one_based);
+// Superscript digits: 12 -> "¹²".
+std::string superscript(Eigen::Index one_based);
 
 }  // namespace attn

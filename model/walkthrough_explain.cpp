@@ -17,6 +17,13 @@ std::string subscript(Eigen::Index one_based) {
     return s;
 }
 
+std::string superscript(Eigen::Index one_based) {
+    static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    std::string s;
+    for (const char c : std::to_string(one_based)) s += digits[c - '0'];
+    return s;
+}
+
 namespace {
 
 std::string num(double v) {
@@ -65,17 +72,33 @@ std::string products(const Eigen::Ref<const RowVector>& a, const Eigen::Ref<cons
 
 }  // namespace
 
-std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row,
+namespace {
+
+// "1–2": the 1-based columns of head h (0-based) in a fused matrix.
+std::string head_columns(Eigen::Index h, Eigen::Index head_dim) {
+    return std::to_string(h * head_dim + 1) + "–" + std::to_string((h + 1) * head_dim);
+}
+
+std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row,
                          Eigen::Index col) {
     if (row < 0 || col < 0 || row >= m.values.rows() || col >= m.values.cols()) return {};
     const double value = static_cast<double>(m.values(row, col));
-    const StepMatrix* lhs = m.lhs.empty() ? nullptr : step.find(m.lhs);
-    const StepMatrix* rhs = m.rhs.empty() ? nullptr : step.find(m.rhs);
+    const StepMatrix* lhs = m.lhs.empty() ? nullptr : step.find(m.lhs, m.frame);
+    const StepMatrix* rhs = m.rhs.empty() ? nullptr : step.find(m.rhs, m.frame);
     const std::string name = cell_name(m, row, col);
     const bool blocked = m.blocked.size() > 0 && m.blocked(row, col);
 
     switch (m.derivation) {
         case Derivation::None:
+            // A fused parameter: which head a column feeds.
+            if (m.head_dim > 0) {
+                const Eigen::Index h = col / m.head_dim;
+                return m.symbol + "[" + std::to_string(row + 1) + ", " + std::to_string(col + 1) +
+                       "] = " + bare(value) + ": column " + std::to_string(col + 1) +
+                       " feeds head " + std::to_string(h + 1) + " (columns " +
+                       head_columns(h, m.head_dim) + "), its column " +
+                       std::to_string(col % m.head_dim + 1);
+            }
             return {};
         case Derivation::DotProduct: {
             if (!lhs || !rhs) return {};
@@ -110,29 +133,43 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
             if (!lhs) return {};
             const std::string src = cell_name(*lhs, row, col);
             const std::string i = subscript((lhs->row_vector_index ? lhs->query_index : row) + 1);
-            const std::string div = m.divisor != 1.0f ? " / " + sqrt_text(m.divisor) : "";
+            const bool scaled = m.divisor != 1.0f;
+            // What is exponentiated: the score itself, or ω̃ = ω / √d_k when scaling happens here.
+            const std::string x = scaled ? "ω̃" : lhs->symbol;
+            const std::string xij = scaled ? x + i + subscript(col + 1) : src;
+            const std::string xrow = x + i + "ⱼ";
             if (blocked)
                 return name + " = 0: " + src + " was filled with " +
                        num(static_cast<double>(m.fill_value)) + " before softmax, and exp(−∞) = 0";
             const RowVector z = lhs->values.row(row).array() / m.divisor;
-            const bool stable = m.derivation == Derivation::Softmax;
-            double shift = 0.0;
-            if (stable) {
-                shift = -std::numeric_limits<double>::infinity();
+            std::string s;
+            if (scaled)
+                s = xij + " = " + src + " / " + sqrt_text(m.divisor) + " = " +
+                    num(static_cast<double>(lhs->values(row, col))) + " / " +
+                    bare(static_cast<double>(m.divisor)) + " = " +
+                    bare(static_cast<double>(z(col))) + "; ";
+            if (m.derivation == Derivation::NaiveSoftmax) {
+                double denominator = 0.0;
                 for (Eigen::Index k = 0; k < z.size(); ++k)
-                    if (!std::isinf(z(k))) shift = std::max(shift, static_cast<double>(z(k)));
-                if (std::isinf(shift)) shift = 0.0;
+                    denominator += static_cast<double>(std::exp(z(k)));
+                const double numerator = static_cast<double>(std::exp(z(col)));
+                return s + name + " = exp(" + xij + ") / Σⱼ exp(" + xrow + ") = exp(" +
+                       num(static_cast<double>(z(col))) + ") / " + bare(denominator) + " = " +
+                       bare(numerator) + " / " + bare(denominator) + " = " + bare(value);
             }
+            double shift = -std::numeric_limits<double>::infinity();
+            for (Eigen::Index k = 0; k < z.size(); ++k)
+                if (!std::isinf(z(k))) shift = std::max(shift, static_cast<double>(z(k)));
+            if (std::isinf(shift)) shift = 0.0;
             double denominator = 0.0;
             for (Eigen::Index k = 0; k < z.size(); ++k)
                 denominator += std::exp(static_cast<double>(z(k)) - shift);
-            const double numerator = std::exp(static_cast<double>(z(col)) - shift);
-            std::string s =
-                name + " = exp(" + src + div + ") / Σⱼ exp(" + lhs->symbol + i + "ⱼ" + div + ")";
-            if (stable && shift != 0.0)
-                s += " = exp(" + num(static_cast<double>(z(col))) + " − " + num(shift) +
-                     ") / Σⱼ exp(… − " + num(shift) + ")";
-            return s + " = " + bare(numerator) + " / " + bare(denominator) + " = " + bare(value);
+            const double shifted = static_cast<double>(z(col)) - shift;
+            const double numerator = std::exp(shifted);
+            return s + name + " = exp(" + xij + " − max) / Σⱼ exp(" + xrow +
+                   " − max), max = " + bare(shift) + ": exp(" + num(static_cast<double>(z(col))) +
+                   " − " + num(shift) + ") = exp(" + bare(shifted) + ") = " + bare(numerator) +
+                   "; " + bare(numerator) + " / " + bare(denominator) + " = " + bare(value);
         }
         case Derivation::NaiveNorm: {
             if (!lhs) return {};
@@ -165,12 +202,14 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
         case Derivation::Dropout: {
             if (!lhs || !rhs) return {};
             const double before = static_cast<double>(lhs->values(row, col));
+            if (blocked)
+                return name + " = 0: masked before softmax (" + cell_name(*lhs, row, col) +
+                       " = 0), dropout keeps 0";
             if (rhs->values(row, col) == 0.0f)
-                return name + " = 0: dropped (was " + bare(before) + ")";
-            const double p = static_cast<double>(m.dropout_p);
-            return name + " = " + cell_name(*lhs, row, col) + " / (1 − " +
-                   format_shortest(m.dropout_p) + ") = " + num(before) + " / " + bare(1.0 - p) +
-                   " = " + bare(value);
+                return name + " = 0: dropped (" + cell_name(*lhs, row, col) + " was " +
+                       bare(before) + ")";
+            return name + " = " + cell_name(*lhs, row, col) + " / (1 − p) = " + num(before) +
+                   " / (1 − " + format_shortest(m.dropout_p) + ") = " + bare(value);
         }
         case Derivation::Difference: {
             if (!lhs || !rhs) return {};
@@ -178,8 +217,59 @@ std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row
                    bare(static_cast<double>(lhs->values(row, col))) + " − " +
                    bare(static_cast<double>(rhs->values(row, col))) + "| = " + bare(value);
         }
+        case Derivation::Scale: {
+            if (!lhs) return {};
+            // Same symbol as its source (the scores, only larger): the product, then the value.
+            return cell_name(*lhs, row, col) + " · " + format_shortest(m.factor) + " = " +
+                   num(static_cast<double>(lhs->values(row, col))) + " · " +
+                   format_shortest(m.factor) + " = " + bare(value);
+        }
+        case Derivation::Linear: {
+            if (!lhs || !rhs) return {};
+            const RowVector a = lhs->values.row(row);
+            const RowVector b = rhs->values.col(col).transpose();
+            std::string s = name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + "[:, " +
+                            std::to_string(col + 1) + "]";
+            if (m.bias.size() > col) s += " + b" + subscript(col + 1);
+            s += " = " + products(a, b);
+            if (m.bias.size() > col) s += " + " + num(static_cast<double>(m.bias(col)));
+            return s + " = " + bare(value);
+        }
+        case Derivation::Concat: {
+            if (m.head_dim <= 0) return {};
+            const Eigen::Index h = col / m.head_dim;
+            const Eigen::Index c = col % m.head_dim;
+            if (h >= static_cast<Eigen::Index>(m.parts.size())) return {};
+            const StepMatrix* part = step.find(m.parts[static_cast<std::size_t>(h)], m.frame);
+            std::string s = name + " = head " + std::to_string(h + 1) + ", column " +
+                            std::to_string(c + 1) + " (columns " + head_columns(h, m.head_dim) +
+                            " are head " + std::to_string(h + 1) + ")";
+            if (!part) return s + " = " + bare(value);
+            const std::string inner = explain_body(step, *part, row, c);
+            return s + ": " +
+                   (inner.empty() ? cell_name(*part, row, c) + " = " + bare(value) : inner);
+        }
+        case Derivation::CausalMask:
+            if (col <= row)
+                return name + " = 1: key " + std::to_string(col + 1) + " ≤ query " +
+                       std::to_string(row + 1);
+            return name + " = 0: key " + std::to_string(col + 1) + " comes after query " +
+                   std::to_string(row + 1);
     }
     return {};
+}
+
+}  // namespace
+
+std::string explain_cell(const Step& step, const StepMatrix& m, Eigen::Index row,
+                         Eigen::Index col) {
+    std::string s = explain_body(step, m, row, col);
+    if (s.empty()) return s;
+    if (m.head > 0) return "head " + std::to_string(m.head) + ": " + s;
+    // A projection into heads side by side: its column says which head the cell feeds.
+    if (m.head_dim > 0 && m.derivation == Derivation::Projection)
+        return "head " + std::to_string(col / m.head_dim + 1) + ": " + s;
+    return s;
 }
 
 }  // namespace attn

@@ -1,6 +1,6 @@
 #include "explore_heads_grid.h"
 
-#include <QCheckBox>
+#include <QComboBox>
 #include <QDialog>
 #include <QEvent>
 #include <QGridLayout>
@@ -53,23 +53,32 @@ QStringList downsampleLabels(const QStringList& labels, Eigen::Index maxCells) {
 ExploreHeadsGrid::ExploreHeadsGrid(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
-    shared_ = new QCheckBox(this);
-    shared_->setChecked(true);
+    rangeCaption_ = new QLabel(this);
+    range_ = new QComboBox(this);
+    rangeCaption_->setBuddy(range_);
+    for (int i = 0; i < 3; ++i) range_->addItem(QString());
+    range_->setCurrentIndex(static_cast<int>(Range::PerRow));
     note_ = new QLabel(this);
     note_->setWordWrap(true);
-    top->addWidget(shared_);
+    top->addWidget(rangeCaption_);
+    top->addWidget(range_);
     top->addWidget(note_, 1);
     layout->addLayout(top);
     grid_ = new QGridLayout;
     grid_->setSpacing(6);
     layout->addLayout(grid_, 1);
-    connect(shared_, &QCheckBox::toggled, this, [this] { rebuild(); });
+    connect(range_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
     retranslate();
 }
 
 void ExploreHeadsGrid::retranslate() {
-    shared_->setText(tr("Same colour scale for all heads"));
-    shared_->setToolTip(tr("Off: each head uses its own range, so weak heads show their pattern."));
+    rangeCaption_->setText(tr("Colour &range:"));
+    range_->setItemText(static_cast<int>(Range::Shared), tr("Shared by all heads"));
+    range_->setItemText(static_cast<int>(Range::PerHead), tr("Each head its own"));
+    range_->setItemText(static_cast<int>(Range::PerRow), tr("Each row its own"));
+    range_->setToolTip(
+        tr("Shared: the heads compare at a glance, but a row holding 1.0 washes out the others. "
+           "Each head or each row: its own min → max, so small differences show."));
     rebuild();
 }
 
@@ -80,9 +89,11 @@ void ExploreHeadsGrid::changeEvent(QEvent* event) {
 
 void ExploreHeadsGrid::setHeads(const std::vector<attn::Matrix>& weights,
                                 const QStringList& rowLabels, const QStringList& columnLabels,
-                                const std::vector<attn::BoolMatrix>& blocked) {
+                                const std::vector<attn::BoolMatrix>& blocked,
+                                const std::vector<attn::BoolMatrix>& dropped) {
     weights_ = weights;
     blocked_ = blocked;
+    dropped_ = dropped;
     rowLabels_ = rowLabels;
     columnLabels_ = columnLabels;
     rebuild();
@@ -92,8 +103,30 @@ attn::HeatmapWidget* ExploreHeadsGrid::heatmap(int head) const {
     return head >= 0 && head < headCount() ? heatmaps_[static_cast<std::size_t>(head)] : nullptr;
 }
 
-void ExploreHeadsGrid::setSharedScale(bool shared) { shared_->setChecked(shared); }
-bool ExploreHeadsGrid::sharedScale() const { return shared_->isChecked(); }
+void ExploreHeadsGrid::setTooltipProvider(std::function<QString(int, int, int)> provider) {
+    tooltip_ = std::move(provider);
+    rebuild();
+}
+
+void ExploreHeadsGrid::setRange(Range range) { range_->setCurrentIndex(static_cast<int>(range)); }
+ExploreHeadsGrid::Range ExploreHeadsGrid::range() const {
+    return static_cast<Range>(range_->currentIndex());
+}
+
+void ExploreHeadsGrid::decorate(attn::HeatmapWidget* map, std::size_t h) const {
+    if (h < dropped_.size() && dropped_[h].rows() == map->rowCount() &&
+        dropped_[h].cols() == map->columnCount())
+        map->setDropped(dropped_[h]);
+    else
+        map->setDropped({});
+    const int head = static_cast<int>(h);
+    if (tooltip_)
+        map->setTooltipProvider([provider = tooltip_, head](int row, int column) {
+            return provider(head, row, column);
+        });
+    else
+        map->setTooltipProvider({});
+}
 
 void ExploreHeadsGrid::rebuild() {
     const std::size_t count = weights_.size();
@@ -148,12 +181,26 @@ void ExploreHeadsGrid::rebuild() {
         } catch (const attn::AttentionError&) {
             map->clear();
         }
+        // Block averages have no single cell to explain or mark.
+        if (big) {
+            map->setDropped({});
+            map->setTooltipProvider({});
+        } else {
+            decorate(map, h);
+        }
         map->setTitle(tr("head %1").arg(h + 1));
         map->setDecimals(2);
-        if (sharedScale())
-            map->setValueRange(0.0, sharedMax > 0.0f ? static_cast<double>(sharedMax) : 1.0);
-        else
-            map->setAutoRange();
+        switch (range()) {
+            case Range::Shared:
+                map->setValueRange(0.0, sharedMax > 0.0f ? static_cast<double>(sharedMax) : 1.0);
+                break;
+            case Range::PerHead:
+                map->setRangeMode(attn::HeatmapWidget::RangeMode::Matrix);
+                break;
+            case Range::PerRow:
+                map->setRangeMode(attn::HeatmapWidget::RangeMode::Row);
+                break;
+        }
     }
     note_->setText(simplified_ ? tr("Simplified: long sequences are shown as block averages of "
                                     "at most %1 × %1 cells.")
@@ -191,6 +238,7 @@ attn::HeatmapWidget* ExploreHeadsGrid::enlarge(int head) {
             map->setMatrix(w, labelsFit ? rowLabels_ : QStringList(),
                            labelsFit ? columnLabels_ : QStringList(),
                            h < blocked_.size() ? blocked_[h] : attn::BoolMatrix());
+            decorate(map, h);
         }
     } catch (const attn::AttentionError&) {
         map->clear();

@@ -1,16 +1,19 @@
 // ExploreHeadsGrid: every head of the layer as a small heatmap of its attention weights, the
-// "model view" of other tools. The colour scale is shared by all heads or per head; clicking a
-// head enlarges it in a dialog; hovering a row highlights the same query row in every head.
+// "model view" of other tools. The colours span one range shared by all heads, each head's own
+// range or each row's own (the default: with causal attention the first row's 1.0 would otherwise
+// wash out every other row); clicking a head enlarges it in a dialog; hovering a row highlights
+// the same query row in every head; hovering a cell shows its arithmetic (setTooltipProvider).
 // Matrices larger than kMaxGridCells per side are shown as block averages and say so.
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 #include "model/tensor.h"
 
-class QCheckBox;
+class QComboBox;
 class QGridLayout;
 class QLabel;
 
@@ -28,15 +31,24 @@ public:
 
     explicit ExploreHeadsGrid(QWidget* parent = nullptr);
 
-    // One (T_q, T_k) weight matrix per head; blocked per head or empty.
+    // Which values each head's colours span.
+    enum class Range { Shared, PerHead, PerRow };
+
+    // One (T_q, T_k) weight matrix per head; blocked (masked) and dropped (zeroed by dropout)
+    // cells per head or empty.
     void setHeads(const std::vector<attn::Matrix>& weights, const QStringList& rowLabels,
                   const QStringList& columnLabels,
-                  const std::vector<attn::BoolMatrix>& blocked = {});
+                  const std::vector<attn::BoolMatrix>& blocked = {},
+                  const std::vector<attn::BoolMatrix>& dropped = {});
+    // Text of the hover over cell (row, column) of head `head`; used while cells are not block
+    // averages. Empty function: the heatmap's own "row → column: value".
+    void setTooltipProvider(std::function<QString(int head, int row, int column)> provider);
     int headCount() const { return static_cast<int>(heatmaps_.size()); }
     attn::HeatmapWidget* heatmap(int head) const;
 
-    void setSharedScale(bool shared);
-    bool sharedScale() const;
+    void setRange(Range range);
+    Range range() const;
+    QComboBox* rangeBox() const { return range_; }
     // Outlines query row `row` in every head; -1 clears.
     void highlightRow(int row);
     // Opens head `head` large in a dialog (what a click does). Returns the dialog's heatmap.
@@ -53,13 +65,18 @@ protected:
 private:
     void rebuild();
     void retranslate();
+    // Masks, dropout marks and hovers of head h onto `map` when it shows the full matrix.
+    void decorate(attn::HeatmapWidget* map, std::size_t h) const;
 
     std::vector<attn::Matrix> weights_;
     std::vector<attn::BoolMatrix> blocked_;
+    std::vector<attn::BoolMatrix> dropped_;
+    std::function<QString(int, int, int)> tooltip_;
     QStringList rowLabels_, columnLabels_;
     std::vector<attn::HeatmapWidget*> heatmaps_;
     QGridLayout* grid_ = nullptr;
-    QCheckBox* shared_ = nullptr;
+    QComboBox* range_ = nullptr;
+    QLabel* rangeCaption_ = nullptr;
     QLabel* note_ = nullptr;
     bool simplified_ = false;
 };

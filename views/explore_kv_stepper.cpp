@@ -4,7 +4,6 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -13,6 +12,9 @@
 #include <algorithm>
 
 #include "heatmap_widget.h"
+#include "model/explain_attention.h"
+#include "model/number_format.h"
+#include "number_text.h"
 
 namespace views {
 
@@ -82,6 +84,29 @@ ExploreKvStepper::ExploreKvStepper(QWidget* parent) : QWidget(parent) {
     connect(next_, &QPushButton::clicked, this, [this] { setStep(step_ + 1); });
     connect(slider_, &QSlider::valueChanged, this, [this](int v) { setStep(v); });
     connect(headBox_, &QSpinBox::valueChanged, this, [this](int v) { setHead(v - 1); });
+    // Each cell's arithmetic, from the step shown when the pointer rests on it.
+    const auto explained = [this](auto explain) {
+        return [this, explain](int row, int column) {
+            if (step_ < 0 || step_ >= static_cast<int>(trace_.steps.size())) return QString();
+            return QString::fromStdString(explain(trace_.steps[static_cast<std::size_t>(step_)],
+                                                  static_cast<std::size_t>(head_), row, column));
+        };
+    };
+    keys_->setTooltipProvider(
+        explained([](const attn::KvTraceStep& s, std::size_t h, int r, int c) {
+            return attn::explain_kv_cache(s, h, false, r, c);
+        }));
+    values_->setTooltipProvider(
+        explained([](const attn::KvTraceStep& s, std::size_t h, int r, int c) {
+            return attn::explain_kv_cache(s, h, true, r, c);
+        }));
+    query_->setTooltipProvider(explained([](const attn::KvTraceStep& s, std::size_t h, int, int c) {
+        return attn::explain_kv_query(s, h, c);
+    }));
+    weights_->setTooltipProvider(explained([](const attn::KvTraceStep& s, std::size_t h, int,
+                                              int c) { return attn::explain_kv_weight(s, h, c); }));
+    output_->setTooltipProvider(explained([](const attn::KvTraceStep& s, std::size_t, int r,
+                                             int c) { return attn::explain_kv_output(s, r, c); }));
     retranslate();
 }
 
@@ -148,7 +173,6 @@ void ExploreKvStepper::showStep() {
     const QStringList seen = tokens_.mid(0, static_cast<qsizetype>(s.token + 1));
     const QString token = tokens_.value(static_cast<qsizetype>(s.token));
     position_->setText(tr("token %1 of %2").arg(s.token + 1).arg(count));
-    const QLocale locale;
     QString text =
         s.token == 0
             ? tr("Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's "
@@ -156,12 +180,12 @@ void ExploreKvStepper::showStep() {
                  "cached keys and values are reused, not recomputed.")
                   .arg(token)
             : tr("Step %1 feeds “%2”: its key and value are computed once and appended to the "
-                 "cache (outlined row); the keys and values of the %3 earlier tokens are reused, "
-                 "not recomputed. Only the new query row attends over the cache, so no causal "
-                 "mask is needed: every cached token is in the past.")
+                 "cache (outlined row); the keys and values of the %3 are reused, not "
+                 "recomputed. Only the new query row attends over the cache, so no causal mask "
+                 "is needed: every cached token is in the past.")
                   .arg(s.token + 1)
                   .arg(token)
-                  .arg(s.token);
+                  .arg(tr("%n earlier token(s)", nullptr, static_cast<int>(s.token)));
     if (!note_.isEmpty()) text += QStringLiteral(" ") + note_;
     explanation_->setText(text);
 
@@ -187,26 +211,28 @@ void ExploreKvStepper::showStep() {
         const float diff = (s.output - s.full_output).cwiseAbs().maxCoeff();
         output_->setTitle(tr("output row of “%1”: max difference %2")
                               .arg(token)
-                              .arg(QString::number(static_cast<double>(diff), 'g', 3)));
+                              .arg(QString::fromStdString(attn::format_compact(diff))));
     } catch (const attn::AttentionError&) {
         for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
     }
     const double saved = s.total_full > 0 ? 100.0 * (1.0 - static_cast<double>(s.total_cached) /
                                                                static_cast<double>(s.total_full))
                                           : 0.0;
+    const int seenCount = static_cast<int>(s.token + 1);
     counters_->setText(
-        tr("Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). "
-           "So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 "
-           "head_dim × 4 bytes = %9 bytes per layer.")
-            .arg(locale.toString(static_cast<qlonglong>(s.mults_cached)),
-                 locale.toString(static_cast<qlonglong>(s.mults_full)))
-            .arg(s.token + 1)
-            .arg(locale.toString(static_cast<qlonglong>(s.total_cached)),
-                 locale.toString(static_cast<qlonglong>(s.total_full)))
-            .arg(saved, 0, 'f', 1)
-            .arg(trace_.num_heads)
+        tr("Multiplications this step: %1 with the cache, %2 without (recomputing %3). So far: "
+           "%4 with, %5 without (%6% saved). Cache: 2 × %7 × %8 × %9 head_dim × 4 bytes = %10 "
+           "bytes per layer.")
+            .arg(attn::fixedText(static_cast<double>(s.mults_cached), 0),
+                 attn::fixedText(static_cast<double>(s.mults_full), 0),
+                 tr("%n token(s)", nullptr, seenCount),
+                 attn::fixedText(static_cast<double>(s.total_cached), 0),
+                 attn::fixedText(static_cast<double>(s.total_full), 0),
+                 QString::fromStdString(attn::format_fixed(saved, 1)),
+                 tr("%n head(s)", nullptr, static_cast<int>(trace_.num_heads)),
+                 tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)
-            .arg(locale.toString(static_cast<qulonglong>(s.cache_bytes))));
+            .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)));
 }
 
 }  // namespace views

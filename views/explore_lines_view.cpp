@@ -82,8 +82,9 @@ public:
         return static_cast<int>(
             std::min<qsizetype>(view_->right_.size(), ExploreLinesView::kMaxTokens));
     }
+    static constexpr double kHeadingHeight = 24.0;  // the "queries" / "keys" headings
     double rowY(int i, int count) const {
-        const double top = 16.0, bottom = height() - 16.0;
+        const double top = 16.0 + kHeadingHeight, bottom = height() - 16.0;
         return count <= 1 ? (top + bottom) / 2 : top + (bottom - top) * i / (count - 1);
     }
     double leftX() const { return width() * 0.32; }
@@ -159,8 +160,9 @@ protected:
         p.drawImage(QPointF(0, 0), lines_);
         const auto& focus = view_->focus_;
         QFont font = p.font();
-        const double spacing =
-            std::max(rows, cols) > 1 ? (height() - 32.0) / (std::max(rows, cols) - 1) : 24.0;
+        const double spacing = std::max(rows, cols) > 1
+                                   ? (height() - 32.0 - kHeadingHeight) / (std::max(rows, cols) - 1)
+                                   : 24.0;
         font.setPixelSize(static_cast<int>(std::clamp(spacing * 0.7, 7.0, 15.0)));
         p.setFont(font);
         auto drawToken = [&](const QString& text, double x, double y, bool left, bool bold) {
@@ -174,6 +176,15 @@ protected:
                        static_cast<int>((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter),
                        text);
         };
+        QFont heading = font;
+        heading.setPixelSize(14);
+        heading.setBold(true);
+        p.setFont(heading);
+        p.setPen(palette().placeholderText().color());
+        p.drawText(QRectF(0, 4, leftX() - 10, kHeadingHeight),
+                   static_cast<int>(Qt::AlignRight | Qt::AlignVCenter), view_->leftHeading());
+        p.drawText(QRectF(rightX() + 10, 4, width() - rightX() - 10, kHeadingHeight),
+                   static_cast<int>(Qt::AlignLeft | Qt::AlignVCenter), view_->rightHeading());
         for (int r = 0; r < rows; ++r)
             drawToken(view_->left_[r], leftX(), rowY(r, rows), true,
                       focus && focus->first == ExploreLinesView::Side::Left && focus->second == r);
@@ -217,6 +228,20 @@ QColor ExploreLinesView::headColor(int head) {
         QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728), QColor(0x9467bd),
         QColor(0x8c564b), QColor(0xe377c2), QColor(0x7f7f7f), QColor(0xbcbd22), QColor(0x17becf)};
     return colors[static_cast<std::size_t>(head) % std::size(colors)];
+}
+
+void ExploreLinesView::setHeadings(const QString& left, const QString& right) {
+    leftHeading_ = left;
+    rightHeading_ = right;
+    canvas_->update();
+}
+
+QString ExploreLinesView::leftHeading() const {
+    return leftHeading_.isEmpty() ? tr("queries") : leftHeading_;
+}
+
+QString ExploreLinesView::rightHeading() const {
+    return rightHeading_.isEmpty() ? tr("keys") : rightHeading_;
 }
 
 void ExploreLinesView::retranslate() {

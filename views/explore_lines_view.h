@@ -1,5 +1,6 @@
 // ExploreLinesView: the "head view" of attention: the query tokens in a left column, the key
-// tokens in a right column, and a line from query i to key j whose opacity is attn_weights[i][j].
+// tokens in a right column, each column headed (queries / keys), and a line from query i to key j
+// whose opacity is attn_weights[i][j].
 // Several heads are drawn at once in distinct colours (a check box per head); pointing at a token
 // shows only its lines. Used for self-attention and, with other right-hand tokens, for
 // cross-attention. Long sequences are cut to the first kMaxTokens tokens and say so.
@@ -32,6 +33,10 @@ public:
     // weights: one (left.size(), right.size()) matrix per head.
     void setData(const QStringList& left, const QStringList& right,
                  const std::vector<attn::Matrix>& weights);
+    // Headings above the two columns; empty = "queries" and "keys" in the interface language.
+    void setHeadings(const QString& left, const QString& right);
+    QString leftHeading() const;
+    QString rightHeading() const;
     void setHeadVisible(int head, bool visible);
     bool headVisible(int head) const;
     int headCount() const { return static_cast<int>(weights_.size()); }
@@ -56,6 +61,7 @@ private:
     void retranslate();
 
     QStringList left_, right_;
+    QString leftHeading_, rightHeading_;  // as given to setHeadings
     std::vector<attn::Matrix> weights_;
     std::vector<bool> visible_;
     std::optional<std::pair<Side, int>> focus_;

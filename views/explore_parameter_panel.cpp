@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QLabel>
+#include <QPalette>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -30,12 +31,17 @@ QLabel* makeErrorLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setStyleSheet(QStringLiteral("color: #b00020;"));
+    label->setStyleSheet(errorStyleSheet(parent->palette()));
     label->hide();
     return label;
 }
 
 }  // namespace
+
+QString errorStyleSheet(const QPalette& palette) {
+    return palette.color(QPalette::Window).lightness() < 128 ? QStringLiteral("color: #ff7b86;")
+                                                             : QStringLiteral("color: #b00020;");
+}
 
 ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout;
@@ -47,7 +53,7 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
             static_cast<int>(info.kind));
     description_ = new QLabel(this);
     description_->setWordWrap(true);
-    description_->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    description_->setForegroundRole(QPalette::PlaceholderText);  // muted, readable in dark themes
     dIn_ = new QSpinBox(this);
     dIn_->setRange(1, 512);
     dOut_ = new QSpinBox(this);
@@ -99,9 +105,17 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     addRow(QStringLiteral("dim_k"), dimK_);
     addRow(QStringLiteral("dim_v"), dimV_);
     addRow(QStringLiteral("num_heads"), heads_);
+    headsNotice_ = new QLabel(this);
+    headsNotice_->setWordWrap(true);
+    headsNotice_->hide();
+    form->addRow(headsNotice_);
     addRow(QStringLiteral("seed"), seed_);
     addRow(QStringLiteral("dropout"), dropout_);
     addRow(QStringLiteral("training"), training_);
+    dropoutNote_ = new QLabel(this);
+    dropoutNote_->setWordWrap(true);
+    dropoutNote_->hide();
+    form->addRow(dropoutNote_);
     addRow(QStringLiteral("causal"), causal_);
     addRow(QStringLiteral("mask_convention"), maskConvention_);
     addRow(QStringLiteral("fill"), fill_);
@@ -193,6 +207,9 @@ void ExploreParameterPanel::retranslate() {
 
 void ExploreParameterPanel::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange) retranslate();
+    if (event->type() == QEvent::PaletteChange)
+        for (QLabel* label : std::as_const(errorLabels_))
+            label->setStyleSheet(errorStyleSheet(palette()));
     QWidget::changeEvent(event);
 }
 
@@ -207,8 +224,10 @@ void ExploreParameterPanel::updateEnabled() {
     dimK_->setEnabled(info.uses_dim_kv);
     dimV_->setEnabled(info.uses_dim_kv);
     heads_->setEnabled(info.uses_num_heads);
-    dropout_->setEnabled(info.uses_dropout);
-    training_->setEnabled(info.uses_dropout);
+    dropout_->setEnabled(info.uses_dropout && dropoutReason_.isEmpty());
+    training_->setEnabled(info.uses_dropout && dropoutReason_.isEmpty());
+    dropout_->setToolTip(dropoutReason_);
+    training_->setToolTip(dropoutReason_);
     bias_->setEnabled(info.uses_qkv_bias);
     causal_->setEnabled(info.uses_causal);
     causal_->setToolTip(info.uses_causal
@@ -381,6 +400,20 @@ Eigen::Index ExploreParameterPanel::dIn() const { return dIn_->value(); }
 void ExploreParameterPanel::emitEdited() {
     if (updating_) return;
     emit configEdited(config(), training());
+}
+
+void ExploreParameterPanel::setHeadsNotice(const QString& message) {
+    headsNotice_->setText(message);
+    headsNotice_->setVisible(!message.isEmpty());
+}
+
+QString ExploreParameterPanel::headsNotice() const { return headsNotice_->text(); }
+
+void ExploreParameterPanel::setDropoutUnavailable(const QString& reason) {
+    dropoutReason_ = reason;
+    dropoutNote_->setText(reason);
+    dropoutNote_->setVisible(!reason.isEmpty());
+    updateEnabled();
 }
 
 void ExploreParameterPanel::setError(const QString& message) {

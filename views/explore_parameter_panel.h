@@ -15,9 +15,14 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPalette;
 class QSpinBox;
 
 namespace views {
+
+// "color: …" for an error message: dark red on a light palette, light red on a dark one (the
+// palette has no error role).
+QString errorStyleSheet(const QPalette& palette);
 
 class ExploreParameterPanel : public QWidget {
     Q_OBJECT
@@ -39,6 +44,14 @@ public:
     QString error() const { return error_; }
     // The setting the current error is shown under ("d_out", "num_heads", ... or "" = general).
     QString errorSetting() const { return errorSetting_; }
+    // A note under num_heads about a change made for the user (a head count lowered to fit a new
+    // width); empty hides it.
+    void setHeadsNotice(const QString& message);
+    QString headsNotice() const;
+    // Non-empty: the dropout controls are disabled and say why (the KV cache tab decodes at
+    // inference); empty: they follow the module again.
+    void setDropoutUnavailable(const QString& reason);
+    QString dropoutUnavailableReason() const { return dropoutReason_; }
 
     QComboBox* moduleBox() const { return module_; }
     QSpinBox* dOutBox() const { return dOut_; }
@@ -105,6 +118,9 @@ private:
     QHash<QString, QLabel*> captions_;
     QString error_;
     QString errorSetting_;
+    QString dropoutReason_;
+    QLabel* headsNotice_ = nullptr;
+    QLabel* dropoutNote_ = nullptr;
     bool updating_ = false;
 };
 

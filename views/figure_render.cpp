@@ -28,11 +28,8 @@ public:
         map_.setTitle(options.title ? caption : QString());
         map_.setShowValues(options.values);
         if (!options.colorMap.isEmpty()) map_.setColorMap(options.colorMap);
-        if (options.transparent) map_.plot()->setBackground(QBrush(Qt::NoBrush));
     }
     ~FigureStyle() {
-        // White is the heatmap's own background (HeatmapWidget's constructor).
-        map_.plot()->setBackground(QBrush(Qt::white));
         map_.setColorMap(colorMap_);
         map_.setShowValues(values_);
         map_.setTitle(title_);
@@ -172,10 +169,10 @@ bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByte
                                     options.transparent, &reason);
             break;
         case FigureFormat::Svg:
-            *bytes = map->renderSvg(options.size, &reason);
+            *bytes = map->renderSvg(options.size, &reason, options.transparent);
             break;
         case FigureFormat::Pdf:
-            *bytes = map->renderPdf(options.size, &reason);
+            *bytes = map->renderPdf(options.size, &reason, options.transparent);
             break;
         case FigureFormat::Csv:
             break;

@@ -81,7 +81,9 @@ bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByte
 
 // The matrix the heatmap shows, as CSV (RFC 4180, UTF-8): a header row with an empty corner and
 // the column labels, then one row per matrix row starting with its label. Numbers with the
-// shortest digits that read back as the same float; masked -inf as "-inf", NaN as "nan".
+// shortest digits that read back as the same float; masked -inf as "-inf", NaN as "nan". Cells
+// zeroed by dropout are the 0 PyTorch prints, with no extra column, so the file loads as the same
+// matrix in NumPy or a spreadsheet; the figures (PNG, SVG, PDF) mark them "⊘".
 QByteArray matrixCsv(const attn::HeatmapWidget& map);
 
 }  // namespace views

@@ -248,7 +248,12 @@ QSize HeatmapWidget::preferredSize() const {
         columnLabels = maxColumnLabelWidthAt100Px_ * label + 12 * scale_;
     if (!plot_->yAxis->label().isEmpty()) rowLabels += 24 * scale_;
     if (!plot_->xAxis2->label().isEmpty()) columnLabels += 24 * scale_;
-    const double colorBar = (kColorBarPx + 70.0) * scale_;
+    // The colour bar's numbers, plus a line of its label per line (name, range, dropout mark).
+    const QString barLabel = colorScale_->axis()->label();
+    const double labelLines =
+        barLabel.isEmpty() ? 0.0 : static_cast<double>(barLabel.count(QLatin1Char('\n'))) + 1.0;
+    const double colorBar = (kColorBarPx + 70.0) * scale_ +
+                            labelLines * textHeightAt100Px_ * kAxisTitlePx * scale_ / 100.0;
     const double header = (title_.isEmpty() ? 0.0 : 30 * scale_) + 12 * scale_;
     const double matrixColumn =
         std::max(std::max(1, columnCount()) * cell + rowLabels,

@@ -36,6 +36,21 @@ bool paintVectors(QCustomPlot* plot, QPaintDevice* device, QSize size, bool wind
 
 }  // namespace
 
+// A figure is drawn in its own colours (white, or nothing with `transparent`, and dark labels)
+// whatever the desktop's palette; the screen colours come back afterwards.
+class FigureColours {
+public:
+    FigureColours(HeatmapWidget& map, bool transparent) : map_(map) {
+        map_.applyColours(true, transparent);
+    }
+    ~FigureColours() { map_.applyColours(false); }
+    FigureColours(const FigureColours&) = delete;
+    FigureColours& operator=(const FigureColours&) = delete;
+
+private:
+    HeatmapWidget& map_;
+};
+
 // --- drawing ------------------------------------------------------------------------------------
 
 QRectF HeatmapWidget::cellRect(int row, int column) const {
@@ -102,6 +117,39 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
         }
     }
 
+    // Cells zeroed by dropout keep their colour and value (a 0 is a 0) and get a dashed inset
+    // outline and a "⊘" (a circle and a slash, drawn as lines so every export keeps it): in the
+    // corner when the value is shown, filling the cell when it is not.
+    if (anyDropped()) {
+        const bool corner = valuesVisible();
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                if (!cellDropped(r, c) || !rowRevealed(r) || cellKind(r, c) == CellKind::Masked)
+                    continue;
+                const QRectF cell = cellRect(r, c);
+                const double side = std::min(cell.width(), cell.height());
+                const QColor ink = cellTextColor(r, c);
+                QPen dash(ink, std::max(1.0, 1.2 * scale_), Qt::DashLine);
+                dash.setCapStyle(Qt::FlatCap);
+                painter->setBrush(Qt::NoBrush);
+                if (side >= 10.0 * scale_) {
+                    painter->setPen(dash);
+                    const double in = std::max(2.0 * scale_, side * 0.06);
+                    painter->drawRect(cell.adjusted(in, in, -in, -in));
+                }
+                const double d = corner ? side * 0.26 : side * 0.6;
+                const QPointF centre =
+                    corner ? cell.topLeft() + QPointF(side * 0.1 + d / 2, side * 0.1 + d / 2)
+                           : cell.center();
+                const QRectF ring(centre - QPointF(d / 2, d / 2), QSizeF(d, d));
+                painter->setPen(QPen(ink, std::max(1.0, d * 0.12)));
+                painter->drawEllipse(ring);
+                const double k = d / 2 * 0.7071;
+                painter->drawLine(centre + QPointF(-k, k), centre + QPointF(k, -k));
+            }
+        }
+    }
+
     if (valuesVisible()) {
         painter->setFont(makeFont(cellFontPx_));
         const QFontMetricsF metrics(painter->font());
@@ -148,9 +196,11 @@ void HeatmapWidget::drawCells(QCPPainter* painter) {
 QImage HeatmapWidget::renderImage(QSize size, double scale, bool transparent) {
     if (size.isEmpty()) size = preferredSize();
     if (!(scale > 0)) scale = 1.0;
-    if (transparent) plot_->setBackground(QBrush(Qt::NoBrush));
-    const QPixmap pixmap = plot_->toPixmap(size.width(), size.height(), scale);
-    if (transparent) plot_->setBackground(QBrush(Qt::white));
+    QPixmap pixmap;
+    {
+        const FigureColours colours(*this, transparent);
+        pixmap = plot_->toPixmap(size.width(), size.height(), scale);
+    }
     requestReplot();  // the export laid the plot out at its own size: restore the screen layout
     return pixmap.toImage();
 }
@@ -167,7 +217,7 @@ QByteArray HeatmapWidget::renderPng(QSize size, double scale, bool transparent, 
     return buffer.data();
 }
 
-QByteArray HeatmapWidget::renderSvg(QSize size, QString* reason) {
+QByteArray HeatmapWidget::renderSvg(QSize size, QString* reason, bool transparent) {
     if (size.isEmpty()) size = preferredSize();
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
@@ -178,7 +228,11 @@ QByteArray HeatmapWidget::renderSvg(QSize size, QString* reason) {
     generator.setResolution(96);
     generator.setTitle(title_);
     generator.setDescription(tr("Attention Visualizer heatmap"));
-    const bool drawn = paintVectors(plot_, &generator, size, false);
+    bool drawn = false;
+    {
+        const FigureColours colours(*this, transparent);
+        drawn = paintVectors(plot_, &generator, size, false);
+    }
     requestReplot();
     if (!drawn) {
         if (reason) *reason = tr("the SVG painter could not start");
@@ -193,7 +247,7 @@ QByteArray HeatmapWidget::renderSvg(QSize size, QString* reason) {
     return svg;
 }
 
-QByteArray HeatmapWidget::renderPdf(QSize size, QString* reason) {
+QByteArray HeatmapWidget::renderPdf(QSize size, QString* reason, bool transparent) {
     if (size.isEmpty()) size = preferredSize();
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
@@ -208,6 +262,7 @@ QByteArray HeatmapWidget::renderPdf(QSize size, QString* reason) {
         writer.setPageLayout(
             QPageLayout(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch),
                         QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point));
+        const FigureColours colours(*this, transparent);
         drawn = paintVectors(plot_, &writer, size, true);
     }
     requestReplot();
@@ -216,6 +271,25 @@ QByteArray HeatmapWidget::renderPdf(QSize size, QString* reason) {
         return {};
     }
     return buffer.data();
+}
+
+void HeatmapWidget::renderTo(QCPPainter* painter, const QRectF& target, QSize size) {
+    if (size.isEmpty()) size = preferredSize();
+    if (size.isEmpty() || target.isEmpty() || !painter->isActive()) return;
+    const QCPPainter::PainterModes modes = painter->modes();
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->scale(target.width() / size.width(), target.height() / size.height());
+    painter->setClipRect(QRectF(QPointF(0, 0), QSizeF(size)));
+    painter->setMode(QCPPainter::pmVectorized);
+    painter->setMode(QCPPainter::pmNoCaching);
+    {
+        const FigureColours colours(*this, false);  // a handout page is paper
+        plot_->toPainter(painter, size.width(), size.height());
+    }
+    painter->restore();
+    painter->setModes(modes);
+    requestReplot();
 }
 
 }  // namespace attn

@@ -4,18 +4,22 @@
 
 #include <qcustomplot.h>
 
+#include <QActionGroup>
+#include <QContextMenuEvent>
 #include <QEvent>
 #include <QFontMetricsF>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "colormaps.h"
 #include "heatmap_style.h"
-#include "model/number_format.h"
+#include "number_text.h"
 
 namespace attn {
 
@@ -38,6 +42,30 @@ public:
     explicit HeatmapPlot(HeatmapWidget* owner) : QCustomPlot(owner), owner_(owner) {}
 
 protected:
+    // The wheel scrolls the page the heatmap sits in; only Ctrl+wheel zooms, and only when zoom is
+    // offered (QCP::iRangeZoom). The event is handed up the parents here rather than ignored:
+    // Qt passes on only spontaneous wheel events, and a synthesized one must scroll the page too.
+    void wheelEvent(QWheelEvent* event) override {
+        if ((event->modifiers() & Qt::ControlModifier) &&
+            interactions().testFlag(QCP::iRangeZoom)) {
+            QCustomPlot::wheelEvent(event);
+            return;
+        }
+        event->ignore();
+        for (QWidget* w = parentWidget(); w; w = w->parentWidget()) {
+            QWheelEvent up(w->mapFromGlobal(event->globalPosition()), event->globalPosition(),
+                           event->pixelDelta(), event->angleDelta(), event->buttons(),
+                           event->modifiers(), event->phase(), event->inverted(), event->source(),
+                           event->pointingDevice());
+            QCoreApplication::sendEvent(w, &up);
+            if (up.isAccepted()) {
+                event->accept();
+                return;
+            }
+            if (w->isWindow()) return;
+        }
+    }
+
     void updateLayout() override {
         // Label fonts change the margins and the margins change the cell size: three passes
         // settle it (each pass only shrinks or rotates labels).
@@ -75,7 +103,9 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent), colorMapName_(c
     layout->addWidget(plot_);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
-    plot_->setBackground(QBrush(Qt::white));
+    // Axis numbers in the C locale, as every other number (model/number_format.h): QCustomPlot
+    // formats ticks with the widget's locale, which would print "0,2" under a German desktop.
+    plot_->setLocale(QLocale::c());
     plot_->setNoAntialiasingOnDrag(false);
 
     rowTicker_ = QSharedPointer<QCPAxisTickerText>::create();
@@ -110,6 +140,9 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent), colorMapName_(c
     colorScale_->axis()->setTickLabelColor(kLabelColor);
     colorScale_->axis()->setLabelColor(kLabelColor);
     colorMap_->setColorScale(colorScale_);
+    valueTicker_ = QSharedPointer<QCPAxisTicker>::create();
+    colorScale_->axis()->setTicker(valueTicker_);
+    rowModeTicker_ = QSharedPointer<QCPAxisTickerText>::create();
     plot_->plotLayout()->addElement(0, 1, colorScale_);
     // The colour bar spans the matrix rows exactly, not the column labels above them.
     auto* margins = new QCPMarginGroup(plot_);
@@ -124,6 +157,7 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent), colorMapName_(c
 
     colorMap_->setGradient(colormap::gradient(colorMapName_));
     setColumnLabelsOnTop(true);
+    applyColours(false);
     rebuildFonts();
     updateColorMapData();
 }
@@ -171,6 +205,7 @@ void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels
     columnLabels_ = std::move(newColumnLabels);
     if (labelsChanged) measureLabels();
     fillValue_ = fillValue;
+    if (dropped_.rows() != rows || dropped_.cols() != cols) dropped_ = BoolMatrix();
     const auto count = static_cast<std::size_t>(rows * cols);
     kinds_.assign(count, CellKind::Value);
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -212,16 +247,34 @@ void HeatmapWidget::updateColorMapData() {
         new QCPColorMapData(std::max(cols, 1), std::max(rows, 1), dataRange(cols), dataRange(rows));
     if (rows == 0 || cols == 0) mapData->fill(std::numeric_limits<double>::quiet_NaN());
     const float* v = values_.data();  // row-major, indexed as kinds_
+    const bool perRow = rangeMode_ == RangeMode::Row;
+    const bool diverging = colormap::isDiverging(colorMapName_);
     for (int r = 0; r < rows; ++r) {
+        const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+        // Row mode stores each value relative to its row: (x - min) / (max - min), so the row's
+        // largest value takes the top colour; a diverging map keeps 0 white with x / max|x|.
+        double lo = std::numeric_limits<double>::infinity();
+        double hi = -lo;
+        for (std::size_t i = first; perRow && i < first + static_cast<std::size_t>(cols); ++i) {
+            if (kinds_[i] != CellKind::Value) continue;
+            lo = std::min(lo, static_cast<double>(v[i]));
+            hi = std::max(hi, static_cast<double>(v[i]));
+        }
+        const double maxAbs = std::max(std::abs(lo), std::abs(hi));
         for (int c = 0; c < cols; ++c) {
-            const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
-                           static_cast<std::size_t>(c);
+            const std::size_t i = first + static_cast<std::size_t>(c);
+            double cell = static_cast<double>(v[i]);
             // Masked cells take no colour from the map (the cell layer hatches them), so a -1e9
             // fill cannot stretch the range.
-            mapData->setCell(c, r,
-                             kinds_[i] == CellKind::Masked
-                                 ? std::numeric_limits<double>::quiet_NaN()
-                                 : static_cast<double>(v[i]));
+            if (kinds_[i] == CellKind::Masked) {
+                cell = std::numeric_limits<double>::quiet_NaN();
+            } else if (perRow && kinds_[i] == CellKind::Value) {
+                if (diverging)
+                    cell = maxAbs > 0.0 ? cell / maxAbs : 0.0;
+                else
+                    cell = hi > lo ? (cell - lo) / (hi - lo) : 1.0;  // a constant row: all top
+            }
+            mapData->setCell(c, r, cell);
         }
     }
     colorMap_->setData(mapData, false);  // takes ownership and frees the previous data
@@ -239,7 +292,11 @@ void HeatmapWidget::updateColorMapData() {
 void HeatmapWidget::updateRange() {
     double lower = fixedLower_;
     double upper = fixedUpper_;
-    if (autoRange_) {
+    if (rangeMode_ == RangeMode::Row) {
+        // The map's data holds row-relative values (updateColorMapData).
+        lower = colormap::isDiverging(colorMapName_) ? -1.0 : 0.0;
+        upper = 1.0;
+    } else if (rangeMode_ == RangeMode::Matrix) {
         double lo = std::numeric_limits<double>::infinity();
         double hi = -std::numeric_limits<double>::infinity();
         const float* v = values_.data();  // row-major, indexed as kinds_
@@ -269,7 +326,45 @@ void HeatmapWidget::updateRange() {
     rangeLower_ = lower;
     rangeUpper_ = upper;
     colorMap_->setDataRange(QCPRange(lower, upper));
+    updateColorScaleText();
     requestReplot();
+}
+
+QString HeatmapWidget::rangeNote() const {
+    switch (rangeMode_) {
+        case RangeMode::Fixed:
+            return tr("fixed %1 – %2").arg(compactText(rangeLower_), compactText(rangeUpper_));
+        case RangeMode::Matrix:
+            return tr("this matrix: %1 – %2")
+                .arg(compactText(rangeLower_), compactText(rangeUpper_));
+        case RangeMode::Row:
+            return colormap::isDiverging(colorMapName_) ? tr("each row: −max|x| – max|x|")
+                                                        : tr("each row: its min – its max");
+    }
+    return {};
+}
+
+void HeatmapWidget::updateColorScaleText() {
+    // The colour bar says what it spans, and explains the dropout mark when the matrix has one.
+    QStringList lines;
+    if (!colorScaleLabel_.isEmpty()) lines << colorScaleLabel_;
+    lines << rangeNote();
+    if (anyDropped()) lines << tr("⊘ dropped by dropout (0)");
+    colorScale_->axis()->setLabel(lines.join(QLatin1Char('\n')));
+    if (rangeMode_ == RangeMode::Row) {
+        // Row-relative positions are no values: the ends say what they are instead.
+        rowModeTicker_->clear();
+        if (colormap::isDiverging(colorMapName_)) {
+            rowModeTicker_->addTick(-1.0, tr("−max"));
+            rowModeTicker_->addTick(0.0, QStringLiteral("0"));
+        } else {
+            rowModeTicker_->addTick(0.0, tr("min"));
+        }
+        rowModeTicker_->addTick(1.0, tr("max"));
+        colorScale_->axis()->setTicker(rowModeTicker_);
+    } else {
+        colorScale_->axis()->setTicker(valueTicker_);
+    }
 }
 
 // --- appearance ---------------------------------------------------------------------------------
@@ -293,7 +388,8 @@ void HeatmapWidget::setAxisTitles(const QString& rowTitle, const QString& column
 }
 
 void HeatmapWidget::setColorScaleLabel(const QString& label) {
-    colorScale_->setLabel(label);
+    colorScaleLabel_ = label;
+    updateColorScaleText();
     requestReplot();
 }
 
@@ -302,37 +398,84 @@ bool HeatmapWidget::setColorMap(const QString& name) {
     if (name == colorMapName_) return true;
     colorMapName_ = name;
     colorMap_->setGradient(colormap::gradient(name));
-    updateRange();
+    if (rangeMode_ == RangeMode::Row)
+        updateColorMapData();  // row-relative values depend on the kind of map
+    else
+        updateRange();
     return true;
 }
 
 QString HeatmapWidget::colorMapName() const { return colorMapName_; }
 
-void HeatmapWidget::setRangeMode(RangeMode mode) { rangeMode_ = mode; }  // TODO(heatmap helper)
+void HeatmapWidget::setRangeMode(RangeMode mode) {
+    const bool rowChange = (mode == RangeMode::Row) != (rangeMode_ == RangeMode::Row);
+    rangeMode_ = mode;
+    if (rowChange)
+        updateColorMapData();  // the map's data switches between values and row-relative ones
+    else
+        updateRange();
+}
+
 HeatmapWidget::RangeMode HeatmapWidget::rangeMode() const { return rangeMode_; }
-void HeatmapWidget::setDropped(const BoolMatrix& dropped) { dropped_ = dropped; }  // TODO
+
+QMenu* HeatmapWidget::createRangeMenu(QWidget* parent) {
+    auto* menu = new QMenu(tr("Colour range"), parent);
+    auto* group = new QActionGroup(menu);
+    const auto add = [&](const QString& text, RangeMode mode) {
+        QAction* action = menu->addAction(text);
+        action->setCheckable(true);
+        action->setChecked(rangeMode_ == mode);
+        action->setActionGroup(group);
+        connect(action, &QAction::triggered, this, [this, mode] { setRangeMode(mode); });
+    };
+    add(tr("Fixed %1 – %2").arg(compactText(fixedLower_), compactText(fixedUpper_)),
+        RangeMode::Fixed);
+    add(tr("This matrix"), RangeMode::Matrix);
+    add(tr("Each row"), RangeMode::Row);
+    return menu;
+}
+
+void HeatmapWidget::contextMenuEvent(QContextMenuEvent* event) {
+    // Pages that build their own heatmap menu (File ▸ Export's) add createRangeMenu to it.
+    QMenu menu;
+    menu.addMenu(createRangeMenu(&menu));
+    menu.exec(event->globalPos());
+}
+
+void HeatmapWidget::setDropped(const BoolMatrix& dropped) {
+    if (dropped.size() != 0 &&
+        (dropped.rows() != values_.rows() || dropped.cols() != values_.cols()))
+        throw AttentionError("heatmap dropout pattern is " + std::to_string(dropped.rows()) + "x" +
+                             std::to_string(dropped.cols()) + " but the matrix is " +
+                             std::to_string(values_.rows()) + "x" + std::to_string(values_.cols()) +
+                             ": call setMatrix first, then give a pattern of its shape or none");
+    if (dropped.size() == 0 && dropped_.size() == 0) return;
+    dropped_ = dropped;
+    textWidthKnown_ = false;
+    updateColorScaleText();
+    requestReplot();
+}
+
 bool HeatmapWidget::cellDropped(int row, int column) const {
     return dropped_.size() > 0 && row >= 0 && column >= 0 && row < dropped_.rows() &&
            column < dropped_.cols() && dropped_(row, column);
 }
 
-void HeatmapWidget::setAutoRange() {
-    autoRange_ = true;
-    updateRange();
-}
+bool HeatmapWidget::anyDropped() const { return dropped_.size() > 0 && dropped_.any(); }
+
+void HeatmapWidget::setAutoRange() { setRangeMode(RangeMode::Matrix); }
 
 void HeatmapWidget::setValueRange(double lower, double upper) {
     if (!(lower < upper))
         throw AttentionError("heatmap value range [" + std::to_string(lower) + ", " +
                              std::to_string(upper) +
                              "] is empty: give lower < upper, e.g. [0, 1] for weights");
-    autoRange_ = false;
     fixedLower_ = lower;
     fixedUpper_ = upper;
-    updateRange();
+    setRangeMode(RangeMode::Fixed);
 }
 
-bool HeatmapWidget::isAutoRange() const { return autoRange_; }
+bool HeatmapWidget::isAutoRange() const { return rangeMode_ != RangeMode::Fixed; }
 double HeatmapWidget::rangeLower() const { return rangeLower_; }
 double HeatmapWidget::rangeUpper() const { return rangeUpper_; }
 
@@ -431,9 +574,17 @@ void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider
 QString HeatmapWidget::tooltipText(int row, int column) const {
     if (row < 0 || row >= rowCount() || column < 0 || column >= columnCount()) return {};
     if (!rowRevealed(row)) return {};
-    if (tooltipProvider_) return tooltipProvider_(row, column);
-    return QStringLiteral("%1 → %2: %3")
-        .arg(rowLabels_.at(row), columnLabels_.at(column), cellText(row, column));
+    QString text = tooltipProvider_ ? tooltipProvider_(row, column)
+                                    : QStringLiteral("%1 → %2: %3")
+                                          .arg(rowLabels_.at(row), columnLabels_.at(column),
+                                               cellText(row, column));
+    if (cellDropped(row, column)) {
+        const bool rich = Qt::mightBeRichText(text);
+        text += (rich ? QStringLiteral("<br>") : QStringLiteral("\n")) +
+                tr("⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the "
+                   "context vector.");
+    }
+    return text;
 }
 
 // --- mouse --------------------------------------------------------------------------------------
@@ -514,9 +665,39 @@ bool HeatmapWidget::eventFilter(QObject* watched, QEvent* event) {
 
 void HeatmapWidget::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange) rebuildFonts();
-    if (event->type() == QEvent::LanguageChange) updateHeader();
+    if (event->type() == QEvent::LanguageChange) {
+        updateHeader();
+        updateColorScaleText();
+    }
+    if (event->type() == QEvent::PaletteChange && !figureColours_) {
+        applyColours(false);
+        requestReplot();
+    }
     QWidget::changeEvent(event);
 }
+
+void HeatmapWidget::applyColours(bool figure, bool transparent) {
+    figureColours_ = figure;
+    // A light desktop keeps the figure's own colours, so the screen and the exports match; a dark
+    // one gets its base colour behind the matrix and its text colour for the labels.
+    const QColor base = palette().color(QPalette::Base);
+    const bool dark = !figure && base.lightnessF() < 0.5f;
+    const QColor label = dark ? palette().color(QPalette::Text) : kLabelColor;
+    const QColor note = dark ? palette().color(QPalette::PlaceholderText) : kSubtitleColor;
+    QBrush background = dark ? QBrush(base) : QBrush(Qt::white);
+    if (transparent) background = QBrush(Qt::NoBrush);
+    plot_->setBackground(background);
+    backgroundColor_ = transparent ? QColor(Qt::transparent) : background.color();
+    for (QCPAxis* axis :
+         {plot_->xAxis, plot_->xAxis2, plot_->yAxis, plot_->yAxis2, colorScale_->axis()}) {
+        axis->setTickLabelColor(label);
+        axis->setLabelColor(label);
+    }
+    titleElement_->setTextColor(label);
+    subtitleElement_->setTextColor(note);
+}
+
+QColor HeatmapWidget::backgroundColor() const { return backgroundColor_; }
 
 // --- read-back ----------------------------------------------------------------------------------
 
@@ -538,10 +719,8 @@ HeatmapWidget::CellKind HeatmapWidget::cellKind(int row, int column) const {
 }
 
 QString HeatmapWidget::cellText(int row, int column) const {
-    if (cellKind(row, column) == CellKind::Masked && fillValue_)
-        return QString::fromStdString(format_compact(*fillValue_));
-    return QString::fromStdString(
-        format_fixed(static_cast<double>(values_(row, column)), decimals_));
+    if (cellKind(row, column) == CellKind::Masked && fillValue_) return compactText(*fillValue_);
+    return fixedText(static_cast<double>(values_(row, column)), decimals_);
 }
 
 QColor HeatmapWidget::cellColor(int row, int column) const {

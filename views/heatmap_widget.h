@@ -3,7 +3,9 @@
 // One cell per value, no interpolation; row 0 (the first query) at the top as in a printed
 // matrix; token labels on both axes (rows left, columns on top); each value printed in its cell
 // in black or white by the cell colour's luminance; masked cells grey and hatched, labelled with
-// the fill value ("−∞", "-1e9") and left out of the colour range; NaN cells neutral grey, "NaN".
+// the fill value ("−∞", "-1e9") and left out of the colour range; NaN cells neutral grey, "NaN";
+// cells zeroed by dropout keep their colour and value and get a "⊘" mark and a dashed outline.
+// The colour bar says which values its colours span (fixed, this matrix, each row).
 // The same drawing serves the screen and the exports (PNG, SVG, PDF), so a figure is what the
 // student saw. The widget draws; it computes nothing about attention.
 #pragma once
@@ -25,9 +27,12 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QCPTextElement;
+class QCPAxisTicker;
 class QCPAxisTickerText;
 class QCPPainter;
 class QCPRange;
+class QContextMenuEvent;
+class QMenu;
 class QMouseEvent;
 
 namespace attn {
@@ -67,21 +72,35 @@ public:
     QString colorMapName() const;
 
     // Auto: min..max of the finite, unmasked cells; for a diverging map ±max|x| so 0 is white.
+    // The same as setRangeMode(RangeMode::Matrix).
     void setAutoRange();
-    // Fixed, e.g. setValueRange(0, 1) for attention weights so pages compare at a glance.
+    // Fixed, e.g. setValueRange(0, 1) for attention weights so pages compare at a glance; also
+    // switches to RangeMode::Fixed.
     void setValueRange(double lower, double upper);
-    bool isAutoRange() const;
+    bool isAutoRange() const;  // true unless the range is Fixed
     // Which values the colours span, said on the colour bar: Fixed (setValueRange), Matrix (this
     // matrix's min..max, setAutoRange) or Row (each row its own min..max, so rows with small
-    // differences still show them).
+    // differences still show them; a diverging map spans each row's ±max|x|).
+    // (GCC's -Wshadow counts a scoped enumerator named Matrix as shadowing attn::Matrix.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
     enum class RangeMode { Fixed, Matrix, Row };
+#pragma GCC diagnostic pop
     void setRangeMode(RangeMode mode);
     RangeMode rangeMode() const;
+    // What the colour bar says about the range, e.g. "fixed 0 – 1", "this matrix: 0.1011 – 0.2369",
+    // "each row: its min → its max".
+    QString rangeNote() const;
+    // The "Colour range" submenu (Fixed / This matrix / Each row), for a context menu; the
+    // widget's own context menu shows it too.
+    QMenu* createRangeMenu(QWidget* parent);
     // Cells zeroed by dropout (R, C), true = dropped, or empty for none: drawn marked so they do
-    // not look like true zeros, on screen and in every export.
+    // not look like true zeros, on screen and in every export; their tooltip says so. A new
+    // matrix of another shape clears them. Throws AttentionError on a shape mismatch.
     void setDropped(const BoolMatrix& dropped);
     bool cellDropped(int row, int column) const;
-    double rangeLower() const;  // the range the colours and the colour scale use now
+    bool anyDropped() const;
+    double rangeLower() const;  // the range the colour scale shows now (Row mode: 0..1 or -1..1)
     double rangeUpper() const;
 
     void setShowValues(bool show);
@@ -124,8 +143,11 @@ public:
     // save (app/io). Empty, with *reason (if given) saying why, when the drawing fails.
     QByteArray renderPng(QSize size, double scale = 1.0, bool transparent = false,
                          QString* reason = nullptr);
-    QByteArray renderSvg(QSize size, QString* reason = nullptr);
-    QByteArray renderPdf(QSize size, QString* reason = nullptr);
+    QByteArray renderSvg(QSize size, QString* reason = nullptr, bool transparent = false);
+    QByteArray renderPdf(QSize size, QString* reason = nullptr, bool transparent = false);
+    // The same vector drawing into a painter that is already drawing (a page of a PDF handout):
+    // laid out at `size` logical pixels (empty = preferredSize()) and scaled onto `target`.
+    void renderTo(QCPPainter* painter, const QRectF& target, QSize size = {});
     // A size that fits the matrix at ~48 px per cell (times scale()), for exports with no size.
     QSize preferredSize() const;
 
@@ -135,7 +157,8 @@ public:
     QStringList rowLabels() const;
     QStringList columnLabels() const;
     // The value stored in the colour map's data for cell (row, column); NaN for masked cells,
-    // which take no colour from the map.
+    // which take no colour from the map. In Row mode, the value relative to its row (0..1, or
+    // -1..1 for a diverging map).
     double cellValue(int row, int column) const;
     // The value given to setMatrix.
     double inputValue(int row, int column) const;
@@ -150,6 +173,9 @@ public:
     double cellFontPixelSize() const;
     // The note under the title, e.g. "values hidden: 64×64 too small to label"; empty if none.
     QString subtitle() const;
+    // The background the plot draws on now: the palette's base colour on screen (a dark desktop
+    // gets a dark heatmap background), white in figures.
+    QColor backgroundColor() const;
     // The plot and the pieces it is made of, for tests and exports.
     QCustomPlot* plot() const;
     QCPColorMap* colorMap() const;
@@ -170,6 +196,7 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void showEvent(QShowEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -184,7 +211,11 @@ private:
     void rebuildTickers();
     void updateColorMapData();
     void updateRange();
+    void updateColorScaleText();
     void updateHeader();
+    // Screen colours follow the palette; figures (exports) are drawn on white, or on nothing.
+    void applyColours(bool figure, bool transparent = false);
+    friend class FigureColours;
     void requestReplot();
     // Called by the plot after each layout pass: fits label and cell fonts to the cell size, hides
     // values that cannot fit. Returns true when something that moves the layout changed.
@@ -217,7 +248,11 @@ private:
 
     QString title_;
     QString colorMapName_;
-    bool autoRange_ = true;
+    QString colorScaleLabel_;  // as given to setColorScaleLabel; the range note goes under it
+    QSharedPointer<QCPAxisTickerText> rowModeTicker_;  // "row min" / "row max" on the colour bar
+    QSharedPointer<QCPAxisTicker> valueTicker_;        // the colour bar's own numbers
+    bool figureColours_ = false;  // drawing a figure now (white, fixed label colours)
+    QColor backgroundColor_;      // what applyColours gave the plot (QCustomPlot has no getter)
     double fixedLower_ = 0.0;
     double fixedUpper_ = 1.0;
     double rangeLower_ = 0.0;

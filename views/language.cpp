@@ -22,10 +22,18 @@ Translation::~Translation() { remove(); }
 
 bool Translation::install(const QString& language) {
     remove();
+    // Installed first, so a message the language's own file lacks still gets an English plural.
+    auto plurals = std::make_unique<QTranslator>();
+    if (plurals->load(QStringLiteral(":/i18n/attention_visualizer_en.qm"))) {
+        QCoreApplication::installTranslator(plurals.get());
+        plurals_ = std::move(plurals);
+    }
     if (language == QLatin1String("en")) return true;
     auto ours = std::make_unique<QTranslator>();
-    if (!ours->load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(language)))
+    if (!ours->load(QStringLiteral(":/i18n/attention_visualizer_%1.qm").arg(language))) {
+        remove();
         return false;
+    }
     QCoreApplication::installTranslator(ours.get());
     ours_ = std::move(ours);
     auto qt = std::make_unique<QTranslator>();
@@ -38,8 +46,10 @@ bool Translation::install(const QString& language) {
 }
 
 void Translation::remove() {
+    if (plurals_) QCoreApplication::removeTranslator(plurals_.get());
     if (ours_) QCoreApplication::removeTranslator(ours_.get());
     if (qt_) QCoreApplication::removeTranslator(qt_.get());
+    plurals_.reset();
     ours_.reset();
     qt_.reset();
 }

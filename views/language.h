@@ -14,8 +14,9 @@ namespace views {
 // "zh_CN" for "zh", "zh-CN", "zh_CN", "zh_Hans"; "en" for "en", "en_US", "C"; empty if unknown.
 QString normalizeLanguage(const QString& code);
 
-// The installed translation of the interface: install("zh_CN") installs ours and, when the system
-// has them, Qt's own strings (dialog buttons); install("en") removes both.
+// The installed translation of the interface. Every language gets the English plural forms ("1
+// token", "2 tokens": the source texts say "%n token(s)"); install("zh_CN") adds ours on top and,
+// when the system has them, Qt's own strings (dialog buttons).
 class Translation {
 public:
     Translation();
@@ -29,6 +30,7 @@ public:
     void remove();
 
 private:
+    std::unique_ptr<QTranslator> plurals_;  // English plural forms, under the others
     std::unique_ptr<QTranslator> ours_;
     std::unique_ptr<QTranslator> qt_;
 };

@@ -100,7 +100,8 @@ QSize MatrixPanel::heatmapHint() const {
 
 QSize MatrixPanel::sizeHint() const {
     const QSize map = heatmapHint();
-    int w = std::max(map.width(), 220);
+    // At least a caption's width, scaled with the page (a presented page may shrink to fit).
+    int w = std::max(map.width(), static_cast<int>(220 * std::min(heatmap->scale(), 1.0)));
     if (!table->isHidden()) w = std::max(w, table->width());
     int h = caption->heightForWidth(w) + 4 + map.height();
     if (!table->isHidden()) h += 4 + table->height();

@@ -10,11 +10,11 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QStyle>
 #include <QTableWidget>
@@ -22,17 +22,22 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "flow_layout.h"
 #include "heatmap_widget.h"
 #include "matrix_panel.h"
 #include "model/number_format.h"
+#include "number_text.h"
 #include "step_texts.h"
 #include "vector_view.h"
 
 namespace views {
 
 namespace {
+
+// Below this a classroom's back row reads nothing: a page that does not fit even so scrolls.
+constexpr double kSmallestFitScale = 0.35;
 
 bool isUnitRange(attn::MatrixKind kind) {
     return kind == attn::MatrixKind::Weights || kind == attn::MatrixKind::Mask;
@@ -47,13 +52,10 @@ QFont monospaceFont() {
     return font;
 }
 
+// Through the one formatter (C locale), so a German desktop shows the digits the cells show.
 QString formatFact(const std::string& id, double value) {
-    const QLocale locale;
-    if (id == "max_abs_diff" || (value != 0.0 && std::abs(value) < 1e-3))
-        return QString::fromStdString(attn::format_compact(value));
-    if (std::abs(value) < 1e15 && value == std::floor(value))
-        return locale.toString(static_cast<qlonglong>(value));
-    return locale.toString(value, 'g', 4);
+    const bool whole = id != "max_abs_diff" && std::abs(value) < 1e15 && value == std::floor(value);
+    return whole ? attn::shortestText(value) : attn::compactText(value);  // 4 significant digits
 }
 
 }  // namespace
@@ -213,7 +215,7 @@ StepPage::StepPage(attn::Step step, QWidget* parent) : QWidget(parent), step_(st
 
 StepPage::~StepPage() = default;
 
-QString StepPage::title() const { return stepText(step_.id).title; }
+QString StepPage::title() const { return stepText(step_).title; }
 
 QStringList StepPage::matrixIds() const { return toQStringList(ids_); }
 
@@ -254,28 +256,22 @@ const attn::StepMatrix* StepPage::shownMatrix(const QString& matrixId) const {
 attn::Matrix StepPage::shownValues(const QString& matrixId) const {
     const attn::StepMatrix* m = shownMatrix(matrixId);
     if (!m) return {};
-    if (inference_) {
-        // model.eval(): dropout passes the weights through and keeps every cell.
-        if (m->derivation == attn::Derivation::Dropout) {
-            if (const attn::StepMatrix* input = step_.find(m->lhs)) return input->values;
-        }
-        for (const attn::StepMatrix& other : step_.matrices)
-            if (other.derivation == attn::Derivation::Dropout && other.rhs == m->id)
-                return attn::Matrix::Ones(m->values.rows(), m->values.cols());
-    }
-    return m->values;
+    return views::shownValues(step_, *m, inference_);
 }
 
 QString StepPage::caption(const QString& matrixId) const {
     const attn::StepMatrix* m = shownMatrix(matrixId);
     if (!m) return {};
-    QString text = matrixCaption(step_.id, m->id);
+    QString text = matrixCaption(step_, *m);
     if (inference_ && m->derivation == attn::Derivation::Dropout)
         text = tr("%1 (inference: unchanged)").arg(text);
     return text;
 }
 
-QString StepPage::snippet() const { return QString::fromStdString(step_.snippet); }
+QString StepPage::snippet() const {
+    return QString::fromStdString(
+        inference_ && !step_.inference_snippet.empty() ? step_.inference_snippet : step_.snippet);
+}
 
 void StepPage::buildMatrices() {
     for (std::size_t i = 0; i < ids_.size(); ++i) {
@@ -287,7 +283,8 @@ void StepPage::buildMatrices() {
         connect(p->heatmap, &attn::HeatmapWidget::cellClicked, this,
                 [this, index](int r, int c) { onCellClicked(index, r, c); });
         connect(p->heatmap, &attn::HeatmapWidget::hoverLeft, this, &StepPage::onHoverLeft);
-        p->heatmap->setTooltipProvider([this, id](int r, int c) { return cellFormula(id, r, c); });
+        p->heatmap->setTooltipProvider(
+            [this, id](int r, int c) { return cellTooltips_ ? cellFormula(id, r, c) : QString(); });
         panels_.push_back(p);
         matrixLayout_->addWidget(p);
     }
@@ -307,6 +304,7 @@ void StepPage::updateMatrices() {
             fill = static_cast<double>(m->fill_value);
         p->heatmap->setMatrix(values, toQStringList(m->row_labels), toQStringList(m->col_labels),
                               m->blocked, fill);
+        p->heatmap->setDropped(inference_ ? attn::BoolMatrix() : m->dropped);
         // A 0/1 mask reads as "1" and "0", not "1.0000".
         p->heatmap->setDecimals(m->kind == attn::MatrixKind::Mask ? 0 : 4);
         if (isUnitRange(m->kind)) {
@@ -316,6 +314,9 @@ void StepPage::updateMatrices() {
             if (m->derivation == attn::Derivation::Dropout && m->dropout_p < 1.0f && !inference_)
                 upper = 1.0 / (1.0 - static_cast<double>(m->dropout_p));
             p->heatmap->setValueRange(0.0, upper);
+            // Six weights near 1/6 look alike on 0–1: weights span their own min..max (the colour
+            // bar says so; the heatmap's menu switches back to 0–1). A 0/1 mask keeps 0–1.
+            if (m->kind == attn::MatrixKind::Weights) p->heatmap->setAutoRange();
         } else {
             p->heatmap->setColorMap(QStringLiteral("diverging"));
             p->heatmap->setAutoRange();
@@ -364,6 +365,7 @@ void StepPage::updateFacts() {
     double without = -1.0;
     for (const attn::StepFact& f : step_.facts) {
         if (f.frame >= 0 && f.frame != frame_) continue;
+        if (f.training_only && inference_) continue;
         if (f.id == "mults_with_cache") with = f.value;
         if (f.id == "mults_without_cache") without = f.value;
         add(factLabel(f.id), formatFact(f.id, f.value), false);
@@ -373,12 +375,13 @@ void StepPage::updateFacts() {
         add(tr("Multiplications saved"),
             tr("%1 (%2 %)")
                 .arg(formatFact({}, saved))
-                .arg(QLocale().toString(100.0 * saved / without, 'f', 0)),
+                .arg(attn::fixedText(100.0 * saved / without, 0)),
             true);
     }
     facts_->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
     facts_->setProperty("plainText", plain.join(QStringLiteral(" · ")));
     facts_->setVisible(!parts.isEmpty());
+    if (snippetEdit_->toPlainText() != snippet()) snippetEdit_->setPlainText(snippet());
 }
 
 QString StepPage::factsText() const { return facts_->property("plainText").toString(); }
@@ -423,29 +426,7 @@ void StepPage::setInference(bool inference) {
 
 QString StepPage::cellFormula(const QString& matrixId, int row, int column) const {
     const attn::StepMatrix* m = shownMatrix(matrixId);
-    if (!m || row < 0 || column < 0 || row >= m->values.rows() || column >= m->values.cols())
-        return {};
-    const attn::Matrix values = shownValues(matrixId);
-    const double value = static_cast<double>(values(row, column));
-    const Eigen::Index shownRow = m->row_vector_index ? m->query_index : row;
-    const QString name = QString::fromStdString(m->symbol + attn::subscript(shownRow + 1) +
-                                                attn::subscript(column + 1));
-    if (inference_) {
-        if (m->derivation == attn::Derivation::Dropout)
-            return tr("%1 = %2: at inference dropout keeps every weight as it is")
-                .arg(name, QString::fromStdString(attn::format_fixed(value)));
-        for (const attn::StepMatrix& other : step_.matrices)
-            if (other.derivation == attn::Derivation::Dropout && other.rhs == m->id)
-                return tr("%1 = 1: at inference nothing is dropped").arg(name);
-    }
-    const QString formula = QString::fromStdString(attn::explain_cell(step_, *m, row, column));
-    if (!formula.isEmpty()) return formula;
-    QString text = name + QStringLiteral(" = ") + QString::fromStdString(attn::format_fixed(value));
-    if (isBlocked(*m, row, column))
-        text += QLatin1Char(' ') + tr("(masked: filled with %1 before softmax)")
-                                       .arg(QString::fromStdString(
-                                           attn::format_fixed(static_cast<double>(m->fill_value))));
-    return text;
+    return m ? cellHoverText(step_, *m, row, column, inference_) : QString();
 }
 
 QString StepPage::explainCell(const QString& matrixId, int row, int column) {
@@ -497,6 +478,7 @@ void StepPage::showCell(int index, int row, int column) {
             break;
         case Derivation::Projection:
         case Derivation::WeightedSum:
+        case Derivation::Linear:
             if (lhs) lhs->highlightRow(row);
             if (rhs) rhs->highlightColumn(column);
             break;
@@ -510,6 +492,10 @@ void StepPage::showCell(int index, int row, int column) {
                 lhs->highlightCell(row, column);
             }
             break;
+        case Derivation::Concat:
+        case Derivation::CausalMask:
+            break;
+        case Derivation::Scale:
         case Derivation::MaskProduct:
         case Derivation::MaskedFill:
         case Derivation::Dropout:
@@ -569,36 +555,147 @@ void StepPage::applyStepHighlights() {
 
 void StepPage::setScale(double scale) {
     scale_ = std::max(scale, 0.25);
-    for (MatrixPanel* p : panels_) {
-        p->heatmap->setScale(scale_);
-        p->updateGeometry();
-    }
-    if (vectorView_) vectorView_->setScale(scale_);
+    fitScale();
+}
+
+void StepPage::setFitToHeight(bool fit) {
+    if (fit == fitToHeight_) return;
+    fitToHeight_ = fit;
+    fitScale();
+}
+
+void StepPage::setCellTooltips(bool on) { cellTooltips_ = on; }
+
+void StepPage::scrollToTop() {
+    scroll_->verticalScrollBar()->setValue(0);
+    scroll_->horizontalScrollBar()->setValue(0);
+}
+
+void StepPage::applyShownScale(double scale) {
+    shownScale_ = scale;
+    for (MatrixPanel* p : panels_) p->heatmap->setScale(shownScale_);
+    if (vectorView_) vectorView_->setScale(shownScale_);
     applyFonts();
+    // The layouts cache sizes: drop them now, so fitScale() measures the new ones at once.
+    for (MatrixPanel* p : panels_) p->updateGeometry();
     matrixLayout_->invalidate();
+    matrixLayout_->parentWidget()->updateGeometry();
+    scroll_->widget()->layout()->invalidate();
+}
+
+int StepPage::contentHeight() const {
+    QWidget* content = scroll_->widget();
+    return content->layout()->totalHeightForWidth(scroll_->width());
+}
+
+int StepPage::availableHeight() const {
+    const int bar = std::max(cellBar_->minimumHeight(), cellBar_->heightForWidth(width()));
+    return height() - bar;
+}
+
+// Heights grow about linearly with the scale, so a few proportional steps find the largest scale
+// that fits; a hidden page waits until it is shown at its real size.
+void StepPage::fitScale() {
+    if (fitting_) return;
+    if (!fitToHeight_) {
+        applyShownScale(scale_);
+        return;
+    }
+    if (!isVisible() || height() <= 0) return;  // fitted when shown, at its real size
+    fitting_ = true;
+    // The last frame holds every matrix at its largest: fitted to it, the scale stays put as the
+    // tokens come in one by one.
+    const int shownFrame = frame_;
+    const bool otherFrame = step_.frame_count > 0 && frame_ != step_.frame_count - 1;
+    if (otherFrame) {
+        frame_ = step_.frame_count - 1;
+        updateMatrices();
+    }
+    constexpr double kSmallest = kSmallestFitScale;
+    auto fits = [this](double scale) {
+        applyShownScale(scale);
+        return contentHeight() <= availableHeight();
+    };
+    // Heights do not follow the scale in proportion (heatmaps wrap to new lines as they grow),
+    // so bisect between the smallest scale and the zoom.
+    if (!fits(scale_)) {
+        double low = kSmallest;
+        double high = scale_;
+        if (fits(low)) {
+            for (int i = 0; i < 7; ++i) {
+                const double middle = (low + high) / 2;
+                if (fits(middle))
+                    low = middle;
+                else
+                    high = middle;
+            }
+        }
+        if (shownScale_ != low) applyShownScale(low);
+    }
+    if (otherFrame) {
+        frame_ = shownFrame;
+        updateMatrices();
+    }
+    fitting_ = false;
+    settleAttempts_ = 0;
+    QTimer::singleShot(50, this, &StepPage::settleFit);
+}
+
+// The measured height can miss the laid-out one by a few pixels (wrapped text, a label that grew
+// with the font): once laid out, shrink a little while the page still scrolls.
+void StepPage::settleFit() {
+    if (!fitToHeight_ || fitting_ || !isVisible() || shownScale_ <= kSmallestFitScale) return;
+    if (scroll_->verticalScrollBar()->maximum() <= 0 || ++settleAttempts_ > 8) return;
+    applyShownScale(std::max(kSmallestFitScale, shownScale_ * 0.97));
+    QTimer::singleShot(50, this, &StepPage::settleFit);
+}
+
+void StepPage::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (fitToHeight_) fitScale();
+}
+
+void StepPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (fitToHeight_) fitScale();
 }
 
 void StepPage::applyFonts() {
     const QFont base = QApplication::font();
     const double size = base.pointSizeF() > 0 ? base.pointSizeF() : 10.0;
+    const double scale = shownScale_;
     QFont titleFont = base;
-    titleFont.setPointSizeF(size * 1.7 * scale_);
+    titleFont.setPointSizeF(size * 1.7 * scale);
     titleFont.setBold(true);
     title_->setFont(titleFont);
     QFont text = base;
-    text.setPointSizeF(size * 1.15 * scale_);
+    text.setPointSizeF(size * 1.15 * scale);
     explanation_->setFont(text);
     facts_->setFont(text);
     cellBar_->setFont(text);
     QFont normal = base;
-    normal.setPointSizeF(size * scale_);
+    normal.setPointSizeF(size * scale);
     if (vectorCaption_) vectorCaption_->setFont(text);
     for (MatrixPanel* p : panels_) {
         p->caption->setFont(text);
         p->table->setFont(normal);
     }
+    // The controls grow with the page: a teacher clicks "Next token" on a projector too.
+    for (QWidget* control : std::initializer_list<QWidget*>{previousToken_, nextToken_, frameLabel_,
+                                                            modeLabel_, training_, inferenceButton_,
+                                                            tablesBox_, copyButton_, snippetBox_})
+        control->setFont(text);
+    const int buttonHeight = static_cast<int>(std::lround(32 * scale));
+    previousToken_->setMinimumHeight(buttonHeight);
+    nextToken_->setMinimumHeight(buttonHeight);
+    frameSlider_->setMinimumWidth(static_cast<int>(std::lround(160 * scale)));
+    frameSlider_->setMinimumHeight(buttonHeight);
+    // Room for the hint or a cell's two lines, so pointing at cells never moves the page.
+    const QFontMetrics textMetrics(text);
+    cellBar_->setMinimumHeight(static_cast<int>(std::ceil(textMetrics.lineSpacing() * 2.3)) +
+                               2 * cellBar_->margin() + 2 * cellBar_->frameWidth());
     QFont mono = monospaceFont();
-    mono.setPointSizeF(size * scale_);
+    mono.setPointSizeF(size * scale);
     snippetEdit_->setFont(mono);
     // Tall enough for the whole snippet, so the page scrolls instead of the snippet.
     const int lines = static_cast<int>(
@@ -616,7 +713,7 @@ void StepPage::changeEvent(QEvent* event) {
 }
 
 void StepPage::retranslate() {
-    const StepText text = stepText(step_.id);
+    const StepText text = stepText(step_);
     title_->setText(tr("Step %1 · %2").arg(step_.number).arg(text.title));
     explanation_->setText(text.html);
     explanation_->setVisible(!text.html.isEmpty());

@@ -84,9 +84,22 @@ public:
     // Back to the step's own highlights and the hint in the bar.
     void resetHighlights();
 
-    // Fonts, heatmap cells and the vector plot multiplied (presentation mode).
+    // Fonts, heatmap cells, the vector plot and the controls multiplied (View > Zoom, presentation
+    // mode).
     void setScale(double scale);
     double scale() const { return scale_; }
+    // Presentation: the page is drawn at the largest scale up to scale() at which all of it, in
+    // every frame, fits the page's height, so nothing scrolls on a projector. Off: scale() itself.
+    void setFitToHeight(bool fit);
+    bool fitToHeight() const { return fitToHeight_; }
+    // The scale the page is drawn at now: scale(), or less when fitting needs it.
+    double shownScale() const { return shownScale_; }
+    // A page always opens at its top.
+    void scrollToTop();
+    // Hover tooltips over the cells (default on). Off while presenting, where a tooltip would
+    // cover the matrices on the projector: the bar under the page explains the cell instead.
+    void setCellTooltips(bool on);
+    bool cellTooltips() const { return cellTooltips_; }
 
     VectorView* vectorView() const { return vectorView_; }
     // The step's numbers as shown, e.g. "Heads: 2 · head_dim: 2" (frame-aware).
@@ -98,6 +111,8 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     MatrixPanel* panel(const QString& matrixId) const;
@@ -112,6 +127,11 @@ private:
     void onHoverLeft();
     void showCell(int panelIndex, int row, int column);
     void applyFonts();
+    void applyShownScale(double scale);
+    void fitScale();
+    void settleFit();
+    int contentHeight() const;  // the scrolled content's height at the page's width
+    int availableHeight() const;
     void retranslate();
 
     attn::Step step_;
@@ -122,6 +142,11 @@ private:
     bool hasDropout_ = false;
     bool showTables_ = false;
     double scale_ = 1.0;
+    double shownScale_ = 1.0;
+    bool fitToHeight_ = false;
+    bool fitting_ = false;
+    int settleAttempts_ = 0;
+    bool cellTooltips_ = true;
     // The clicked cell stays explained when the pointer leaves the matrices.
     std::optional<std::pair<int, std::pair<int, int>>> pinned_;
 

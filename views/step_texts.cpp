@@ -2,6 +2,9 @@
 
 #include <QCoreApplication>
 
+#include "matrix_panel.h"
+#include "model/number_format.h"
+
 namespace views {
 
 namespace {
@@ -13,56 +16,62 @@ struct StepEntry {
     const char* html;
 };
 
+// Every number, shape, token and sentence is a {placeholder} filled from the step's text_args,
+// so the texts stay true for any example file.
 constexpr StepEntry kSteps[] = {
     {"inputs", QT_TRANSLATE_NOOP("StepText", "Input embeddings"),
      QT_TRANSLATE_NOOP("StepText",
-                       "<p>Each token of the sentence <i>“Your journey starts with one step”</i> "
-                       "is a vector of three numbers, its <b>embedding</b> "
-                       "x<sup>(i)</sup>.</p><p>Self-attention computes, for every token, a "
-                       "<b>context vector</b> z<sup>(i)</sup> that mixes information from all "
-                       "tokens. We follow the second token, <i>journey</i>, "
-                       "x<sup>(2)</sup>, as the tutorial does.</p>")},
-    {"scores-journey", QT_TRANSLATE_NOOP("StepText", "Attention scores for “journey”"),
+                       "<p>Each token of the sentence <i>“{sentence}”</i> is a vector of "
+                       "d_in = {d_in} numbers, its <b>embedding</b> x<sup>(i)</sup>.</p>"
+                       "<p>Self-attention computes, for every token, a <b>context vector</b> "
+                       "z<sup>(i)</sup> that mixes information from all {num_tokens} tokens. We "
+                       "follow token {query_number}, <i>{query_token}</i>, "
+                       "x<sup>({query_number})</sup>.</p>")},
+    {"scores-journey", QT_TRANSLATE_NOOP("StepText", "Attention scores for “{query_token}”"),
      QT_TRANSLATE_NOOP(
          "StepText",
-         "<p>The <b>query</b> is x<sup>(2)</sup>. Its attention score with every "
+         "<p>The <b>query</b> is x<sup>({query_number})</sup>. Its attention score with every "
          "token is a dot product:</p>"
-         "<p align=center>ω<sub>2j</sub> = x<sup>(2)</sup> · x<sup>(j)</sup> = "
-         "Σ<sub>k</sub> x<sup>(2)</sup><sub>k</sub> x<sup>(j)</sup><sub>k</sub></p>"
+         "<p align=center>ω<sub>{query_number}j</sub> = x<sup>({query_number})</sup> · "
+         "x<sup>(j)</sup> = Σ<sub>k</sub> x<sup>({query_number})</sup><sub>k</sub> "
+         "x<sup>(j)</sup><sub>k</sub></p>"
          "<p>The larger the dot product, the more the two vectors point the same "
-         "way: <i>journey</i> scores highest with itself and with <i>starts</i>.</p>")},
+         "way: <i>{query_token}</i> scores highest with <i>{best_token}</i> ({best_score}) and "
+         "lowest with <i>{worst_token}</i> ({worst_score}).</p>")},
     {"weights-journey", QT_TRANSLATE_NOOP("StepText", "Attention weights: normalising the scores"),
      QT_TRANSLATE_NOOP("StepText",
-                       "<p>Scores become <b>weights</b> α<sub>2j</sub> that are positive and sum "
-                       "to 1. Dividing by the sum works here but fails for negative scores. "
-                       "<b>Softmax</b> always gives positive weights:</p>"
-                       "<p align=center>α<sub>2j</sub> = exp(ω<sub>2j</sub>) / "
-                       "Σ<sub>k</sub> exp(ω<sub>2k</sub>)</p>"
-                       "<p>Computed naively, exp() overflows a float for scores above about 88. "
-                       "The last three rows multiply the scores by 100: the naive softmax "
-                       "returns NaN, while the stable softmax subtracts the row maximum first "
-                       "and gets the right answer.</p>")},
-    {"context-journey", QT_TRANSLATE_NOOP("StepText", "The context vector z⁽²⁾"),
+                       "<p>Scores become <b>weights</b> α<sub>{query_number}j</sub> that are "
+                       "positive and sum to 1. Dividing by the sum works here but fails for "
+                       "negative scores. <b>Softmax</b> always gives positive weights:</p>"
+                       "<p align=center>α<sub>{query_number}j</sub> = exp(ω<sub>{query_number}j"
+                       "</sub>) / Σ<sub>k</sub> exp(ω<sub>{query_number}k</sub>)</p>"
+                       "<p>Computed naively, exp() overflows a float for scores above about "
+                       "88.7. The last three matrices multiply the scores by {large_factor} "
+                       "(largest {large_max}): the naive softmax gives NaN for {large_nan_count} "
+                       "of the {num_tokens} weights, while the stable softmax subtracts the row "
+                       "maximum first and gets weights that sum to 1.</p>")},
+    {"context-journey", QT_TRANSLATE_NOOP("StepText", "The context vector z⁽{query_sup}⁾"),
      QT_TRANSLATE_NOOP("StepText",
-                       "<p>The context vector of <i>journey</i> is the sum of all embeddings, "
-                       "each weighted by its attention weight:</p>"
-                       "<p align=center>z<sup>(2)</sup> = Σ<sub>j</sub> α<sub>2j</sub> "
-                       "x<sup>(j)</sup></p>"
+                       "<p>The context vector of <i>{query_token}</i> is the sum of all "
+                       "embeddings, each weighted by its attention weight:</p>"
+                       "<p align=center>z<sup>({query_number})</sup> = Σ<sub>j</sub> "
+                       "α<sub>{query_number}j</sub> x<sup>(j)</sup></p>"
                        "<p>Tokens with larger weights contribute more.</p>")},
     {"all-tokens", QT_TRANSLATE_NOOP("StepText", "All tokens at once"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>In matrix form every token is a query at the same time:</p>"
-                       "<p align=center>Ω = X X<sup>T</sup> &nbsp;(6 × 6), &nbsp; "
-                       "A = softmax(Ω) row by row, &nbsp; Z = A X &nbsp;(6 × 3)</p>"
-                       "<p>Row 2 repeats what the last three steps computed for "
-                       "<i>journey</i>.</p>")},
+                       "<p align=center>Ω = X X<sup>T</sup> &nbsp;({num_tokens} × {num_tokens}), "
+                       "&nbsp; A = softmax(Ω) row by row, &nbsp; Z = A X &nbsp;({num_tokens} × "
+                       "{d_in})</p>"
+                       "<p>Row {query_number} repeats what the last three steps computed for "
+                       "<i>{query_token}</i>.</p>")},
     {"trainable-weights", QT_TRANSLATE_NOOP("StepText", "Trainable weights W_q, W_k, W_v"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>Self-attention in a transformer <b>learns</b> three matrices, each "
-                       "d_in × d_out = 3 × 2: W<sub>q</sub> for queries, W<sub>k</sub> for keys "
-                       "and W<sub>v</sub> for values.</p><p><code>torch.manual_seed(123)</code> "
-                       "and <code>torch.rand</code> give the tutorial's exact numbers; training "
-                       "would change them.</p>")},
+                       "d_in × d_out = {d_in} × {d_out}: W<sub>q</sub> for queries, "
+                       "W<sub>k</sub> for keys and W<sub>v</sub> for values.</p>"
+                       "<p><code>torch.manual_seed({seed})</code> and <code>torch.rand</code> "
+                       "give the same numbers as in PyTorch; training would change them.</p>")},
     {"queries-keys-values", QT_TRANSLATE_NOOP("StepText", "Queries, keys and values"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>Every token is projected three times:</p>"
@@ -71,24 +80,28 @@ constexpr StepEntry kSteps[] = {
                        "v<sup>(i)</sup> = x<sup>(i)</sup> W<sub>v</sub></p>"
                        "<p>The <b>query</b> asks, the <b>keys</b> are matched against it, and "
                        "the <b>values</b> are what gets mixed. The highlighted row is "
-                       "q<sup>(2)</sup> of <i>journey</i>.</p>")},
+                       "q<sup>({query_number})</sup> of <i>{query_token}</i>.</p>")},
     {"scaled-scores", QT_TRANSLATE_NOOP("StepText", "Scaled dot-product attention"),
      QT_TRANSLATE_NOOP("StepText",
-                       "<p>Scores are now ω<sub>ij</sub> = q<sup>(i)</sup> · k<sup>(j)</sup>, "
-                       "divided by √d<sub>k</sub> before softmax:</p>"
-                       "<p align=center>α = softmax(Q K<sup>T</sup> / √d<sub>k</sub>), "
-                       "&nbsp; Z = α V</p>"
-                       "<p>Why scale? Dot products of wide vectors grow like √d<sub>k</sub>; "
-                       "without the division softmax turns almost one-hot and its gradients "
-                       "vanish. Compare the unscaled and the scaled weights.</p>")},
+                       "<p>Scores are ω<sub>ij</sub> = q<sup>(i)</sup> · k<sup>(j)</sup>; "
+                       "softmax gets the <b>scaled score</b> ω̃<sub>ij</sub> = ω<sub>ij</sub> "
+                       "/ √d<sub>k</sub>:</p><p align=center>α = softmax(ω̃) = softmax(Q "
+                       "K<sup>T</sup> / √d<sub>k</sub>), &nbsp; Z = α V</p><p>Why scale? Dot "
+                       "products of wide vectors grow like √d<sub>k</sub>; unscaled, softmax "
+                       "turns almost one-hot and its gradients vanish. At d<sub>k</sub> = "
+                       "{d_k} nothing saturates: the largest weight of a row is "
+                       "{max_unscaled} on average unscaled, {max_scaled} scaled. The last two "
+                       "matrices use d<sub>k</sub> = {wide_d_k} (random q, k from "
+                       "<code>torch.randn</code>, seed {seed}): {wide_max_unscaled} unscaled, "
+                       "close to one-hot; {wide_max_scaled} divided by √{wide_d_k} = "
+                       "{wide_sqrt_d_k}.</p>")},
     {"self-attention-classes", QT_TRANSLATE_NOOP("StepText", "The SelfAttention class, v1 and v2"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>The same computation packed into a module. <b>v1</b> keeps W as "
                        "<code>nn.Parameter(torch.rand(d_in, d_out))</code>; <b>v2</b> uses "
-                       "<code>nn.Linear</code> layers, initialised uniformly in ±1/√d_in and "
-                       "able to add a bias.</p><p>Different weights, hence different context "
-                       "vectors: v2's are the tutorial's "
-                       "<code>[[-0.5337, -0.1051], …]</code>.</p>")},
+                       "<code>nn.Linear</code> layers, initialised uniformly in ±1/√d_in = "
+                       "±{linear_bound} and able to add a bias.</p><p>Different weights, hence "
+                       "different context vectors: v2's are <code>{v2_first_row}</code>.</p>")},
     {"causal-renormalize",
      QT_TRANSLATE_NOOP("StepText", "Causal mask, method 1: mask and renormalise"),
      QT_TRANSLATE_NOOP("StepText",
@@ -107,41 +120,50 @@ constexpr StepEntry kSteps[] = {
          "difference; a finite fill is divided by √d_k only in the first order.</p>")},
     {"dropout", QT_TRANSLATE_NOOP("StepText", "Dropout on the attention weights"),
      QT_TRANSLATE_NOOP("StepText",
-                       "<p>During <b>training</b>, dropout with p = 0.5 sets each weight to 0 "
-                       "with probability 0.5 and multiplies the kept ones by 1/(1 − p) = 2, so "
-                       "the expected value stays the same.</p><p>In <b>inference</b> "
-                       "(<code>model.eval()</code>) dropout does nothing. Switch between the "
-                       "two modes to compare.</p>")},
+                       "<p>During <b>training</b>, dropout with p = {dropout_p} sets each weight "
+                       "to 0 with probability {dropout_p} and divides the kept ones by 1 − p: "
+                       "α′ = α / (1 − p) = {dropout_scale} · α, so the expected value stays the "
+                       "same. This draw keeps {kept_unmasked} of the {unmasked_cells} weights on "
+                       "and below the diagonal and drops {dropped_cells}.</p><p>In "
+                       "<b>inference</b> (<code>model.eval()</code>) dropout does nothing: "
+                       "α′ = α. Switch between the two modes to compare.</p>")},
     {"causal-attention-batch", QT_TRANSLATE_NOOP("StepText", "CausalAttention on a batch of two"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>The <code>CausalAttention</code> class combines the projections, the "
                        "causal mask and dropout, and accepts batches: an input of shape "
-                       "(2, 6, 3) gives context vectors of shape (2, 6, 2). The two copies of "
-                       "the sentence give the same result.</p>")},
+                       "{batch_shape} gives context vectors of shape {context_shape}. The two "
+                       "copies of the sentence give the same result.</p>")},
     {"multi-head", QT_TRANSLATE_NOOP("StepText", "Multi-head attention"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>Several <b>heads</b> attend in parallel, each with its own "
-                       "W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub>, and their outputs are "
-                       "concatenated.</p><p>The wrapper stacks CausalAttention modules. "
-                       "<code>MultiHeadAttention</code> uses one wide W<sub>q</sub> (3 × 4) "
-                       "whose columns are split between the heads (head_dim = d_out / "
-                       "num_heads), computes all heads at once, concatenates them and mixes "
-                       "them with <code>out_proj</code>.</p>")},
+                       "W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub>; their outputs are "
+                       "concatenated.</p><p>The wrapper stacks {num_heads} CausalAttention "
+                       "modules. <code>MultiHeadAttention</code> splits the columns of one "
+                       "wide W<sub>q</sub> ({d_in} × {fused_out}) between the heads (head_dim "
+                       "= {fused_out} / {num_heads} = {head_dim}): columns {head1_cols} "
+                       "belong to head 1, columns {head2_cols} to head 2. It computes all "
+                       "heads at once, concatenates them in that order and mixes them with "
+                       "<code>out_proj</code>.</p>")},
     {"cross-attention", QT_TRANSLATE_NOOP("StepText", "Cross-attention"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>In a translation model the decoder's tokens ask and the encoder's "
                        "tokens answer: <b>queries</b> come from one sequence, <b>keys and "
-                       "values</b> from another.</p><p>The weight matrix is rectangular, 6 × 4: "
-                       "each English token spreads its attention over the four tokens of the "
-                       "Chinese source “你的 旅程 始于 一步”.</p>")},
+                       "values</b> from another.</p><p>The weight matrix is rectangular, "
+                       "{num_tokens} × {num_source}: each target token spreads its attention "
+                       "over the {num_source} tokens of the Chinese source "
+                       "“{source_sentence}”.</p>")},
     {"kv-cache", QT_TRANSLATE_NOOP("StepText", "KV caching"),
      QT_TRANSLATE_NOOP("StepText",
                        "<p>When a model generates text one token at a time, the keys and values "
                        "of past tokens never change. A <b>KV cache</b> keeps them, so each new "
                        "token computes only its own query, key and value and one row of "
-                       "attention.</p><p>Step through the tokens: the cache grows by one row, "
-                       "the output equals the full causal pass, and the counters show the "
-                       "multiplications saved.</p>")},
+                       "attention per head.</p><p>This is step 14's "
+                       "<code>MultiHeadAttention</code>: {num_heads} heads of head_dim "
+                       "{head_dim}. The cache keeps their keys and values side by side, columns "
+                       "{head1_cols} for head 1 and {head2_cols} for head 2, and each head "
+                       "attends with its own columns. Step through the {num_tokens} "
+                       "tokens: the cache grows by one row, the output equals the full causal "
+                       "pass, and the counters show the multiplications saved.</p>")},
 };
 
 struct CaptionEntry {
@@ -152,20 +174,24 @@ struct CaptionEntry {
 // Captions by matrix id; the same id means the same concept in every step.
 constexpr CaptionEntry kCaptions[] = {
     {"inputs", QT_TRANSLATE_NOOP("StepText", "Inputs X")},
-    {"query", QT_TRANSLATE_NOOP("StepText", "Query x⁽²⁾")},
-    {"attn-scores-journey", QT_TRANSLATE_NOOP("StepText", "Scores ω₂ⱼ")},
+    {"query", QT_TRANSLATE_NOOP("StepText", "Query x⁽{query_sup}⁾")},
+    {"attn-scores-journey", QT_TRANSLATE_NOOP("StepText", "Scores ω{query_sub}ⱼ")},
     {"naive-norm", QT_TRANSLATE_NOOP("StepText", "Divided by the sum")},
     {"naive-softmax", QT_TRANSLATE_NOOP("StepText", "Naive softmax")},
     {"softmax", QT_TRANSLATE_NOOP("StepText", "Stable softmax")},
-    {"large-scores", QT_TRANSLATE_NOOP("StepText", "Scores × 100")},
-    {"large-naive-softmax", QT_TRANSLATE_NOOP("StepText", "Naive softmax of scores × 100")},
-    {"large-softmax", QT_TRANSLATE_NOOP("StepText", "Stable softmax of scores × 100")},
-    {"attn-weights-journey", QT_TRANSLATE_NOOP("StepText", "Weights α₂ⱼ")},
-    {"context-vec-journey", QT_TRANSLATE_NOOP("StepText", "Context vector z⁽²⁾")},
+    {"large-scores", QT_TRANSLATE_NOOP("StepText", "Scores × {large_factor}")},
+    {"large-naive-softmax",
+     QT_TRANSLATE_NOOP("StepText", "Naive softmax of scores × {large_factor}")},
+    {"large-softmax", QT_TRANSLATE_NOOP("StepText", "Stable softmax of scores × {large_factor}")},
+    {"attn-weights-journey", QT_TRANSLATE_NOOP("StepText", "Weights α{query_sub}ⱼ")},
+    {"context-vec-journey", QT_TRANSLATE_NOOP("StepText", "Context vector z⁽{query_sup}⁾")},
     {"attn-scores", QT_TRANSLATE_NOOP("StepText", "Attention scores ω")},
-    {"attn-scores-scaled", QT_TRANSLATE_NOOP("StepText", "Scaled scores ω / √d_k")},
+    {"attn-scores-scaled", QT_TRANSLATE_NOOP("StepText", "Scaled scores ω̃ = ω / √d_k")},
     {"attn-weights", QT_TRANSLATE_NOOP("StepText", "Attention weights α")},
     {"attn-weights-unscaled", QT_TRANSLATE_NOOP("StepText", "Weights without scaling")},
+    {"attn-weights-unscaled-64",
+     QT_TRANSLATE_NOOP("StepText", "d_k = {wide_d_k}: weights without scaling")},
+    {"attn-weights-64", QT_TRANSLATE_NOOP("StepText", "d_k = {wide_d_k}: weights of ω / √d_k")},
     {"context-vecs", QT_TRANSLATE_NOOP("StepText", "Context vectors Z")},
     {"W_query", QT_TRANSLATE_NOOP("StepText", "W_query")},
     {"W_key", QT_TRANSLATE_NOOP("StepText", "W_key")},
@@ -186,7 +212,7 @@ constexpr CaptionEntry kCaptions[] = {
     {"causal-weights-renormalized", QT_TRANSLATE_NOOP("StepText", "Method 1 (renormalised)")},
     {"method-difference", QT_TRANSLATE_NOOP("StepText", "|method 2 − method 1|")},
     {"dropout-mask", QT_TRANSLATE_NOOP("StepText", "Kept (1) and dropped (0)")},
-    {"dropped-weights", QT_TRANSLATE_NOOP("StepText", "Weights after dropout")},
+    {"dropped-weights", QT_TRANSLATE_NOOP("StepText", "Weights after dropout α′")},
     {"batch-1-weights", QT_TRANSLATE_NOOP("StepText", "Batch item 1: weights")},
     {"batch-1-values", QT_TRANSLATE_NOOP("StepText", "Batch item 1: values")},
     {"batch-1-context", QT_TRANSLATE_NOOP("StepText", "Batch item 1: context vectors")},
@@ -202,7 +228,7 @@ constexpr CaptionEntry kCaptions[] = {
     {"concat", QT_TRANSLATE_NOOP("StepText", "Heads concatenated")},
     {"out_proj", QT_TRANSLATE_NOOP("StepText", "out_proj")},
     {"output", QT_TRANSLATE_NOOP("StepText", "Output after out_proj")},
-    {"cross-scores", QT_TRANSLATE_NOOP("StepText", "Cross-attention scores")},
+    {"cross-scores", QT_TRANSLATE_NOOP("StepText", "Cross-attention scaled scores ω̃")},
     {"cross-weights", QT_TRANSLATE_NOOP("StepText", "Cross-attention weights")},
     {"cross-context", QT_TRANSLATE_NOOP("StepText", "Context vectors")},
     {"full-output", QT_TRANSLATE_NOOP("StepText", "Full causal pass")},
@@ -238,26 +264,98 @@ StepText stepText(const std::string& stepId) {
     return {QString::fromStdString(stepId), QString()};
 }
 
-StepText stepText(const attn::Step& step) {
-    StepText text = stepText(step.id);
+namespace {
+
+// {name} -> the record's value; values in HTML are escaped (a token may be "<b>").
+QString substituted(QString text, const attn::Step& step, bool html) {
     for (const auto& [name, value] : step.text_args) {
         const QString key = QLatin1Char('{') + QString::fromStdString(name) + QLatin1Char('}');
-        text.title.replace(key, QString::fromStdString(value));
-        text.html.replace(key, QString::fromStdString(value));
+        const QString v = QString::fromStdString(value);
+        text.replace(key, html ? v.toHtmlEscaped() : v);
     }
     return text;
+}
+
+}  // namespace
+
+StepText stepText(const attn::Step& step) {
+    const StepText text = stepText(step.id);
+    return {substituted(text.title, step, false), substituted(text.html, step, true)};
 }
 
 QString matrixCaption(const std::string& /*stepId*/, const std::string& matrixId) {
     for (const CaptionEntry& e : kCaptions)
         if (matrixId == e.id) return tr(e.caption);
+    // A head's copy of a matrix: "new-query-head-2" is "Head 2 · New query".
+    const std::string marker = "-head-";
+    const std::size_t at = matrixId.rfind(marker);
+    if (at != std::string::npos && at > 0) {
+        const std::string head = matrixId.substr(at + marker.size());
+        const std::string base = matrixId.substr(0, at);
+        for (const CaptionEntry& e : kCaptions)
+            if (base == e.id)
+                return QCoreApplication::translate("StepText", "Head %1 · %2")
+                    .arg(QString::fromStdString(head), tr(e.caption));
+    }
     return QString::fromStdString(matrixId);
+}
+
+QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix) {
+    return substituted(matrixCaption(step.id, matrix.id), step, false);
 }
 
 QString factLabel(const std::string& factId) {
     for (const CaptionEntry& e : kFacts)
         if (factId == e.id) return tr(e.caption);
     return QString::fromStdString(factId);
+}
+
+attn::Matrix shownValues(const attn::Step& step, const attn::StepMatrix& m, bool inference) {
+    if (inference) {
+        // model.eval(): dropout passes the weights through and keeps every cell.
+        if (m.derivation == attn::Derivation::Dropout) {
+            if (const attn::StepMatrix* input = step.find(m.lhs, m.frame)) return input->values;
+        }
+        for (const attn::StepMatrix& other : step.matrices)
+            if (other.derivation == attn::Derivation::Dropout && other.rhs == m.id)
+                return attn::Matrix::Ones(m.values.rows(), m.values.cols());
+    }
+    return m.values;
+}
+
+QString cellHoverText(const attn::Step& step, const attn::StepMatrix& m, int row, int column,
+                      bool inference) {
+    if (row < 0 || column < 0 || row >= m.values.rows() || column >= m.values.cols()) return {};
+    // The page's own words keep the page's translation context.
+    auto pageTr = [](const char* text) {
+        return QCoreApplication::translate("views::StepPage", text);
+    };
+    const attn::Matrix values = shownValues(step, m, inference);
+    const double value = static_cast<double>(values(row, column));
+    const Eigen::Index shownRow = m.row_vector_index ? m.query_index : row;
+    const QString name = QString::fromStdString(m.symbol + attn::subscript(shownRow + 1) +
+                                                attn::subscript(column + 1));
+    if (inference) {
+        if (m.derivation == attn::Derivation::Dropout)
+            return pageTr(QT_TRANSLATE_NOOP(
+                              "views::StepPage",
+                              "%1 = %2: at inference dropout keeps every weight as it is"))
+                .arg(name, QString::fromStdString(attn::format_fixed(value)));
+        for (const attn::StepMatrix& other : step.matrices)
+            if (other.derivation == attn::Derivation::Dropout && other.rhs == m.id)
+                return pageTr(QT_TRANSLATE_NOOP("views::StepPage",
+                                                "%1 = 1: at inference nothing is dropped"))
+                    .arg(name);
+    }
+    const QString formula = QString::fromStdString(attn::explain_cell(step, m, row, column));
+    if (!formula.isEmpty()) return formula;
+    QString text = name + QStringLiteral(" = ") + QString::fromStdString(attn::format_fixed(value));
+    if (isBlocked(m, row, column))
+        text +=
+            QLatin1Char(' ') +
+            pageTr(QT_TRANSLATE_NOOP("views::StepPage", "(masked: filled with %1 before softmax)"))
+                .arg(QString::fromStdString(attn::format_fixed(static_cast<double>(m.fill_value))));
+    return text;
 }
 
 }  // namespace views

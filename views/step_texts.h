@@ -19,8 +19,19 @@ struct StepText {
 StepText stepText(const std::string& stepId);
 // The same with every {name} placeholder replaced by the record's text_args: what the page shows.
 StepText stepText(const attn::Step& step);
-// Translated caption of a matrix of a step, e.g. "Attention weights α (6 × 6)" without the size.
+// Translated caption of a matrix of a step, e.g. "Attention weights α (6 × 6)" without the size;
+// {placeholders} left as they are.
 QString matrixCaption(const std::string& stepId, const std::string& matrixId);
+// The same with the record's text_args filled in ("Query x⁽²⁾"): what the page shows.
+QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix);
+// The values a matrix shows: the record's, except dropout at inference (the identity: the
+// weights pass unchanged and the keep mask is all ones).
+attn::Matrix shownValues(const attn::Step& step, const attn::StepMatrix& matrix, bool inference);
+// The text hovering a cell shows (its tooltip and the formula line of the page's bar): the
+// cell's formula with its numbers (attn::explain_cell), or "name = value" for a given matrix,
+// with inference mode's dropout. The page and `attention-cli steps` both print this.
+QString cellHoverText(const attn::Step& step, const attn::StepMatrix& matrix, int row, int column,
+                      bool inference);
 // Translated label of a StepFact id, e.g. "Multiplications with the cache".
 QString factLabel(const std::string& factId);
 

@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,8 @@ VectorView::VectorView(QWidget* parent) : QWidget(parent) {
     row->addStretch(1);
     layout->addLayout(row);
     plot_ = new QCustomPlot(this);
+    // Tick numbers as model/number_format.h prints them: "0.5", never "0,5" on a German desktop.
+    plot_->setLocale(QLocale::c());
     plot_->setMinimumSize(320, 300);
     layout->addWidget(plot_, 1);
     connect(pairs_, &QComboBox::activated, this, [this](int index) {
@@ -75,6 +78,7 @@ void VectorView::setScale(double scale) {
 
 void VectorView::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange) retranslate();
+    if (event->type() == QEvent::PaletteChange) rebuild();
     QWidget::changeEvent(event);
 }
 
@@ -109,9 +113,19 @@ void VectorView::rebuild() {
     tokenFont.setBold(true);
     plot_->xAxis->setLabel(tr("dimension %1").arg(xDim_ + 1));
     plot_->yAxis->setLabel(tr("dimension %1").arg(yDim_ + 1));
+    // The plot follows the palette, so a dark desktop gets no white panel.
+    const QPalette& pal = palette();
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    plot_->setBackground(pal.base());
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
         axis->setLabelFont(labelFont);
         axis->setTickLabelFont(labelFont);
+        axis->setLabelColor(pal.color(QPalette::Text));
+        axis->setTickLabelColor(pal.color(QPalette::Text));
+        axis->setBasePen(QPen(pal.color(QPalette::Text)));
+        axis->setTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
+        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 1, Qt::DotLine));
     }
     const Eigen::Index n = vectors_.rows();
     if (n == 0 || vectors_.cols() == 0) {
@@ -155,7 +169,7 @@ void VectorView::rebuild() {
         text->setPositionAlignment(Qt::AlignLeft | (crowded ? Qt::AlignTop : Qt::AlignBottom));
         text->setPadding(crowded ? QMargins(8, 4, 0, 0) : QMargins(4, 0, 0, 2));
         text->setFont(tokenFont);
-        text->setColor(colour.darker(130));
+        text->setColor(dark ? colour.lighter(140) : colour.darker(130));
         const QString label =
             i < labels_.size() ? labels_[static_cast<int>(i)] : QString::number(i + 1);
         text->setText(label);

@@ -136,6 +136,40 @@ attn::Sequence& ExploreSession::sequence(ExploreState& s, ExploreSide side) cons
     return side == ExploreSide::Source ? s.source : s.inputs;
 }
 
+void ExploreSession::fitHeadsToWidth(ExploreState& s) {
+    if (!s.config.module || s.config.num_heads <= 1) return;
+    const attn::ModuleInfo& info = attn::module_info(*s.config.module);
+    if (!info.uses_num_heads || info.heads_are_modules) return;
+    const Eigen::Index d_in = s.inputs.embeddings.cols();
+    const Eigen::Index tokens = s.inputs.embeddings.rows();
+    const Eigen::Index keys = s.usesSource() ? s.source.embeddings.rows() : tokens;
+    // The engine is the judge of what splits: only its num_heads complaints are fixed here.
+    const auto headsProblem = [&](const attn::ModuleConfig& c) -> QString {
+        try {
+            attn::resolve_config(c, d_in, tokens, keys);
+        } catch (const attn::AttentionError& e) {
+            const QString message = QString::fromUtf8(e.what());
+            if (message.contains(QLatin1String("num_heads"))) return message;
+        }
+        return {};
+    };
+    const QString problem = headsProblem(s.runConfig());
+    if (problem.isEmpty()) return;
+    for (Eigen::Index h = s.config.num_heads - 1; h >= 1; --h) {
+        attn::ModuleConfig c = s.runConfig();
+        c.num_heads = h;
+        c.prune_heads.clear();
+        c.head_mask.clear();
+        if (!headsProblem(c).isEmpty()) continue;
+        adjustment_ =
+            tr("%1 — num_heads set to %2, which divides the new width.").arg(problem).arg(h);
+        s.config.num_heads = h;
+        s.config.prune_heads.clear();
+        s.config.head_mask.clear();
+        return;
+    }
+}
+
 void ExploreSession::push(ExploreState after, const QString& text) {
     if (after == state_) return;
     undo_->push(new ExploreStateCommand(this, state_, std::move(after), text));
@@ -309,7 +343,11 @@ bool ExploreSession::pasteEmbeddings(ExploreSide side, const QString& text, QStr
         resized.leftCols(keep) = other.embeddings.leftCols(keep);
         other.embeddings = std::move(resized);
     }
-    if (m.cols() != state_.inputs.embeddings.cols()) s.config.weights.clear();
+    adjustment_.clear();
+    if (m.cols() != state_.inputs.embeddings.cols()) {
+        s.config.weights.clear();
+        fitHeadsToWidth(s);
+    }
     push(std::move(s), tr("Paste %1 × %2 matrix").arg(m.rows()).arg(m.cols()));
     return true;
 }
@@ -324,6 +362,8 @@ void ExploreSession::setEmbeddingWidth(Eigen::Index d_in) {
         seq->embeddings = std::move(resized);
     }
     s.config.weights.clear();  // every projection's input width changed
+    adjustment_.clear();
+    fitHeadsToWidth(s);
     push(std::move(s), tr("Set d_in = %1").arg(d_in));
 }
 
@@ -334,6 +374,7 @@ void ExploreSession::setConfig(const attn::ModuleConfig& config, bool training) 
     s.config = config;
     s.config.weights = redraw ? std::vector<attn::NamedMatrix>{} : std::move(edits);
     s.training = training;
+    adjustment_.clear();
     push(std::move(s), tr("Change settings"));
 }
 

@@ -57,6 +57,9 @@ public:
     const ExploreState& resultState() const { return resultState_; }
     // The engine's message for the current state, empty when the shown result is current.
     QString error() const { return error_; }
+    // What the last edit changed by itself to keep the settings runnable, e.g. a num_heads that
+    // no longer divides the new width, lowered to one that does; empty when nothing.
+    QString adjustment() const { return adjustment_; }
     bool busy() const { return busy_; }
 
     // Runs at or below this many tokens (queries or keys) are computed at once on the UI thread.
@@ -118,12 +121,16 @@ private:
                    const QString& error, const ExploreState& from);
     void setBusy(bool busy);
     void push(ExploreState after, const QString& text);
+    // After d_in changed: lowers num_heads to the largest count the engine accepts for the new
+    // width (dropping GPT-2's per-head switches with it) and says so in adjustment().
+    void fitHeadsToWidth(ExploreState& s);
     attn::Sequence& sequence(ExploreState& s, ExploreSide side) const;
 
     ExploreState state_;
     ExploreState resultState_;
     std::shared_ptr<const attn::RunResult> result_;
     QString error_;
+    QString adjustment_;
     QString filePath_;
     QUndoStack* undo_ = nullptr;
     std::uint64_t generation_ = 0;

@@ -7,6 +7,7 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -24,8 +26,12 @@
 #include <QTableView>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 #include <set>
 
+#include "model/explain_attention.h"
+#include "model/number_format.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
 #include "views/explore_lines_view.h"
@@ -40,6 +46,23 @@ namespace {
 QStringList labelsOf(const attn::Sequence& s) {
     QStringList out;
     for (const std::string& t : s.tokens) out << QString::fromStdString(t);
+    return out;
+}
+
+// The cells dropout zeroed in each head (batch item 0); empty when the run had no dropout.
+std::vector<attn::BoolMatrix> droppedOf(const attn::RunResult& r) {
+    std::vector<attn::BoolMatrix> out;
+    if (!r.training || r.config.dropout <= 0.0f || r.output.heads.empty()) return out;
+    for (const attn::AttentionResult& head : r.output.heads[0]) {
+        attn::BoolMatrix dropped =
+            attn::BoolMatrix::Constant(head.kept.rows(), head.kept.cols(), false);
+        // A masked cell is 0 before dropout: only weights that were there can be dropped.
+        for (Eigen::Index i = 0; i < head.kept.rows(); ++i)
+            for (Eigen::Index j = 0; j < head.kept.cols(); ++j)
+                dropped(i, j) =
+                    !head.kept(i, j) && !(head.blocked.size() > 0 && head.blocked(i, j));
+        out.push_back(std::move(dropped));
+    }
     return out;
 }
 
@@ -165,8 +188,8 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     connect(session_, &ExploreSession::busyChanged, this, [this](bool busy) {
         cancel_->setVisible(busy);
         if (busy)
-            showMessage(tr("Computing %1 tokens in the background…")
-                            .arg(session_->state().inputs.embeddings.rows()));
+            showMessage(tr("Computing %n token(s) in the background…", nullptr,
+                           static_cast<int>(session_->state().inputs.embeddings.rows())));
         else if (session_->error().isEmpty())
             showMessage(QString());
     });
@@ -176,7 +199,8 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     retranslate();
     updateFromState();
     updateFromResult();
-    resize(1500, 920);
+    connect(tabs_, &QTabWidget::currentChanged, this, &ExploreWindow::updateDropoutNote);
+    fitToScreen();
 }
 
 ExploreWindow::~ExploreWindow() = default;
@@ -186,6 +210,7 @@ ExploreWindow* ExploreWindow::showFor(QWidget* owner) {
         owner ? owner->findChild<ExploreWindow*>(QString(), Qt::FindDirectChildrenOnly) : nullptr;
     if (!window) window = new ExploreWindow(owner);
     window->show();
+    window->fitToScreen();  // again, now that the window is framed and on its screen
     window->raise();
     window->activateWindow();
     return window;
@@ -371,6 +396,9 @@ void ExploreWindow::updateFromState() {
     const attn::RunResult* r = session_->result().get();
     panel_->setConfig(s.config, s.training, s.inputs.embeddings.cols(),
                       r && session_->error().isEmpty() ? &r->config : nullptr);
+    panel_->setHeadsNotice(session_->adjustment());
+    if (!session_->adjustment().isEmpty()) showMessage(session_->adjustment(), false);
+    updateDropoutNote();
 }
 
 void ExploreWindow::updateFromResult() {
@@ -404,14 +432,23 @@ void ExploreWindow::updateCurrentView() {
         std::vector<attn::BoolMatrix> blocked;
         for (const attn::AttentionResult& head : r->output.heads[0])
             blocked.push_back(head.blocked);
-        grid_->setHeads(headWeights(), queries, keys, blocked);
+        grid_->setTooltipProvider([r](int head, int row, int column) {
+            return QString::fromStdString(
+                attn::explain_attention_weight(*r, static_cast<std::size_t>(head), row, column));
+        });
+        grid_->setHeads(headWeights(), queries, keys, blocked, droppedOf(*r));
     } else if (view == output_) {
         const attn::Matrix& out = r->output.context_vecs[0];
         try {
-            if (out.rows() > 256)
+            if (out.rows() > 256) {
                 output_->setMatrix(views::downsampleMatrix(out, 256));
-            else
+                output_->setTooltipProvider({});
+            } else {
                 output_->setMatrix(out, queries);
+                output_->setTooltipProvider([r](int row, int column) {
+                    return QString::fromStdString(attn::explain_output(*r, row, column));
+                });
+            }
         } catch (const attn::AttentionError&) {
             output_->clear();
         }
@@ -438,10 +475,11 @@ void ExploreWindow::pasteInto(ExploreSide side) {
             tr("Cannot paste: %1").arg(error.isEmpty() ? tr("the clipboard is empty") : error));
 }
 
-void ExploreWindow::showMessage(const QString& text) {
+void ExploreWindow::showMessage(const QString& text, bool problem) {
     lastMessage_ = text;
     status_->setText(text);
-    status_->setStyleSheet(text.isEmpty() ? QString() : QStringLiteral("color: #b00020;"));
+    status_->setStyleSheet(text.isEmpty() || !problem ? QString()
+                                                      : views::errorStyleSheet(palette()));
 }
 
 void ExploreWindow::showStartupMessage(const QString& message) {
@@ -514,10 +552,54 @@ void ExploreWindow::updateKvStepper() {
                        .arg(config.num_heads)
                        .arg(config.seed);
         if (trace.truncated)
-            note += tr(" Only the first %1 tokens are stepped through.").arg(trace.steps.size());
+            note += tr(" Only the first %n token(s) are stepped through.", nullptr,
+                       static_cast<int>(trace.steps.size()));
+        if (r->training && r->config.dropout > 0.0f)
+            note += QStringLiteral(" ") + kvDropoutReason();
         kvStepper_->setTrace(std::move(trace), tokens, note);
     } catch (const attn::AttentionError& e) {
         kvStepper_->setTrace({}, tokens, QString::fromUtf8(e.what()));
+    }
+}
+
+QString ExploreWindow::kvDropoutReason() const {
+    return tr("Dropout is off in the KV cache: a cache is used when generating text, at "
+              "inference, where nn.Dropout does nothing. The other tabs use p = %1.")
+        .arg(QString::fromStdString(attn::format_shortest(session_->state().config.dropout)));
+}
+
+void ExploreWindow::updateDropoutNote() {
+    const ExploreState& s = session_->state();
+    const bool kv = tabs_->currentWidget() == kvStepper_;
+    panel_->setDropoutUnavailable(kv && s.config.module &&
+                                          attn::module_info(*s.config.module).uses_dropout
+                                      ? kvDropoutReason()
+                                      : QString());
+}
+
+void ExploreWindow::fitToScreen() {
+    QScreen* screen = this->screen();
+    if (parentWidget() && parentWidget()->window()->screen())
+        screen = parentWidget()->window()->screen();
+    if (!screen) screen = QGuiApplication::primaryScreen();
+    if (!screen) return;
+    const QRect available = screen->availableGeometry();
+    // The frame is known once the window manager framed the window; until then leave room for a
+    // typical title bar and border.
+    const QSize frame = (frameGeometry().size() - size()).expandedTo(QSize(16, 40));
+    const QSize room = available.size() - frame;
+    const QSize wanted(1500, 920);
+    resize(wanted.boundedTo(room).expandedTo(minimumSizeHint().boundedTo(room)));
+    QRect outer(frameGeometry().topLeft(), size() + frame);
+    if (!available.contains(outer)) {
+        outer.moveCenter(available.center());
+        outer.moveLeft(
+            std::clamp(outer.left(), available.left(),
+                       std::max(available.left(), available.right() - outer.width() + 1)));
+        outer.moveTop(
+            std::clamp(outer.top(), available.top(),
+                       std::max(available.top(), available.bottom() - outer.height() + 1)));
+        move(outer.topLeft());
     }
 }
 
@@ -575,24 +657,41 @@ void ExploreWindow::updateCross() {
     crossHead_->setMaximum(static_cast<int>(heads.size()));
     const int h = std::clamp(crossHead_->value() - 1, 0, static_cast<int>(heads.size()) - 1);
     const QStringList target = labelsOf(from.inputs), source = labelsOf(from.source);
-    crossNote_->setText(tr("%1 target tokens attend over %2 source tokens: the weight matrix is "
-                           "%1 × %2, not square, and there is no causal mask. Edit both "
+    crossNote_->setText(tr("Queries from %1, keys and values from %2: the weight matrix is "
+                           "%3 × %4, not square, and there is no causal mask. Edit both "
                            "sequences on the left.")
+                            .arg(tr("%n target token(s)", nullptr, static_cast<int>(target.size())),
+                                 tr("%n source token(s)", nullptr, static_cast<int>(source.size())))
                             .arg(target.size())
                             .arg(source.size()));
-    const attn::Matrix& w = heads[static_cast<std::size_t>(h)].weights;
+    // The weights the values were averaged with: after dropout, its zeroed cells marked.
+    const attn::Matrix& w = heads[static_cast<std::size_t>(h)].dropped;
+    const std::vector<attn::BoolMatrix> dropped = droppedOf(*r);
     try {
-        if (w.rows() > 128 || w.cols() > 128)
+        if (w.rows() > 128 || w.cols() > 128) {
             crossHeatmap_->setMatrix(views::downsampleMatrix(w, 128));
-        else
+            crossHeatmap_->setTooltipProvider({});
+        } else {
             crossHeatmap_->setMatrix(w, target, source);
+            if (static_cast<std::size_t>(h) < dropped.size())
+                crossHeatmap_->setDropped(dropped[static_cast<std::size_t>(h)]);
+            crossHeatmap_->setTooltipProvider([r, h](int row, int column) {
+                return QString::fromStdString(
+                    attn::explain_attention_weight(*r, static_cast<std::size_t>(h), row, column));
+            });
+        }
     } catch (const attn::AttentionError&) {
         crossHeatmap_->clear();
     }
     crossHeatmap_->setTitle(tr("attn_weights, head %1").arg(h + 1));
     crossHeatmap_->setAxisTitles(tr("target (queries)"), tr("source (keys)"));
-    crossHeatmap_->setValueRange(0.0, 1.0);
+    crossLines_->setHeadings(tr("target (queries)"), tr("source (keys)"));
+    // Dropout scales kept weights by 1 / (1 − p): the range grows with them.
+    const float top =
+        w.size() > 0 ? w.unaryExpr([](float v) { return std::isfinite(v) ? v : 0.0f; }).maxCoeff()
+                     : 1.0f;
+    crossHeatmap_->setValueRange(0.0, std::max(1.0, static_cast<double>(top)));
     std::vector<attn::Matrix> all;
-    for (const attn::AttentionResult& head : heads) all.push_back(head.weights);
+    for (const attn::AttentionResult& head : heads) all.push_back(head.dropped);
     crossLines_->setData(target, source, all);
 }

@@ -69,6 +69,8 @@ public:
     // The message shown at start-up when --example named a bad file.
     void showStartupMessage(const QString& message);
     QString lastMessage() const { return lastMessage_; }
+    // Sizes and places the window inside its screen's available area (at most 1500 × 920).
+    void fitToScreen();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -87,7 +89,10 @@ private:
     void updateCross();
     void updateRecentMenu();
     void pasteInto(ExploreSide side);
-    void showMessage(const QString& text);
+    void showMessage(const QString& text, bool problem = true);
+    // Why the KV tab decodes without dropout, shown there and at the disabled dropout control.
+    QString kvDropoutReason() const;
+    void updateDropoutNote();
     void saveAs();
     void save();
     void openDialog();

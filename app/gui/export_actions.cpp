@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -52,6 +53,8 @@ ExportActions::ExportActions(MainWindow* window, QMenu* fileMenu)
     copyFigureAction_ = menu_->addAction(QString(), this, [this] { copyFigure(); });
     copyFigureAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     exportCsvAction_ = menu_->addAction(QString(), this, &ExportActions::exportCsvWithDialog);
+    exportHandoutAction_ =
+        fileMenu->addAction(QString(), this, &ExportActions::exportHandoutWithDialog);
 }
 
 QList<QAction*> ExportActions::windowActions() const {
@@ -65,6 +68,7 @@ void ExportActions::retranslate() {
     exportAllAction_->setText(tr("Export the &whole walkthrough…"));
     copyFigureAction_->setText(tr("&Copy figure"));
     exportCsvAction_->setText(tr("Export matrix as &CSV…"));
+    exportHandoutAction_->setText(tr("Export &handout…"));
 }
 
 void ExportActions::connectHeatmaps(views::StepPage* page) {
@@ -112,6 +116,8 @@ QMenu* ExportActions::createHeatmapMenu(attn::HeatmapWidget* map) {
     menu->addSeparator();
     menu->addAction(exportStepAction_);
     menu->addAction(exportAllAction_);
+    menu->addSeparator();
+    menu->addMenu(map->createRangeMenu(menu));  // Colour range ▸ Fixed / This matrix / Each row
     return menu;
 }
 
@@ -143,6 +149,34 @@ bool ExportActions::exportWalkthrough(const QString& dir, const views::FigureOpt
     for (int n = 1; n <= window_->stepCount(); ++n)
         figures += views::pageFigures(*window_->page(n));
     return saveFigures(figures, dir, options, written, error);
+}
+
+bool ExportActions::exportHandout(const QString& path, QString* error,
+                                  const views::HandoutProgress& progress) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const bool pdf = suffix == QLatin1String("pdf");
+    if (!pdf && suffix != QLatin1String("html") && suffix != QLatin1String("htm")) {
+        if (error)
+            *error =
+                tr("%1 is neither a PDF nor an HTML file: give a name ending in .pdf or .html.")
+                    .arg(QDir::toNativeSeparators(path));
+        return false;
+    }
+    // The records of the window's example; fresh pages draw them as each step opens.
+    std::vector<attn::Step> steps;
+    for (int n = 1; n <= window_->stepCount(); ++n) steps.push_back(window_->page(n)->step());
+    QString reason;
+    const QByteArray bytes =
+        pdf ? views::renderHandoutPdf(steps, &reason, progress)
+            : views::renderHandoutHtml(steps, window_->language(), &reason, progress);
+    if (bytes.isEmpty()) {
+        if (error)
+            *error =
+                tr("Could not draw the handout %1: %2").arg(QDir::toNativeSeparators(path), reason);
+        return false;
+    }
+    return attn::saveFile(path, pdf ? QStringLiteral("PDF") : QStringLiteral("HTML"), bytes,
+                          /*overwrite=*/true, error);
 }
 
 void ExportActions::copyFigure(attn::HeatmapWidget* map) {
@@ -299,4 +333,32 @@ void ExportActions::exportWalkthroughWithDialog() {
     reportExport(
         ok, error,
         tr("Figures saved: %1, in %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)));
+}
+
+void ExportActions::exportHandoutWithDialog() {
+    const QString pdfFilter = tr("PDF handout (*.pdf)");
+    const QString htmlFilter = tr("HTML handout (*.html *.htm)");
+    QString filter = pdfFilter;
+    // The file dialog asks before replacing a file.
+    QString path = QFileDialog::getSaveFileName(
+        window_, tr("Export handout"),
+        QDir(exportFolder()).filePath(QStringLiteral("attention-handout.pdf")),
+        pdfFilter + QStringLiteral(";;") + htmlFilter, &filter);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter == htmlFilter ? QStringLiteral(".html") : QStringLiteral(".pdf");
+    QProgressDialog progress(tr("Drawing the handout…"), tr("Cancel"), 0, window_->stepCount(),
+                             window_);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = exportHandout(path, &error, [&progress](int done, int total) {
+        progress.setMaximum(total);
+        progress.setValue(done);  // a modal dialog processes events here
+        return !progress.wasCanceled();
+    });
+    QApplication::restoreOverrideCursor();
+    if (!ok && progress.wasCanceled()) return;
+    reportExport(ok, error, tr("Saved the handout %1").arg(QDir::toNativeSeparators(path)));
 }

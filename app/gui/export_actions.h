@@ -1,7 +1,7 @@
-// ExportActions: File > Export of the walkthrough window. The actions (also offered by a
-// heatmap's right-click menu), their dialogs, the choices remembered from the last export
-// (QSettings group "export"), and the heatmap they act on: the one last pointed at, clicked or
-// right-clicked on the current page, else the page's first.
+// ExportActions: File > Export and File > Export handout of the walkthrough window. The actions
+// (also offered by a heatmap's right-click menu), their dialogs, the choices remembered from the
+// last export (QSettings group "export"), and the heatmap they act on: the one last pointed at,
+// clicked or right-clicked on the current page, else the page's first.
 #pragma once
 
 #include <QList>
@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include "views/figure_render.h"
+#include "views/handout.h"
 
 class MainWindow;
 class QAction;
@@ -52,6 +53,11 @@ public:
     // Every page (built if needed) as it is now, one file per heatmap.
     bool exportWalkthrough(const QString& dir, const views::FigureOptions& options,
                            QStringList* written, QString* error);
+    // The whole walkthrough of the window's example, in its language, as a handout for students
+    // (views/handout.h): PDF or HTML by the suffix of `path`, written atomically. `progress` is
+    // told after each step and cancels by returning false.
+    bool exportHandout(const QString& path, QString* error,
+                       const views::HandoutProgress& progress = {});
     // Puts `map` (the active heatmap when null) on the clipboard as an image, at 2× for slides.
     void copyFigure(attn::HeatmapWidget* map = nullptr);
 
@@ -60,6 +66,7 @@ private:
     void exportStepWithDialog();
     void exportWalkthroughWithDialog();
     void exportCsvWithDialog();
+    void exportHandoutWithDialog();
     bool confirmReplace(const QStringList& existing);
     // A warning when the export failed, else `saved` in the status bar.
     void reportExport(bool ok, const QString& error, const QString& saved);
@@ -75,4 +82,5 @@ private:
     QAction* exportAllAction_ = nullptr;
     QAction* copyFigureAction_ = nullptr;
     QAction* exportCsvAction_ = nullptr;
+    QAction* exportHandoutAction_ = nullptr;  // in the File menu itself
 };

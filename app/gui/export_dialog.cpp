@@ -38,6 +38,13 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
             break;
     }
     auto* form = new QFormLayout;
+    // A row whose field is a layout gets no buddy from QFormLayout, and a label without a buddy
+    // shows its "&" literally: give each such label the widget its mnemonic should focus.
+    const auto addRow = [this, form](const QString& text, QLayout* field, QWidget* buddy) {
+        auto* label = new QLabel(text, this);
+        label->setBuddy(buddy);
+        form->addRow(label, field);
+    };
 
     format_ = new QComboBox(this);
     format_->addItem(tr("PNG image"), static_cast<int>(views::FigureFormat::Png));
@@ -63,7 +70,7 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
     sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
     sizeRow->addWidget(height_);
     sizeRow->addStretch(1);
-    form->addRow(tr("&Size:"), sizeRow);
+    addRow(tr("&Size:"), sizeRow, fit_);
 
     scale_ = new QDoubleSpinBox(this);
     scale_->setRange(1.0, views::kMaxFigureScale);
@@ -75,7 +82,7 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
     auto* scaleRow = new QHBoxLayout;
     scaleRow->addWidget(scale_);
     scaleRow->addWidget(pixels_, 1);
-    form->addRow(tr("S&cale:"), scaleRow);
+    addRow(tr("S&cale:"), scaleRow, scale_);
 
     title_ = new QCheckBox(tr("&Title above the matrix"), this);
     title_->setChecked(true);
@@ -100,7 +107,7 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
     auto* destinationRow = new QHBoxLayout;
     destinationRow->addWidget(destination_, 1);
     destinationRow->addWidget(browse_);
-    form->addRow(target == Target::Heatmap ? tr("F&ile:") : tr("F&older:"), destinationRow);
+    addRow(target == Target::Heatmap ? tr("F&ile:") : tr("F&older:"), destinationRow, destination_);
 
     auto* note = new QLabel(this);
     note->setWordWrap(true);

@@ -6,8 +6,11 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -17,11 +20,13 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTextEdit>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -41,6 +46,56 @@ const QString kShowNumbersKey = QStringLiteral("view/showNumbers");
 const QString kLanguageKey = QStringLiteral("view/language");
 const QString kZoomKey = QStringLiteral("view/zoom");
 constexpr double kZoomStep = 1.15;
+
+// The window's own keys (without modifiers): handleNavigationKey() and Help > Keyboard shortcuts
+// both read this table. The descriptions are translated in MainWindow's context.
+struct NavigationKey {
+    std::vector<int> keys;
+    void (*go)(MainWindow&);
+    const char* description;
+};
+
+const std::vector<NavigationKey>& navigationKeys() {
+    static const std::vector<NavigationKey> keys{
+        {{Qt::Key_Right, Qt::Key_PageDown},
+         [](MainWindow& w) { w.stepForward(); },
+         QT_TRANSLATE_NOOP("MainWindow", "Next token of a step with frames, else the next step")},
+        {{Qt::Key_Left, Qt::Key_PageUp},
+         [](MainWindow& w) { w.stepBackward(); },
+         QT_TRANSLATE_NOOP("MainWindow",
+                           "Previous token of a step with frames, else the previous step")},
+        {{Qt::Key_Home},
+         [](MainWindow& w) { w.goToStep(1); },
+         QT_TRANSLATE_NOOP("MainWindow", "First step")},
+        {{Qt::Key_End},
+         [](MainWindow& w) { w.goToStep(w.stepCount()); },
+         QT_TRANSLATE_NOOP("MainWindow", "Last step")},
+    };
+    return keys;
+}
+
+// Arrows as arrows (what the keycaps show); every other key as the platform names it.
+QString keyName(int key) {
+    switch (key) {
+        case Qt::Key_Left:
+            return QStringLiteral("←");
+        case Qt::Key_Right:
+            return QStringLiteral("→");
+        case Qt::Key_Up:
+            return QStringLiteral("↑");
+        case Qt::Key_Down:
+            return QStringLiteral("↓");
+        default:
+            return QKeySequence(key).toString(QKeySequence::NativeText);
+    }
+}
+
+template <typename Keys>
+QString keyNames(const Keys& keys) {
+    QStringList names;
+    for (int key : keys) names << keyName(key);
+    return names.join(QStringLiteral(" / "));
+}
 
 // Keys belong to a widget that takes typed text; everything else lets navigation through.
 bool isTextField(const QWidget* w) {
@@ -188,6 +243,9 @@ void MainWindow::buildMenus() {
                exports_->windowActions());
 
     helpMenu_ = menuBar()->addMenu(QString());
+    shortcutsAction_ = helpMenu_->addAction(QString(), this, &MainWindow::showKeyboardShortcuts);
+    shortcutsAction_->setShortcut(QKeySequence::HelpContents);
+    addAction(shortcutsAction_);  // F1 works while presenting, with the menu bar hidden
     aboutAction_ = helpMenu_->addAction(QString(), this, [this] {
         QMessageBox::about(
             this, tr("About Attention Visualizer"),
@@ -213,6 +271,7 @@ views::StepPage* MainWindow::page(int number) {
         auto* p = new views::StepPage(steps_[i], stack_);
         p->setShowTables(showNumbers_);
         if (pageScale() != 1.0) p->setScale(pageScale());
+        applyPresentationToPage(p);
         exports_->connectHeatmaps(p);
         connect(p, &views::StepPage::showTablesChanged, this, &MainWindow::setShowNumbers);
         stack_->addWidget(p);
@@ -221,12 +280,42 @@ views::StepPage* MainWindow::page(int number) {
     return pages_[i];
 }
 
-void MainWindow::goToStep(int number) {
+void MainWindow::goToStep(int number) { enterStep(number, false); }
+
+void MainWindow::previousStep() { enterStep(current_ - 1, true); }
+
+void MainWindow::stepForward() {
+    views::StepPage* p = currentPage();
+    if (p && p->frame() + 1 < p->frameCount()) {
+        const int before = p->frame();
+        p->setFrame(before + 1);
+        presentation_->revealNewFrame(p, before);
+        return;
+    }
+    nextStep();
+}
+
+void MainWindow::stepBackward() {
+    views::StepPage* p = currentPage();
+    if (p && p->frameCount() > 0 && p->frame() > 0) {
+        p->setFrame(p->frame() - 1);
+        presentation_->revealWholePage(p);
+        return;
+    }
+    previousStep();
+}
+
+void MainWindow::enterStep(int number, bool atLastFrame) {
     if (stepCount() == 0) return;
     const int n = std::clamp(number, 1, stepCount());
     if (n == current_) return;
     current_ = n;
-    stack_->setCurrentWidget(page(n));
+    views::StepPage* p = page(n);
+    if (p->frameCount() > 0) p->setFrame(atLastFrame ? p->frameCount() - 1 : 0);
+    p->scrollToTop();
+    // At the stack's size before it shows, so a presented page fits itself once, to the screen.
+    p->resize(stack_->size());
+    stack_->setCurrentWidget(p);
     // Each step starts hidden again.
     if (presentation_->reveal()) presentation_->resetReveal(page(n));
     {
@@ -246,7 +335,7 @@ void MainWindow::updateStepList() {
     for (int i = 0; i < stepList_->count(); ++i) {
         QListWidgetItem* item = stepList_->item(i);
         const attn::Step& s = steps_[static_cast<std::size_t>(i)];
-        item->setText(tr("%1. %2").arg(s.number).arg(views::stepText(s.id).title));
+        item->setText(tr("%1. %2").arg(s.number).arg(views::stepText(s).title));
         QFont f = stepList_->font();
         f.setBold(i + 1 == current_);
         item->setFont(f);
@@ -314,6 +403,7 @@ void MainWindow::retranslate() {
     languageMenu_->setTitle(tr("&Language"));
     helpMenu_->setTitle(tr("&Help"));
     aboutAction_->setText(tr("&About Attention Visualizer"));
+    shortcutsAction_->setText(tr("&Keyboard shortcuts…"));
     if (exploreAction_) exploreAction_->setText(tr("&Explore"));
     stepsHeading_->setText(tr("&Steps"));
     previous_->setText(tr("◀ &Previous"));
@@ -328,24 +418,75 @@ void MainWindow::retranslate() {
 
 bool MainWindow::handleNavigationKey(int key) {
     if (presentation_->handleKey(key)) return true;
-    switch (key) {
-        case Qt::Key_Right:
-        case Qt::Key_PageDown:
-            nextStep();
+    for (const NavigationKey& k : navigationKeys())
+        if (std::find(k.keys.begin(), k.keys.end(), key) != k.keys.end()) {
+            k.go(*this);
             return true;
-        case Qt::Key_Left:
-        case Qt::Key_PageUp:
-            previousStep();
-            return true;
-        case Qt::Key_Home:
-            goToStep(1);
-            return true;
-        case Qt::Key_End:
-            goToStep(stepCount());
-            return true;
-        default:
-            return false;
+        }
+    return false;
+}
+
+QList<std::pair<QString, QString>> MainWindow::keyboardShortcuts() const {
+    QList<std::pair<QString, QString>> rows;
+    for (const NavigationKey& k : navigationKeys())
+        rows.append({keyNames(k.keys), tr(k.description)});
+    for (const KeyHelp& k : presentation_->keyHelp())
+        rows.append({keyNames(k.keys), k.description});
+    // The actions of this window (not of the explore window, a window of its own).
+    auto ownedHere = [this](const QObject* action) {
+        for (const QObject* o = action->parent(); o; o = o->parent())
+            if (const auto* w = qobject_cast<const QWidget*>(o);
+                w && w->isWindow() && !qobject_cast<const QMenu*>(w))
+                return w == this;
+        return false;
+    };
+    for (const QAction* a : findChildren<QAction*>()) {
+        if (a->shortcuts().isEmpty() || !ownedHere(a)) continue;
+        QStringList keys;
+        for (const QKeySequence& key : a->shortcuts())
+            keys << key.toString(QKeySequence::NativeText);
+        // "&Quit" and "退出(&Q)" as "Quit" and "退出": the mnemonic is the menu's, not the key's.
+        static const QRegularExpression mnemonic(QStringLiteral("\\(&.\\)|&"));
+        rows.append({keys.join(QStringLiteral(" / ")), QString(a->text()).remove(mnemonic)});
     }
+    return rows;
+}
+
+void MainWindow::showKeyboardShortcuts() {
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Keyboard shortcuts"));
+    if (presentation_->isActive()) {
+        QFont big = dialog->font();
+        big.setPointSizeF(big.pointSizeF() * presentation_->zoom());
+        dialog->setFont(big);
+    }
+    auto* layout = new QVBoxLayout(dialog);
+    const QList<std::pair<QString, QString>> rows = keyboardShortcuts();
+    auto* table = new QTableWidget(static_cast<int>(rows.size()), 2, dialog);
+    table->setHorizontalHeaderLabels({tr("Keys"), tr("What they do")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->setWordWrap(true);
+    for (int i = 0; i < rows.size(); ++i) {
+        table->setItem(i, 0, new QTableWidgetItem(rows[i].first));
+        table->setItem(i, 1, new QTableWidgetItem(rows[i].second));
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->resizeRowsToContents();
+    layout->addWidget(table);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    layout->addWidget(buttons);
+    const int width = table->horizontalHeader()->length() + 2 * table->frameWidth() + 40;
+    const int height = table->verticalHeader()->length() + table->horizontalHeader()->height() +
+                       buttons->sizeHint().height() + 60;
+    QSize size(std::max(width, 520), height);
+    if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size() * 0.9);
+    dialog->resize(size);
+    dialog->show();
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
@@ -368,6 +509,12 @@ void MainWindow::changeEvent(QEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings().setValue(kLastStepKey, current_);
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::applyPresentationToPage(views::StepPage* page) {
+    const bool on = presentation_->isActive();
+    page->setFitToHeight(on);
+    page->setCellTooltips(!on);
 }
 
 QList<views::StepPage*> MainWindow::builtPages() const {
@@ -396,5 +543,8 @@ void MainWindow::applyPresentation(bool on) {
     QFont positionFont = font();
     if (on) positionFont.setPointSizeF(positionFont.pointSizeF() * presentation_->zoom());
     position_->setFont(positionFont);
+    for (views::StepPage* p : pages_)
+        if (p) applyPresentationToPage(p);
     applyPageScale();
+    if (views::StepPage* p = currentPage()) p->scrollToTop();
 }

@@ -1,14 +1,17 @@
 // MainWindow: the guided walkthrough. The step list on the left, the current step's page in the
 // centre, Previous/Next below; Left/Right, PageUp/PageDown (presentation clickers) and Home/End
-// navigate from anywhere in the window except a text field. Remembers the last step (QSettings)
-// and switches between English and Simplified Chinese at run time. File > Export is
-// ExportActions; presentation mode, reveal and the themes are PresentationMode.
+// navigate from anywhere in the window except a text field: on a step with frames (the KV cache)
+// one token at a time, then on to the next step. Help > Keyboard shortcuts (F1) lists every key.
+// Remembers the last step (QSettings) and switches between English and Simplified Chinese at run
+// time. File > Export is ExportActions; presentation mode, reveal and the themes are
+// PresentationMode.
 #pragma once
 
 #include <QList>
 #include <QMainWindow>
 #include <QString>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/walkthrough.h"
@@ -41,10 +44,22 @@ public:
 
     int stepCount() const { return static_cast<int>(steps_.size()); }
     int currentStep() const { return current_; }  // 1-based
-    // Clamps to 1..stepCount() and remembers the step for the next run.
+    // Clamps to 1..stepCount() and remembers the step for the next run. A step with frames opens
+    // on its first frame (one token in the cache).
     void goToStep(int number);
     void nextStep() { goToStep(current_ + 1); }
-    void previousStep() { goToStep(current_ - 1); }
+    // The previous step; a step with frames opens on its last, as it was left.
+    void previousStep();
+    // A clicker's "next" (→, PageDown; Space while presenting): the next frame of a step with
+    // frames until its last, then the next step.
+    void stepForward();
+    // A clicker's "back" (←, PageUp): the previous frame, from the first frame the previous step.
+    void stepBackward();
+
+    // Every key of the window for Help > Keyboard shortcuts (F1): its actions' shortcuts and the
+    // navigation and presentation keys, as (keys, what they do) in the current language.
+    QList<std::pair<QString, QString>> keyboardShortcuts() const;
+    void showKeyboardShortcuts();
 
     // The page of step `number` (1-based), built on first use; nullptr when out of range.
     views::StepPage* page(int number);
@@ -90,6 +105,8 @@ private:
     void retranslate();
     void updateStepList();
     bool handleNavigationKey(int key);
+    void enterStep(int number, bool atLastFrame);
+    void applyPresentationToPage(views::StepPage* page);
 
     std::vector<attn::Step> steps_;
     std::vector<views::StepPage*> pages_;  // nullptr until first shown
@@ -120,6 +137,7 @@ private:
     QAction* englishAction_ = nullptr;
     QAction* chineseAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
+    QAction* shortcutsAction_ = nullptr;
     QAction* exploreAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
     ExportActions* exports_ = nullptr;

@@ -19,6 +19,11 @@ namespace {
 const QString kPresentationZoomKey = QStringLiteral("view/presentationZoom");
 const QString kThemeKey = QStringLiteral("view/theme");
 
+// A clicker's "next" while revealing, and the keys that scroll a presented page; handleKey() and
+// Help > Keyboard shortcuts both read them.
+const QList<int> kRevealForwardKeys{Qt::Key_Space, Qt::Key_Down, Qt::Key_Right, Qt::Key_PageDown};
+const QList<int> kScrollKeys{Qt::Key_Down, Qt::Key_Up};
+
 }  // namespace
 
 PresentationMode::PresentationMode(MainWindow* window, QMenu* viewMenu)
@@ -190,6 +195,29 @@ bool PresentationMode::revealNextRow() {
     return false;
 }
 
+void PresentationMode::revealNewFrame(views::StepPage* page, int previousFrame) {
+    if (!reveal_) return;
+    for (const QString& id : page->matrixIds()) {
+        attn::HeatmapWidget* map = page->heatmap(id);
+        const attn::StepMatrix* m = page->shownMatrix(id);
+        // Matrices of every frame keep what they show.
+        if (!m || m->frame < 0) continue;
+        if (m->derivation == attn::Derivation::None) {
+            map->setRevealedRows(-1);
+            continue;
+        }
+        // A growing matrix (the cache) keeps the rows it had; a matrix of the new token alone
+        // (its query, its weights) is all new.
+        const attn::StepMatrix* before = page->step().find(id.toStdString(), previousFrame);
+        const int had = before ? static_cast<int>(before->values.rows()) : 0;
+        map->setRevealedRows(had < map->rowCount() ? had : 0);
+    }
+}
+
+void PresentationMode::revealWholePage(views::StepPage* page) {
+    for (attn::HeatmapWidget* map : page->heatmaps()) map->setRevealedRows(-1);
+}
+
 bool PresentationMode::revealPreviousRow() {
     views::StepPage* p = window_->currentPage();
     if (!p) return false;
@@ -209,7 +237,7 @@ bool PresentationMode::handleKey(int key) {
         setActive(false);
         return true;
     }
-    if (active_ && !reveal_ && (key == Qt::Key_Down || key == Qt::Key_Up)) {
+    if (active_ && !reveal_ && kScrollKeys.contains(key)) {
         // No scroll bar to aim at on a projector: ↓ and ↑ scroll the page by a third.
         views::StepPage* page = window_->currentPage();
         if (QScrollArea* area = page ? page->findChild<QScrollArea*>() : nullptr) {
@@ -220,14 +248,14 @@ bool PresentationMode::handleKey(int key) {
         return true;
     }
     if (active_ && !reveal_ && key == Qt::Key_Space) {
-        window_->nextStep();
+        window_->stepForward();
         return true;
     }
     if (reveal_) {
-        // A clicker's "next" first reveals the page's rows, then moves on, as slides with builds.
-        if (key == Qt::Key_Space || key == Qt::Key_Down || key == Qt::Key_Right ||
-            key == Qt::Key_PageDown) {
-            if (!revealNextRow()) window_->nextStep();
+        // A clicker's "next" first reveals the page's rows, then moves on (the next token of a
+        // frame step, or the next step), as slides with builds.
+        if (kRevealForwardKeys.contains(key)) {
+            if (!revealNextRow()) window_->stepForward();
             return true;
         }
         if (key == Qt::Key_Up) {
@@ -236,4 +264,15 @@ bool PresentationMode::handleKey(int key) {
         }
     }
     return false;
+}
+
+QList<KeyHelp> PresentationMode::keyHelp() const {
+    return {
+        {{Qt::Key_Escape}, tr("Leave presentation mode")},
+        {{Qt::Key_Space}, tr("Presenting: the next token of a frame step, or the next step")},
+        {kScrollKeys, tr("Presenting: scroll a page that does not fit the screen")},
+        {kRevealForwardKeys,
+         tr("Reveal on: show the next row of the computed matrices, then move on")},
+        {{Qt::Key_Up}, tr("Reveal on: hide the last row shown")},
+    };
 }

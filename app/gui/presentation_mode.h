@@ -1,14 +1,16 @@
 // PresentationMode: the walkthrough window on a projector, and its colours. Presenting is full
 // screen with the step list, menu bar and buttons hidden (keys and clickers navigate), at a zoom
-// of its own and in the high-contrast variant of the theme. Reveal shows the matrices a page
-// computes row by row, as slides with builds. Owns View > Presentation mode, Reveal and Theme, and
-// remembers the presentation zoom and the theme (QSettings).
+// of its own that each page lowers as far as it must to fit the screen, without hover tooltips
+// (the bar under the page explains a cell), and in the high-contrast variant of the theme. Reveal
+// shows the matrices a page computes row by row, as slides with builds. Owns View > Presentation
+// mode, Reveal and Theme, and remembers the presentation zoom and the theme (QSettings).
 #pragma once
 
 #include <QList>
 #include <QObject>
 #include <QPalette>
 #include <QRect>
+#include <QString>
 
 class MainWindow;
 class QAction;
@@ -17,6 +19,13 @@ class QMenu;
 namespace views {
 class StepPage;
 }
+
+// One line of Help > Keyboard shortcuts: keys (Qt::Key codes, any of them does it) and what they
+// do.
+struct KeyHelp {
+    QList<int> keys;
+    QString description;
+};
 
 class PresentationMode : public QObject {
     Q_OBJECT
@@ -45,17 +54,25 @@ public:
     Theme theme() const { return theme_; }
 
     // Reveal: the matrices a page computes show their rows one by one; Space, Down, → and
-    // PageDown reveal the next row (then go to the next step), ↑ hides the last one again.
+    // PageDown reveal the next row (then the next token of a step with frames, or the next
+    // step), ↑ hides the last one again.
     void setReveal(bool on);
     bool reveal() const { return reveal_; }
     bool revealNextRow();      // false when every row of the page is shown
     bool revealPreviousRow();  // false when nothing is revealed
     // Hides the computed rows of `page` again when reveal is on, shows every row when it is off.
     void resetReveal(views::StepPage* page);
+    // A frame step moved on from frame `previousFrame`: with reveal on, the rows the matrices
+    // already had stay shown and the token's new rows wait for the next key.
+    void revealNewFrame(views::StepPage* page, int previousFrame);
+    // A frame step went back a frame: that frame was seen already, so all of it shows.
+    void revealWholePage(views::StepPage* page);
 
     // The keys presenting and reveal give a meaning of their own (Escape, Space, ↓, ↑, and with
     // reveal → and PageDown); false when `key` is plain navigation.
     bool handleKey(int key);
+    // The keys handleKey() gives a meaning, for Help > Keyboard shortcuts, translated.
+    QList<KeyHelp> keyHelp() const;
 
 signals:
     // Emitted before the theme and the window's state change: the window hides or shows its

@@ -1,4 +1,4 @@
-<?xml version="1.0" encoding="utf-8"?>
+<?xml version='1.0' encoding='utf-8'?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
@@ -56,8 +56,12 @@
         <translation>编辑 %1 (%2, %3)</translation>
     </message>
     <message>
-        <source>Reset weights to the seed&apos;s</source>
+        <source>Reset weights to the seed's</source>
         <translation>将权重重置为 seed 生成的值</translation>
+    </message>
+    <message>
+        <source>%1 — num_heads set to %2, which divides the new width.</source>
+        <translation>%1 —— num_heads 已设为 %2，它能整除新的宽度。</translation>
     </message>
 </context>
 <context>
@@ -65,10 +69,6 @@
     <message>
         <source>Not computed: %1 — the views show the last valid result.</source>
         <translation>未计算：%1 — 视图显示的是上一次有效的结果。</translation>
-    </message>
-    <message>
-        <source>Computing %1 tokens in the background…</source>
-        <translation>正在后台计算 %1 个词元…</translation>
     </message>
     <message>
         <source>Add</source>
@@ -163,7 +163,7 @@
         <translation>头 </translation>
     </message>
     <message>
-        <source>context_vecs (the module&apos;s output)</source>
+        <source>context_vecs (the module's output)</source>
         <translation>context_vecs（模块的输出）</translation>
     </message>
     <message>
@@ -243,15 +243,11 @@
         <translation>此处显示的缓存属于一个 MultiHeadAttention，其 d_out = d_in = %1，有 %2 个头，由 seed %3 生成（KV 缓存属于解码器模块）。</translation>
     </message>
     <message>
-        <source> Only the first %1 tokens are stepped through.</source>
-        <translation> 只逐步演示前 %1 个词元。</translation>
-    </message>
-    <message>
         <source>GPT-2 fuses query, key and value into one c_attn (Conv1D, x · W): its first d_model columns are W_query, shown transposed.</source>
         <translation>GPT-2 将查询、键和值融合到一个 c_attn 中（Conv1D，x · W）：其前 d_model 列就是 W_query，此处以转置形式显示。</translation>
     </message>
     <message>
-        <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads&apos; outputs are concatenated and there is no out_proj.</source>
+        <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads' outputs are concatenated and there is no out_proj.</source>
         <translation>MultiHeadAttentionWrapper 为每个头保留一个 W_query（heads.h.W_query）：没有任何切分；各个头的输出被拼接起来，并且没有 out_proj。</translation>
     </message>
     <message>
@@ -261,10 +257,6 @@
     <message>
         <source>Choose the module cross-attention: the tokens ask the queries, the source sequence (its own tab on the left) gives keys and values, e.g. a sentence and its translation.</source>
         <translation>请选择模块 cross-attention：词元提出查询，源序列（左侧有它自己的选项卡）提供键和值，例如一个句子及其译文。</translation>
-    </message>
-    <message>
-        <source>%1 target tokens attend over %2 source tokens: the weight matrix is %1 × %2, not square, and there is no causal mask. Edit both sequences on the left.</source>
-        <translation>%1 个目标词元关注 %2 个源词元：权重矩阵为 %1 × %2，不是方阵，并且没有因果掩码。请在左侧编辑这两个序列。</translation>
     </message>
     <message>
         <source>attn_weights, head %1</source>
@@ -279,8 +271,32 @@
         <translation>源（键）</translation>
     </message>
     <message>
-        <source>%1 — showing the tutorial&apos;s example instead.</source>
+        <source>%1 — showing the tutorial's example instead.</source>
         <translation>%1 — 改为显示教程的示例。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Computing %n token(s) in the background…</source>
+        <translation><numerusform>正在后台计算 %n 个词元…</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source> Only the first %n token(s) are stepped through.</source>
+        <translation><numerusform>只逐步演示前 %n 个词元。</numerusform></translation>
+    </message>
+    <message>
+        <source>Dropout is off in the KV cache: a cache is used when generating text, at inference, where nn.Dropout does nothing. The other tabs use p = %1.</source>
+        <translation>KV 缓存中不使用 dropout：缓存用于生成文本，即推理阶段，此时 nn.Dropout 不起作用。其他标签页使用 p = %1。</translation>
+    </message>
+    <message>
+        <source>Queries from %1, keys and values from %2: the weight matrix is %3 × %4, not square, and there is no causal mask. Edit both sequences on the left.</source>
+        <translation>查询来自%1，键和值来自%2：权重矩阵是 %3 × %4，不是方阵，也没有因果掩码。可在左侧编辑两个序列。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n target token(s)</source>
+        <translation><numerusform>%n 个目标词元</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n source token(s)</source>
+        <translation><numerusform>%n 个源词元</numerusform></translation>
     </message>
 </context>
 <context>
@@ -352,6 +368,42 @@
     <message>
         <source>Figures saved: %1, in %2</source>
         <translation>图形已保存：%1，位于 %2</translation>
+    </message>
+    <message>
+        <source>Export &amp;handout…</source>
+        <translation>导出讲义(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>%1 is neither a PDF nor an HTML file: give a name ending in .pdf or .html.</source>
+        <translation>%1 既不是 PDF 文件也不是 HTML 文件：请使用以 .pdf 或 .html 结尾的文件名。</translation>
+    </message>
+    <message>
+        <source>Could not draw the handout %1: %2</source>
+        <translation>无法绘制讲义 %1：%2</translation>
+    </message>
+    <message>
+        <source>PDF handout (*.pdf)</source>
+        <translation>PDF 讲义 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>HTML handout (*.html *.htm)</source>
+        <translation>HTML 讲义 (*.html *.htm)</translation>
+    </message>
+    <message>
+        <source>Export handout</source>
+        <translation>导出讲义</translation>
+    </message>
+    <message>
+        <source>Drawing the handout…</source>
+        <translation>正在绘制讲义…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Saved the handout %1</source>
+        <translation>讲义已保存：%1</translation>
     </message>
 </context>
 <context>
@@ -511,7 +563,7 @@
 <context>
     <name>GuiOptions</name>
     <message>
-        <source>Learn how transformer attention works, step by step, on the tutorial&apos;s six-token example.</source>
+        <source>Learn how transformer attention works, step by step, on the tutorial's six-token example.</source>
         <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
     </message>
     <message>
@@ -519,7 +571,7 @@
         <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
     </message>
     <message>
-        <source>Language: en or zh_CN (default: the system&apos;s).</source>
+        <source>Language: en or zh_CN (default: the system's).</source>
         <translation>语言：en 或 zh_CN（默认跟随系统）。</translation>
     </message>
     <message>
@@ -527,20 +579,79 @@
         <translation>使用 JSON 示例文件 &lt;FILE&gt; 中的词元进行讲解。</translation>
     </message>
     <message>
-        <source>unexpected argument &apos;%1&apos;: the options are listed by --help</source>
-        <translation>无法识别的参数 &apos;%1&apos;：可用选项见 --help</translation>
+        <source>unexpected argument '%1': the options are listed by --help</source>
+        <translation>无法识别的参数 '%1'：可用选项见 --help</translation>
     </message>
     <message>
-        <source>--step &apos;%1&apos; is not a step number: give a whole number from 1 to 16</source>
-        <translation>--step &apos;%1&apos; 不是步骤编号：请给出 1 到 16 之间的整数</translation>
+        <source>--step '%1' is not a step number: give a whole number from 1 to 16</source>
+        <translation>--step '%1' 不是步骤编号：请给出 1 到 16 之间的整数</translation>
     </message>
     <message>
-        <source>--lang &apos;%1&apos; is not available: choose en or zh_CN</source>
-        <translation>--lang &apos;%1&apos; 不可用：请选择 en 或 zh_CN</translation>
+        <source>--lang '%1' is not available: choose en or zh_CN</source>
+        <translation>--lang '%1' 不可用：请选择 en 或 zh_CN</translation>
     </message>
     <message>
         <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
         <translation>以演示模式启动：全屏、大号文字和热力图、不显示步骤列表（按 F11 或 Escape 退出）。</translation>
+    </message>
+</context>
+<context>
+    <name>Handout</name>
+    <message>
+        <source>Step %1 · %2</source>
+        <translation>第 %1 步 · %2</translation>
+    </message>
+    <message>
+        <source>This step decodes one token at a time. The heatmaps show its last frame, token %1 of %2 (“%3”); the app steps through every frame.</source>
+        <translation>这一步每次解码一个词元。热力图显示的是最后一帧，即第 %1 个词元（共 %2 个，“%3”）；在应用中可以逐帧查看。</translation>
+    </message>
+    <message>
+        <source>The walkthrough of self-attention, step by step, on the sentence</source>
+        <translation>逐步讲解自注意力，所用的句子是</translation>
+    </message>
+    <message>
+        <source>Tokens and their embeddings</source>
+        <translation>词元及其嵌入向量</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Embedding</source>
+        <translation>嵌入向量</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Made with Attention Visualizer %1</source>
+        <translation>由 Attention Visualizer %1 生成</translation>
+    </message>
+    <message>
+        <source>The same in PyTorch</source>
+        <translation>对应的 PyTorch 代码</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer %1</source>
+        <translation>Attention Visualizer %1</translation>
+    </message>
+    <message>
+        <source>Self-attention, step by step</source>
+        <translation>自注意力，一步一步来</translation>
+    </message>
+    <message>
+        <source>the PDF painter could not start</source>
+        <translation>PDF 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>the PDF painter could not finish</source>
+        <translation>PDF 绘制器无法完成</translation>
     </message>
 </context>
 <context>
@@ -637,6 +748,38 @@
         <source>&amp;Explore</source>
         <translation>探索(&amp;E)</translation>
     </message>
+    <message>
+        <source>Next token of a step with frames, else the next step</source>
+        <translation>分帧步骤的下一个词元，否则下一步</translation>
+    </message>
+    <message>
+        <source>Previous token of a step with frames, else the previous step</source>
+        <translation>分帧步骤的上一个词元，否则上一步</translation>
+    </message>
+    <message>
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts…</source>
+        <translation>键盘快捷键(&amp;K)…</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>What they do</source>
+        <translation>作用</translation>
+    </message>
 </context>
 <context>
     <name>PresentationMode</name>
@@ -668,6 +811,26 @@
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
+    <message>
+        <source>Leave presentation mode</source>
+        <translation>退出演示模式</translation>
+    </message>
+    <message>
+        <source>Presenting: the next token of a frame step, or the next step</source>
+        <translation>演示时：分帧步骤的下一个词元，或下一步</translation>
+    </message>
+    <message>
+        <source>Presenting: scroll a page that does not fit the screen</source>
+        <translation>演示时：滚动放不下屏幕的页面</translation>
+    </message>
+    <message>
+        <source>Reveal on: show the next row of the computed matrices, then move on</source>
+        <translation>逐行显示开启时：显示计算所得矩阵的下一行，全部显示后继续</translation>
+    </message>
+    <message>
+        <source>Reveal on: hide the last row shown</source>
+        <translation>逐行显示开启时：隐藏最后显示的一行</translation>
+    </message>
 </context>
 <context>
     <name>StepText</name>
@@ -676,72 +839,28 @@
         <translation>输入嵌入</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Each token of the sentence &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; is a vector of three numbers, its &lt;b&gt;embedding&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;.&lt;/p&gt;&lt;p&gt;Self-attention computes, for every token, a &lt;b&gt;context vector&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt; that mixes information from all tokens. We follow the second token, &lt;i&gt;journey&lt;/i&gt;, x&lt;sup&gt;(2)&lt;/sup&gt;, as the tutorial does.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;句子 &lt;i&gt;“Your journey starts with one step”&lt;/i&gt; 中的每个词元都是一个由三个数构成的向量，即它的&lt;b&gt;嵌入&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;。&lt;/p&gt;&lt;p&gt;自注意力为每个词元计算一个&lt;b&gt;上下文向量&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt;，它融合了所有词元的信息。和教程一样，我们以第二个词元 &lt;i&gt;journey&lt;/i&gt;（x&lt;sup&gt;(2)&lt;/sup&gt;）为例。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>Attention scores for “journey”</source>
-        <translation>“journey”的注意力分数</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; is x&lt;sup&gt;(2)&lt;/sup&gt;. Its attention score with every token is a dot product:&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The larger the dot product, the more the two vectors point the same way: &lt;i&gt;journey&lt;/i&gt; scores highest with itself and with &lt;i&gt;starts&lt;/i&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;（query）是 x&lt;sup&gt;(2)&lt;/sup&gt;。它与每个词元的注意力分数是一个点积：&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;2j&lt;/sub&gt; = x&lt;sup&gt;(2)&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(2)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;点积越大，两个向量的方向越接近：&lt;i&gt;journey&lt;/i&gt; 与自身以及与 &lt;i&gt;starts&lt;/i&gt; 的分数最高。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Attention weights: normalising the scores</source>
         <translation>注意力权重：对分数进行归一化</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Scores become &lt;b&gt;weights&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt; that are positive and sum to 1. Dividing by the sum works here but fails for negative scores. &lt;b&gt;Softmax&lt;/b&gt; always gives positive weights:&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;Computed naively, exp() overflows a float for scores above about 88. The last three rows multiply the scores by 100: the naive softmax returns NaN, while the stable softmax subtracts the row maximum first and gets the right answer.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;分数被转换为&lt;b&gt;权重&lt;/b&gt; α&lt;sub&gt;2j&lt;/sub&gt;：全为正且总和为 1。直接除以总和在这里可行，但遇到负分数就会出错。&lt;b&gt;softmax&lt;/b&gt; 总能给出正的权重：&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;2j&lt;/sub&gt; = exp(ω&lt;sub&gt;2j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;2k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;如果朴素地计算，分数超过约 88 时 exp() 会使 float 溢出。最后三行把分数乘以 100：朴素 softmax 得到 NaN，而稳定的 softmax 先减去每行的最大值，结果正确。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>The context vector z⁽²⁾</source>
-        <translation>上下文向量 z⁽²⁾</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;The context vector of &lt;i&gt;journey&lt;/i&gt; is the sum of all embeddings, each weighted by its attention weight:&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;Tokens with larger weights contribute more.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;i&gt;journey&lt;/i&gt; 的上下文向量是所有嵌入按注意力权重加权后的和：&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;(2)&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;2j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;权重越大的词元贡献越多。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>All tokens at once</source>
         <translation>一次计算所有词元</translation>
     </message>
     <message>
-        <source>&lt;p&gt;In matrix form every token is a query at the same time:&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6), &amp;nbsp; A = softmax(Ω) row by row, &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;Row 2 repeats what the last three steps computed for &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;写成矩阵形式，每个词元同时都是查询：&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;(6 × 6)， &amp;nbsp; A = 逐行 softmax(Ω)， &amp;nbsp; Z = A X &amp;nbsp;(6 × 3)&lt;/p&gt;&lt;p&gt;第 2 行就是前三步为 &lt;i&gt;journey&lt;/i&gt; 计算的结果。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Trainable weights W_q, W_k, W_v</source>
         <translation>可训练权重 W_q、W_k、W_v</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Self-attention in a transformer &lt;b&gt;learns&lt;/b&gt; three matrices, each d_in × d_out = 3 × 2: W&lt;sub&gt;q&lt;/sub&gt; for queries, W&lt;sub&gt;k&lt;/sub&gt; for keys and W&lt;sub&gt;v&lt;/sub&gt; for values.&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; and &lt;code&gt;torch.rand&lt;/code&gt; give the tutorial&apos;s exact numbers; training would change them.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Transformer 中的自注意力会&lt;b&gt;学习&lt;/b&gt;三个矩阵，大小均为 d_in × d_out = 3 × 2：W&lt;sub&gt;q&lt;/sub&gt; 用于查询，W&lt;sub&gt;k&lt;/sub&gt; 用于键，W&lt;sub&gt;v&lt;/sub&gt; 用于值。&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed(123)&lt;/code&gt; 和 &lt;code&gt;torch.rand&lt;/code&gt; 给出与教程完全相同的数值；训练会改变它们。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Queries, keys and values</source>
         <translation>查询、键和值</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Every token is projected three times:&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;, &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;, &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; asks, the &lt;b&gt;keys&lt;/b&gt; are matched against it, and the &lt;b&gt;values&lt;/b&gt; are what gets mixed. The highlighted row is q&lt;sup&gt;(2)&lt;/sup&gt; of &lt;i&gt;journey&lt;/i&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;每个词元被投影三次：&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;， &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;， &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;负责提问，&lt;b&gt;键&lt;/b&gt;与查询进行匹配，&lt;b&gt;值&lt;/b&gt;是被加权混合的内容。高亮的一行是 &lt;i&gt;journey&lt;/i&gt; 的 q&lt;sup&gt;(2)&lt;/sup&gt;。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Scaled dot-product attention</source>
         <translation>缩放点积注意力</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Scores are now ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;, divided by √d&lt;sub&gt;k&lt;/sub&gt; before softmax:&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;), &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;Why scale? Dot products of wide vectors grow like √d&lt;sub&gt;k&lt;/sub&gt;; without the division softmax turns almost one-hot and its gradients vanish. Compare the unscaled and the scaled weights.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;现在分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;，在 softmax 之前除以 √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积的大小大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不除的话 softmax 会接近 one-hot，梯度随之消失。请比较未缩放与缩放后的权重。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>The SelfAttention class, v1 and v2</source>
         <translation>SelfAttention 类：v1 与 v2</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2&apos;s are the tutorial&apos;s &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果正是教程中的 &lt;code&gt;[[-0.5337, -0.1051], …]&lt;/code&gt;。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Causal mask, method 1: mask and renormalise</source>
@@ -764,52 +883,24 @@
         <translation>对注意力权重做 Dropout</translation>
     </message>
     <message>
-        <source>&lt;p&gt;During &lt;b&gt;training&lt;/b&gt;, dropout with p = 0.5 sets each weight to 0 with probability 0.5 and multiplies the kept ones by 1/(1 − p) = 2, so the expected value stays the same.&lt;/p&gt;&lt;p&gt;In &lt;b&gt;inference&lt;/b&gt; (&lt;code&gt;model.eval()&lt;/code&gt;) dropout does nothing. Switch between the two modes to compare.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;训练&lt;/b&gt;时，p = 0.5 的 dropout 以 0.5 的概率把每个权重置为 0，并把保留下来的权重乘以 1/(1 − p) = 2，使期望值保持不变。&lt;/p&gt;&lt;p&gt;&lt;b&gt;推理&lt;/b&gt;时（&lt;code&gt;model.eval()&lt;/code&gt;）dropout 不起作用。可以在两种模式之间切换进行比较。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>CausalAttention on a batch of two</source>
         <translation>批处理：CausalAttention</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;The &lt;code&gt;CausalAttention&lt;/code&gt; class combines the projections, the causal mask and dropout, and accepts batches: an input of shape (2, 6, 3) gives context vectors of shape (2, 6, 2). The two copies of the sentence give the same result.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;code&gt;CausalAttention&lt;/code&gt; 类把投影、因果掩码和 dropout 组合在一起，并支持批处理：形状为 (2, 6, 3) 的输入得到形状为 (2, 6, 2) 的上下文向量。两份相同的句子得到相同的结果。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Multi-head attention</source>
         <translation>多头注意力</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Several &lt;b&gt;heads&lt;/b&gt; attend in parallel, each with its own W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt;, and their outputs are concatenated.&lt;/p&gt;&lt;p&gt;The wrapper stacks CausalAttention modules. &lt;code&gt;MultiHeadAttention&lt;/code&gt; uses one wide W&lt;sub&gt;q&lt;/sub&gt; (3 × 4) whose columns are split between the heads (head_dim = d_out / num_heads), computes all heads at once, concatenates them and mixes them with &lt;code&gt;out_proj&lt;/code&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;，它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把多个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 使用一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（3 × 4），其列被分给各个头（head_dim = d_out / num_heads），一次算出所有头，拼接后再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Cross-attention</source>
         <translation>交叉注意力</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;In a translation model the decoder&apos;s tokens ask and the encoder&apos;s tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, 6 × 4: each English token spreads its attention over the four tokens of the Chinese source “你的 旅程 始于 一步”.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，6 × 4：每个英文词元把注意力分配到中文源句“你的 旅程 始于 一步”的四个词元上。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>KV caching</source>
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention.&lt;/p&gt;&lt;p&gt;Step through the tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及一行注意力。&lt;/p&gt;&lt;p&gt;逐个词元地前进：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Inputs X</source>
         <translation>输入 X</translation>
-    </message>
-    <message>
-        <source>Query x⁽²⁾</source>
-        <translation>查询 x⁽²⁾</translation>
-    </message>
-    <message>
-        <source>Scores ω₂ⱼ</source>
-        <translation>分数 ω₂ⱼ</translation>
     </message>
     <message>
         <source>Divided by the sum</source>
@@ -824,32 +915,8 @@
         <translation>稳定 softmax</translation>
     </message>
     <message>
-        <source>Scores × 100</source>
-        <translation>分数 × 100</translation>
-    </message>
-    <message>
-        <source>Naive softmax of scores × 100</source>
-        <translation>分数 × 100 的朴素 softmax</translation>
-    </message>
-    <message>
-        <source>Stable softmax of scores × 100</source>
-        <translation>分数 × 100 的稳定 softmax</translation>
-    </message>
-    <message>
-        <source>Weights α₂ⱼ</source>
-        <translation>权重 α₂ⱼ</translation>
-    </message>
-    <message>
-        <source>Context vector z⁽²⁾</source>
-        <translation>上下文向量 z⁽²⁾</translation>
-    </message>
-    <message>
         <source>Attention scores ω</source>
         <translation>注意力分数 ω</translation>
-    </message>
-    <message>
-        <source>Scaled scores ω / √d_k</source>
-        <translation>缩放后的分数 ω / √d_k</translation>
     </message>
     <message>
         <source>Attention weights α</source>
@@ -940,10 +1007,6 @@
         <translation>保留 (1) 与丢弃 (0)</translation>
     </message>
     <message>
-        <source>Weights after dropout</source>
-        <translation>dropout 之后的权重</translation>
-    </message>
-    <message>
         <source>Batch item 1: weights</source>
         <translation>批次样本 1：权重</translation>
     </message>
@@ -1002,10 +1065,6 @@
     <message>
         <source>Output after out_proj</source>
         <translation>out_proj 之后的输出</translation>
-    </message>
-    <message>
-        <source>Cross-attention scores</source>
-        <translation>交叉注意力分数</translation>
     </message>
     <message>
         <source>Cross-attention weights</source>
@@ -1087,6 +1146,122 @@
         <source>Cache size (bytes)</source>
         <translation>缓存大小（字节）</translation>
     </message>
+    <message>
+        <source>&lt;p&gt;Each token of the sentence &lt;i&gt;“{sentence}”&lt;/i&gt; is a vector of d_in = {d_in} numbers, its &lt;b&gt;embedding&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;.&lt;/p&gt;&lt;p&gt;Self-attention computes, for every token, a &lt;b&gt;context vector&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt; that mixes information from all {num_tokens} tokens. We follow token {query_number}, &lt;i&gt;{query_token}&lt;/i&gt;, x&lt;sup&gt;({query_number})&lt;/sup&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;句子 &lt;i&gt;“{sentence}”&lt;/i&gt; 中的每个词元都是一个由 d_in = {d_in} 个数构成的向量，即它的&lt;b&gt;嵌入&lt;/b&gt; x&lt;sup&gt;(i)&lt;/sup&gt;。&lt;/p&gt;&lt;p&gt;自注意力为每个词元计算一个&lt;b&gt;上下文向量&lt;/b&gt; z&lt;sup&gt;(i)&lt;/sup&gt;，它融合了全部 {num_tokens} 个词元的信息。我们以第 {query_number} 个词元 &lt;i&gt;{query_token}&lt;/i&gt;（x&lt;sup&gt;({query_number})&lt;/sup&gt;）为例。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Attention scores for “{query_token}”</source>
+        <translation>“{query_token}”的注意力分数</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; is x&lt;sup&gt;({query_number})&lt;/sup&gt;. Its attention score with every token is a dot product:&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;{query_number}j&lt;/sub&gt; = x&lt;sup&gt;({query_number})&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;({query_number})&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The larger the dot product, the more the two vectors point the same way: &lt;i&gt;{query_token}&lt;/i&gt; scores highest with &lt;i&gt;{best_token}&lt;/i&gt; ({best_score}) and lowest with &lt;i&gt;{worst_token}&lt;/i&gt; ({worst_score}).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;（query）是 x&lt;sup&gt;({query_number})&lt;/sup&gt;。它与每个词元的注意力分数是一个点积：&lt;/p&gt;&lt;p align=center&gt;ω&lt;sub&gt;{query_number}j&lt;/sub&gt; = x&lt;sup&gt;({query_number})&lt;/sup&gt; · x&lt;sup&gt;(j)&lt;/sup&gt; = Σ&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;({query_number})&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;sub&gt;k&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;点积越大，两个向量的方向越接近：&lt;i&gt;{query_token}&lt;/i&gt; 与 &lt;i&gt;{best_token}&lt;/i&gt; 的分数最高（{best_score}），与 &lt;i&gt;{worst_token}&lt;/i&gt; 的分数最低（{worst_score}）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Scores become &lt;b&gt;weights&lt;/b&gt; α&lt;sub&gt;{query_number}j&lt;/sub&gt; that are positive and sum to 1. Dividing by the sum works here but fails for negative scores. &lt;b&gt;Softmax&lt;/b&gt; always gives positive weights:&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;{query_number}j&lt;/sub&gt; = exp(ω&lt;sub&gt;{query_number}j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;{query_number}k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;Computed naively, exp() overflows a float for scores above about 88.7. The last three matrices multiply the scores by {large_factor} (largest {large_max}): the naive softmax gives NaN for {large_nan_count} of the {num_tokens} weights, while the stable softmax subtracts the row maximum first and gets weights that sum to 1.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;分数被转换为&lt;b&gt;权重&lt;/b&gt; α&lt;sub&gt;{query_number}j&lt;/sub&gt;：全为正且总和为 1。直接除以总和在这里可行，但遇到负分数就会出错。&lt;b&gt;softmax&lt;/b&gt; 总能给出正的权重：&lt;/p&gt;&lt;p align=center&gt;α&lt;sub&gt;{query_number}j&lt;/sub&gt; = exp(ω&lt;sub&gt;{query_number}j&lt;/sub&gt;) / Σ&lt;sub&gt;k&lt;/sub&gt; exp(ω&lt;sub&gt;{query_number}k&lt;/sub&gt;)&lt;/p&gt;&lt;p&gt;如果朴素地计算，分数超过约 88.7 时 exp() 会使 float 溢出。最后三个矩阵把分数乘以 {large_factor}（最大值 {large_max}）：朴素 softmax 在 {num_tokens} 个权重中有 {large_nan_count} 个得到 NaN，而稳定的 softmax 先减去每行的最大值，得到的权重总和为 1。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The context vector z⁽{query_sup}⁾</source>
+        <translation>上下文向量 z⁽{query_sup}⁾</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The context vector of &lt;i&gt;{query_token}&lt;/i&gt; is the sum of all embeddings, each weighted by its attention weight:&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;({query_number})&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;{query_number}j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;Tokens with larger weights contribute more.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;i&gt;{query_token}&lt;/i&gt; 的上下文向量是所有嵌入按注意力权重加权后的和：&lt;/p&gt;&lt;p align=center&gt;z&lt;sup&gt;({query_number})&lt;/sup&gt; = Σ&lt;sub&gt;j&lt;/sub&gt; α&lt;sub&gt;{query_number}j&lt;/sub&gt; x&lt;sup&gt;(j)&lt;/sup&gt;&lt;/p&gt;&lt;p&gt;权重越大的词元贡献越多。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;In matrix form every token is a query at the same time:&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;({num_tokens} × {num_tokens}), &amp;nbsp; A = softmax(Ω) row by row, &amp;nbsp; Z = A X &amp;nbsp;({num_tokens} × {d_in})&lt;/p&gt;&lt;p&gt;Row {query_number} repeats what the last three steps computed for &lt;i&gt;{query_token}&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;写成矩阵形式，每个词元同时都是查询：&lt;/p&gt;&lt;p align=center&gt;Ω = X X&lt;sup&gt;T&lt;/sup&gt; &amp;nbsp;({num_tokens} × {num_tokens})， &amp;nbsp; A = 逐行 softmax(Ω)， &amp;nbsp; Z = A X &amp;nbsp;({num_tokens} × {d_in})&lt;/p&gt;&lt;p&gt;第 {query_number} 行就是前三步为 &lt;i&gt;{query_token}&lt;/i&gt; 计算的结果。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Self-attention in a transformer &lt;b&gt;learns&lt;/b&gt; three matrices, each d_in × d_out = {d_in} × {d_out}: W&lt;sub&gt;q&lt;/sub&gt; for queries, W&lt;sub&gt;k&lt;/sub&gt; for keys and W&lt;sub&gt;v&lt;/sub&gt; for values.&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed({seed})&lt;/code&gt; and &lt;code&gt;torch.rand&lt;/code&gt; give the same numbers as in PyTorch; training would change them.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Transformer 中的自注意力会&lt;b&gt;学习&lt;/b&gt;三个矩阵，大小均为 d_in × d_out = {d_in} × {d_out}：W&lt;sub&gt;q&lt;/sub&gt; 用于查询，W&lt;sub&gt;k&lt;/sub&gt; 用于键，W&lt;sub&gt;v&lt;/sub&gt; 用于值。&lt;/p&gt;&lt;p&gt;&lt;code&gt;torch.manual_seed({seed})&lt;/code&gt; 和 &lt;code&gt;torch.rand&lt;/code&gt; 给出与 PyTorch 中相同的数值；训练会改变它们。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Every token is projected three times:&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;, &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;, &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;The &lt;b&gt;query&lt;/b&gt; asks, the &lt;b&gt;keys&lt;/b&gt; are matched against it, and the &lt;b&gt;values&lt;/b&gt; are what gets mixed. The highlighted row is q&lt;sup&gt;({query_number})&lt;/sup&gt; of &lt;i&gt;{query_token}&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每个词元被投影三次：&lt;/p&gt;&lt;p align=center&gt;q&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;q&lt;/sub&gt;， &amp;nbsp; k&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;k&lt;/sub&gt;， &amp;nbsp; v&lt;sup&gt;(i)&lt;/sup&gt; = x&lt;sup&gt;(i)&lt;/sup&gt; W&lt;sub&gt;v&lt;/sub&gt;&lt;/p&gt;&lt;p&gt;&lt;b&gt;查询&lt;/b&gt;负责提问，&lt;b&gt;键&lt;/b&gt;与查询进行匹配，&lt;b&gt;值&lt;/b&gt;是被加权混合的内容。高亮的一行是 &lt;i&gt;{query_token}&lt;/i&gt; 的 q&lt;sup&gt;({query_number})&lt;/sup&gt;。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Scores are ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;; softmax gets the &lt;b&gt;scaled score&lt;/b&gt; ω̃&lt;sub&gt;ij&lt;/sub&gt; = ω&lt;sub&gt;ij&lt;/sub&gt; / √d&lt;sub&gt;k&lt;/sub&gt;:&lt;/p&gt;&lt;p align=center&gt;α = softmax(ω̃) = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;), &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;Why scale? Dot products of wide vectors grow like √d&lt;sub&gt;k&lt;/sub&gt;; unscaled, softmax turns almost one-hot and its gradients vanish. At d&lt;sub&gt;k&lt;/sub&gt; = {d_k} nothing saturates: the largest weight of a row is {max_unscaled} on average unscaled, {max_scaled} scaled. The last two matrices use d&lt;sub&gt;k&lt;/sub&gt; = {wide_d_k} (random q, k from &lt;code&gt;torch.randn&lt;/code&gt;, seed {seed}): {wide_max_unscaled} unscaled, close to one-hot; {wide_max_scaled} divided by √{wide_d_k} = {wide_sqrt_d_k}.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;；送入 softmax 的是&lt;b&gt;缩放后的分数&lt;/b&gt; ω̃&lt;sub&gt;ij&lt;/sub&gt; = ω&lt;sub&gt;ij&lt;/sub&gt; / √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(ω̃) = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不缩放时 softmax 接近 one-hot，梯度随之消失。在 d&lt;sub&gt;k&lt;/sub&gt; = {d_k} 时还没有饱和：每行最大的权重平均为 {max_unscaled}（未缩放）和 {max_scaled}（缩放后）。最后两个矩阵使用 d&lt;sub&gt;k&lt;/sub&gt; = {wide_d_k}（随机的 q、k 来自 &lt;code&gt;torch.randn&lt;/code&gt;，种子 {seed}）：未缩放时为 {wide_max_unscaled}，接近 one-hot；除以 √{wide_d_k} = {wide_sqrt_d_k} 后为 {wide_max_scaled}。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in = ±{linear_bound} and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2's are &lt;code&gt;{v2_first_row}&lt;/code&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in = ±{linear_bound} 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果是 &lt;code&gt;{v2_first_row}&lt;/code&gt;。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;During &lt;b&gt;training&lt;/b&gt;, dropout with p = {dropout_p} sets each weight to 0 with probability {dropout_p} and divides the kept ones by 1 − p: α′ = α / (1 − p) = {dropout_scale} · α, so the expected value stays the same. This draw keeps {kept_unmasked} of the {unmasked_cells} weights on and below the diagonal and drops {dropped_cells}.&lt;/p&gt;&lt;p&gt;In &lt;b&gt;inference&lt;/b&gt; (&lt;code&gt;model.eval()&lt;/code&gt;) dropout does nothing: α′ = α. Switch between the two modes to compare.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;训练&lt;/b&gt;时，p = {dropout_p} 的 dropout 以 {dropout_p} 的概率把每个权重置为 0，并把保留下来的权重除以 1 − p：α′ = α / (1 − p) = {dropout_scale} · α，使期望值保持不变。这次抽样在对角线及以下的 {unmasked_cells} 个权重中保留了 {kept_unmasked} 个，丢弃了 {dropped_cells} 个。&lt;/p&gt;&lt;p&gt;&lt;b&gt;推理&lt;/b&gt;时（&lt;code&gt;model.eval()&lt;/code&gt;）dropout 不起作用：α′ = α。可以在两种模式之间切换进行比较。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The &lt;code&gt;CausalAttention&lt;/code&gt; class combines the projections, the causal mask and dropout, and accepts batches: an input of shape {batch_shape} gives context vectors of shape {context_shape}. The two copies of the sentence give the same result.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;code&gt;CausalAttention&lt;/code&gt; 类把投影、因果掩码和 dropout 组合在一起，并支持批处理：形状为 {batch_shape} 的输入得到形状为 {context_shape} 的上下文向量。两份相同的句子得到相同的结果。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Several &lt;b&gt;heads&lt;/b&gt; attend in parallel, each with its own W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt;; their outputs are concatenated.&lt;/p&gt;&lt;p&gt;The wrapper stacks {num_heads} CausalAttention modules. &lt;code&gt;MultiHeadAttention&lt;/code&gt; splits the columns of one wide W&lt;sub&gt;q&lt;/sub&gt; ({d_in} × {fused_out}) between the heads (head_dim = {fused_out} / {num_heads} = {head_dim}): columns {head1_cols} belong to head 1, columns {head2_cols} to head 2. It computes all heads at once, concatenates them in that order and mixes them with &lt;code&gt;out_proj&lt;/code&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;；它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把 {num_heads} 个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 把一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（{d_in} × {fused_out}）的列分给各个头（head_dim = {fused_out} / {num_heads} = {head_dim}）：第 {head1_cols} 列属于头 1，第 {head2_cols} 列属于头 2。它一次算出所有头，按这个顺序拼接，再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;In a translation model the decoder's tokens ask and the encoder's tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, {num_tokens} × {num_source}: each target token spreads its attention over the {num_source} tokens of the Chinese source “{source_sentence}”.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，{num_tokens} × {num_source}：每个目标词元把注意力分配到中文源句“{source_sentence}”的 {num_source} 个词元上。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention per head.&lt;/p&gt;&lt;p&gt;This is step 14's &lt;code&gt;MultiHeadAttention&lt;/code&gt;: {num_heads} heads of head_dim {head_dim}. The cache keeps their keys and values side by side, columns {head1_cols} for head 1 and {head2_cols} for head 2, and each head attends with its own columns. Step through the {num_tokens} tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及每个头的一行注意力。&lt;/p&gt;&lt;p&gt;这里用的是第 14 步的 &lt;code&gt;MultiHeadAttention&lt;/code&gt;：{num_heads} 个头，head_dim 为 {head_dim}。缓存把各头的键和值并排保存，第 {head1_cols} 列属于头 1，第 {head2_cols} 列属于头 2，每个头只用自己的列计算注意力。逐个经过这 {num_tokens} 个词元：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Query x⁽{query_sup}⁾</source>
+        <translation>查询 x⁽{query_sup}⁾</translation>
+    </message>
+    <message>
+        <source>Scores ω{query_sub}ⱼ</source>
+        <translation>分数 ω{query_sub}ⱼ</translation>
+    </message>
+    <message>
+        <source>Scores × {large_factor}</source>
+        <translation>分数 × {large_factor}</translation>
+    </message>
+    <message>
+        <source>Naive softmax of scores × {large_factor}</source>
+        <translation>分数 × {large_factor} 的朴素 softmax</translation>
+    </message>
+    <message>
+        <source>Stable softmax of scores × {large_factor}</source>
+        <translation>分数 × {large_factor} 的稳定 softmax</translation>
+    </message>
+    <message>
+        <source>Weights α{query_sub}ⱼ</source>
+        <translation>权重 α{query_sub}ⱼ</translation>
+    </message>
+    <message>
+        <source>Context vector z⁽{query_sup}⁾</source>
+        <translation>上下文向量 z⁽{query_sup}⁾</translation>
+    </message>
+    <message>
+        <source>Scaled scores ω̃ = ω / √d_k</source>
+        <translation>缩放后的分数 ω̃ = ω / √d_k</translation>
+    </message>
+    <message>
+        <source>d_k = {wide_d_k}: weights without scaling</source>
+        <translation>d_k = {wide_d_k}：未缩放的权重</translation>
+    </message>
+    <message>
+        <source>d_k = {wide_d_k}: weights of ω / √d_k</source>
+        <translation>d_k = {wide_d_k}：ω / √d_k 的权重</translation>
+    </message>
+    <message>
+        <source>Weights after dropout α′</source>
+        <translation>dropout 之后的权重 α′</translation>
+    </message>
+    <message>
+        <source>Cross-attention scaled scores ω̃</source>
+        <translation>交叉注意力的缩放分数 ω̃</translation>
+    </message>
+    <message>
+        <source>Head %1 · %2</source>
+        <translation>头 %1 · %2</translation>
+    </message>
 </context>
 <context>
     <name>attn::HeatmapWidget</name>
@@ -1108,19 +1283,63 @@
     </message>
     <message>
         <source>the PDF painter could not start</source>
-        <translation>PDF 绘图器无法启动</translation>
+        <translation>PDF 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>fixed %1 – %2</source>
+        <translation>固定 %1 – %2</translation>
+    </message>
+    <message>
+        <source>this matrix: %1 – %2</source>
+        <translation>本矩阵：%1 – %2</translation>
+    </message>
+    <message>
+        <source>each row: −max|x| – max|x|</source>
+        <translation>每行：−max|x| – max|x|</translation>
+    </message>
+    <message>
+        <source>each row: its min – its max</source>
+        <translation>每行：本行最小 – 本行最大</translation>
+    </message>
+    <message>
+        <source>⊘ dropped by dropout (0)</source>
+        <translation>⊘ 被 dropout 丢弃 (0)</translation>
+    </message>
+    <message>
+        <source>−max</source>
+        <translation>−最大</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>Colour range</source>
+        <translation>颜色范围</translation>
+    </message>
+    <message>
+        <source>Fixed %1 – %2</source>
+        <translation>固定 %1 – %2</translation>
+    </message>
+    <message>
+        <source>This matrix</source>
+        <translation>本矩阵</translation>
+    </message>
+    <message>
+        <source>Each row</source>
+        <translation>每行</translation>
+    </message>
+    <message>
+        <source>⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the context vector.</source>
+        <translation>⊘ 被 dropout 丢弃：训练时置为 0，因此这个键对上下文向量没有贡献。</translation>
     </message>
 </context>
 <context>
     <name>views::ExploreHeadsGrid</name>
-    <message>
-        <source>Same colour scale for all heads</source>
-        <translation>所有头使用相同的颜色刻度</translation>
-    </message>
-    <message>
-        <source>Off: each head uses its own range, so weak heads show their pattern.</source>
-        <translation>关闭：每个头使用自己的范围，这样较弱的头也能显示出其模式。</translation>
-    </message>
     <message>
         <source>head %1</source>
         <translation>头 %1</translation>
@@ -1149,6 +1368,26 @@
         <source>keys</source>
         <translation>键</translation>
     </message>
+    <message>
+        <source>Colour &amp;range:</source>
+        <translation>颜色范围(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Shared by all heads</source>
+        <translation>所有头共用</translation>
+    </message>
+    <message>
+        <source>Each head its own</source>
+        <translation>每个头各自</translation>
+    </message>
+    <message>
+        <source>Each row its own</source>
+        <translation>每行各自</translation>
+    </message>
+    <message>
+        <source>Shared: the heads compare at a glance, but a row holding 1.0 washes out the others. Each head or each row: its own min → max, so small differences show.</source>
+        <translation>共用：各头一眼可比，但含 1.0 的一行会让其他行褪色。每个头或每行各自：用自己的最小值 → 最大值，细小差别也能看出。</translation>
+    </message>
 </context>
 <context>
     <name>views::ExploreKvStepper</name>
@@ -1169,12 +1408,8 @@
         <translation>第 %1 个词元，共 %2 个</translation>
     </message>
     <message>
-        <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache&apos;s first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
+        <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
         <translation>第 1 步输入“%1”：缓存为空，因此它的键和值成为缓存的第一行，它的查询只关注它自己。从下一个词元起，缓存中的键和值被重复使用，而不是重新计算。</translation>
-    </message>
-    <message>
-        <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 earlier tokens are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
-        <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带轮廓的行）；前面 %3 个词元的键和值被重复使用，而不是重新计算。只有新的查询行关注缓存，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
     </message>
     <message>
         <source>K cache, head %1 (%2 × %3)</source>
@@ -1205,8 +1440,24 @@
         <translation>“%1”的输出行：最大差值 %2</translation>
     </message>
     <message>
-        <source>Multiplications this step: %1 with the cache, %2 without (recomputing all %3 tokens). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 heads × %3 tokens × %8 head_dim × 4 bytes = %9 bytes per layer.</source>
-        <translation>本步骤的乘法次数：使用缓存 %1 次，不使用缓存 %2 次（重新计算全部 %3 个词元）。到目前为止：使用缓存 %4 次，不使用缓存 %5 次（节省 %6%）。缓存：2 × %7 个头 × %3 个词元 × %8 head_dim × 4 字节 = 每层 %9 字节。</translation>
+        <source>Step %1 feeds “%2”: its key and value are computed once and appended to the cache (outlined row); the keys and values of the %3 are reused, not recomputed. Only the new query row attends over the cache, so no causal mask is needed: every cached token is in the past.</source>
+        <translation>第 %1 步输入“%2”：它的键和值只计算一次并追加到缓存中（带框的行）；%3的键和值被复用，不再重新计算。只有新的查询行对缓存做注意力，因此不需要因果掩码：缓存中的每个词元都在过去。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier token(s)</source>
+        <translation><numerusform>之前 %n 个词元</numerusform></translation>
+    </message>
+    <message>
+        <source>Multiplications this step: %1 with the cache, %2 without (recomputing %3). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 × %8 × %9 head_dim × 4 bytes = %10 bytes per layer.</source>
+        <translation>本步乘法次数：使用缓存 %1 次，不使用 %2 次（重新计算%3）。累计：使用 %4 次，不使用 %5 次（节省 %6%）。缓存：2 × %7 × %8 × %9 head_dim × 4 字节 = 每层 %10 字节。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation><numerusform>%n 个词元</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation><numerusform>%n 个头</numerusform></translation>
     </message>
 </context>
 <context>
@@ -1222,6 +1473,14 @@
     <message>
         <source>Line opacity = attention weight. Point at a token to see only its lines.</source>
         <translation>连线不透明度 = 注意力权重。指向一个词元即可只查看它的连线。</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
     </message>
 </context>
 <context>
@@ -1311,7 +1570,7 @@
         <translation>要运行的教程中的注意力模块。</translation>
     </message>
     <message>
-        <source>This module&apos;s output width is d_model = d_in.</source>
+        <source>This module's output width is d_model = d_in.</source>
         <translation>此模块的输出宽度为 d_model = d_in。</translation>
     </message>
     <message>
@@ -1331,7 +1590,7 @@
         <translation>dim_v（值）</translation>
     </message>
     <message>
-        <source>This module&apos;s output width is dim_v.</source>
+        <source>This module's output width is dim_v.</source>
         <translation>此模块的输出宽度为 dim_v。</translation>
     </message>
     <message>
@@ -1343,7 +1602,7 @@
         <translation>头 %1</translation>
     </message>
     <message>
-        <source>GPT-2&apos;s head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
+        <source>GPT-2's head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
         <translation>GPT-2 的 head_mask：关闭的头的权重乘以 0，因此它对输出没有任何贡献。</translation>
     </message>
     <message>
@@ -1351,7 +1610,7 @@
         <translation>剪枝的头（prune_heads）</translation>
     </message>
     <message>
-        <source>GPT-2&apos;s prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
+        <source>GPT-2's prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
         <translation>GPT-2 的 prune_heads：被剪枝的头连同其参数一起删除；剩下的头从 1 开始重新编号。</translation>
     </message>
 </context>
@@ -1369,7 +1628,7 @@
 <context>
     <name>views::ExploreWeightEditor</name>
     <message>
-        <source>Reset to the seed&apos;s weights</source>
+        <source>Reset to the seed's weights</source>
         <translation>将权重重置为 seed 生成的值</translation>
     </message>
     <message>

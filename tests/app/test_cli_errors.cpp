@@ -96,11 +96,11 @@ private slots:
                "option such as --module NAME (see attention-cli compute --help)";
         QTest::newRow("unknown subcommand")
             << QStringList{"plot"}
-            << "attention-cli: unknown subcommand \"plot\": use one of compute, decode, export "
-               "(see attention-cli --help)";
+            << "attention-cli: unknown subcommand \"plot\": use one of compute, decode, export, "
+               "steps, handout (see attention-cli --help)";
         QTest::newRow("no subcommand")
             << QStringList{}
-            << "attention-cli: give a subcommand: compute, decode, export (see "
+            << "attention-cli: give a subcommand: compute, decode, export, steps, handout (see "
                "attention-cli --help)";
         QTest::newRow("input and random tokens")
             << QStringList{"compute",         "--module", "causal-attention", "--input", "x.json",

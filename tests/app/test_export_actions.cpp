@@ -22,12 +22,19 @@
 #include "app/gui/export_actions.h"
 #include "app/gui/export_dialog.h"
 #include "app/gui/main_window.h"
+#include "model/examples.h"
+#include "model/walkthrough.h"
 #include "views/figure_render.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"
 #include "window_test_settings.h"
 
 namespace {
+
+QByteArray readFileBytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
 
 QStringList actionTexts(const QMenu* menu) {
     QStringList texts;
@@ -47,6 +54,7 @@ private slots:
     void exportMenuAndContextMenu();
     void exportFromWindow();
     void exportDialogOptions();
+    void exportHandout();
 };
 
 void TestExportActions::initTestCase() { useTestSettings("export-actions"); }
@@ -72,7 +80,8 @@ void TestExportActions::exportMenuAndContextMenu() {
     const std::unique_ptr<QMenu> menu(w.exportActions()->createHeatmapMenu(scores));
     QStringList sorted = actionTexts(menu.get());
     sorted.sort();
-    QStringList expected = all;
+    // ... and the colour range of the heatmap clicked.
+    QStringList expected = all + QStringList{"Colour range"};
     expected.sort();
     QCOMPARE(sorted, expected);
     QCOMPARE(w.exportActions()->activeHeatmap(), scores);
@@ -119,7 +128,8 @@ void TestExportActions::exportFromWindow() {
     QCOMPARE(names,
              QStringList({"step-16-cached-keys-frame-3.csv", "step-16-cached-outputs-frame-3.csv",
                           "step-16-cached-values-frame-3.csv", "step-16-full-output.csv",
-                          "step-16-new-query-frame-3.csv", "step-16-new-weights-frame-3.csv"}));
+                          "step-16-new-query-frame-3.csv", "step-16-new-weights-head-1-frame-3.csv",
+                          "step-16-new-weights-head-2-frame-3.csv"}));
     // Frame 3 holds three cached keys: a header and three rows.
     QCOMPARE(QFile(dir.filePath("kv/step-16-cached-keys-frame-3.csv")).size() > 0, true);
     QFile keys(dir.filePath("kv/step-16-cached-keys-frame-3.csv"));
@@ -129,9 +139,9 @@ void TestExportActions::exportFromWindow() {
     // One heatmap, under a name of the user's choosing.
     const QString single = dir.filePath("mine.png");
     options = {};
-    QVERIFY2(
-        exports->exportHeatmap(w.currentPage()->heatmap("new-weights"), single, options, &error),
-        qPrintable(error));
+    QVERIFY2(exports->exportHeatmap(w.currentPage()->heatmap("new-weights-head-1"), single, options,
+                                    &error),
+             qPrintable(error));
     QVERIFY(!QImage(single).isNull());
 
     // The whole walkthrough: every step, one file per heatmap.
@@ -139,8 +149,8 @@ void TestExportActions::exportFromWindow() {
     options.format = views::FigureFormat::Csv;
     QVERIFY2(exports->exportWalkthrough(dir.filePath("all"), options, &written, &error),
              qPrintable(error));
-    QCOMPARE(written.size(), 81);
-    QCOMPARE(QDir(dir.filePath("all")).entryList(QDir::Files).size(), 81);
+    QCOMPARE(written.size(), 84);
+    QCOMPARE(QDir(dir.filePath("all")).entryList(QDir::Files).size(), 84);
 }
 
 void TestExportActions::exportDialogOptions() {
@@ -192,6 +202,54 @@ void TestExportActions::exportDialogOptions() {
     QCOMPARE(back.colorMap, o.colorMap);
     QCOMPARE(back.transparent, o.transparent);
     QCOMPARE(folder.destination(), QString("/tmp/figures"));
+}
+
+void TestExportActions::exportHandout() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    attn::Sequence cat;
+    cat.tokens = {"the", "cat", "sat", "down"};
+    cat.embeddings = attn::Matrix(4, 3);
+    cat.embeddings << 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 0.2f, 0.1f, 0.4f;
+    MainWindow w(attn::build_walkthrough(cat));
+    // File > Export handout…, beside the Export submenu.
+    QMenu* fileMenu = qobject_cast<QMenu*>(w.exportActions()->menu()->parentWidget());
+    QVERIFY(fileMenu);
+    QVERIFY(actionTexts(fileMenu).contains("Export handout…"));
+
+    // The window's example and language arrive in the handout.
+    QVERIFY(w.setLanguage("zh_CN"));
+    const QString html = dir.filePath("cat.html");
+    QString error;
+    int reported = 0;
+    QVERIFY2(w.exportActions()->exportHandout(html, &error,
+                                              [&](int done, int total) {
+                                                  reported = done;
+                                                  return total == w.stepCount();
+                                              }),
+             qPrintable(error));
+    QCOMPARE(reported, w.stepCount());
+    const QString page = QString::fromUtf8(readFileBytes(html));
+    QVERIFY(page.contains("<html lang=\"zh-CN\">"));
+    QVERIFY(page.contains("the cat sat down"));
+    QVERIFY(!page.contains("journey starts"));
+    QVERIFY(page.contains(QString::fromUtf8("缩放点积注意力")));
+
+    const QString pdf = dir.filePath("cat.pdf");
+    QVERIFY2(w.exportActions()->exportHandout(pdf, &error), qPrintable(error));
+    QVERIFY(readFileBytes(pdf).startsWith("%PDF-"));
+
+    // Cancelled after the first step: nothing written.
+    const QString cancelled = dir.filePath("cancelled.pdf");
+    QVERIFY(!w.exportActions()->exportHandout(cancelled, &error, [](int, int) { return false; }));
+    QVERIFY(!QFileInfo::exists(cancelled));
+    // Neither PDF nor HTML, and a folder that is a file: refused with a message, no file.
+    QVERIFY(!w.exportActions()->exportHandout(dir.filePath("cat.docx"), &error));
+    QVERIFY2(error.contains(".pdf") && error.contains(".html"), qPrintable(error));
+    QVERIFY(!w.exportActions()->exportHandout(dir.filePath("cat.pdf/inner.pdf"), &error));
+    QVERIFY2(error.contains("inner.pdf"), qPrintable(error));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden, QDir::Name),
+             QStringList({"cat.html", "cat.pdf"}));
 }
 
 QTEST_MAIN(TestExportActions)

@@ -11,6 +11,7 @@
 
 #include "app/gui/main_window.h"
 #include "app/gui/presentation_mode.h"
+#include "model/walkthrough.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"
 #include "window_test_settings.h"
@@ -25,7 +26,38 @@ private slots:
     void presentationKeys();
     void themes();
     void revealRowByRow();
+    void framesStepByClicker();
+    void framesWhilePresenting();
+    void revealFrameByFrame();
+    void pageOpensAtItsTop();
+    void pagesFitTheScreen_data();
+    void pagesFitTheScreen();
+    void noTooltipsWhilePresenting();
 };
+
+namespace {
+
+// The walkthrough's step with frames between two others, so it is entered from both sides.
+std::vector<attn::Step> framesBetweenSteps() {
+    std::vector<attn::Step> all = attn::build_walkthrough();
+    std::vector<attn::Step> three;
+    for (const attn::Step& s : all)
+        if (s.frame_count > 1) three.push_back(s);
+    three.insert(three.begin(), all.at(14));
+    three.push_back(all.at(13));
+    return three;
+}
+
+// Every heatmap of the shown frame of `page` shows all its rows.
+bool frameFullyShown(views::StepPage* page) {
+    for (attn::HeatmapWidget* map : page->heatmaps())
+        if (map->isVisibleTo(page) && map->revealedRows() >= 0 &&
+            map->revealedRows() < map->rowCount())
+            return false;
+    return true;
+}
+
+}  // namespace
 
 void TestPresentationMode::initTestCase() { useTestSettings("presentation-mode"); }
 
@@ -51,8 +83,12 @@ void TestPresentationMode::presentationMode() {
     // Larger text and cells, on the page shown and on pages built later.
     QCOMPARE(w.currentPage()->scale(), w.presentationMode()->zoom());
     QVERIFY(w.presentationMode()->zoom() >= 1.5);
-    QCOMPARE(w.currentPage()->heatmaps().constFirst()->scale(), w.presentationMode()->zoom());
+    // Drawn at the zoom, or smaller where the page would not fit the screen.
+    QVERIFY(w.currentPage()->fitToHeight());
+    QVERIFY(w.currentPage()->heatmaps().constFirst()->scale() <= w.presentationMode()->zoom());
+    QCOMPARE(w.currentPage()->heatmaps().constFirst()->scale(), w.currentPage()->shownScale());
     QCOMPARE(w.page(9)->scale(), w.presentationMode()->zoom());
+    QVERIFY(w.page(9)->fitToHeight());
     // High contrast: black on white by default.
     QCOMPARE(w.palette().color(QPalette::Window), QColor(Qt::white));
     QCOMPARE(w.palette().color(QPalette::WindowText), QColor(Qt::black));
@@ -67,6 +103,8 @@ void TestPresentationMode::presentationMode() {
     QVERIFY(w.stepList()->isVisible());
     QVERIFY(w.menuBar()->isVisible());
     QCOMPARE(w.currentPage()->scale(), 1.0);
+    QCOMPARE(w.currentPage()->shownScale(), 1.0);
+    QVERIFY(!w.currentPage()->fitToHeight());
     QCOMPARE(w.page(9)->scale(), 1.0);
     // Remembered for the next presentation.
     MainWindow again;
@@ -88,10 +126,11 @@ void TestPresentationMode::presentationKeys() {
     QCOMPARE(w.currentStep(), 4);
     QTest::keyClick(w.currentPage(), Qt::Key_Left);
     QCOMPARE(w.currentStep(), 3);
-    // ... ↓ and ↑ scroll a long page, Space moves on ...
+    // ... ↓ and ↑ scroll a page that cannot fit (a tiny screen), Space moves on ...
+    w.resize(480, 300);
     w.goToStep(14);
     QScrollBar* bar = w.currentPage()->findChild<QScrollArea*>()->verticalScrollBar();
-    QVERIFY(bar->maximum() > 0);
+    QTRY_VERIFY(bar->maximum() > 0);
     QCOMPARE(bar->value(), 0);
     QTest::keyClick(w.currentPage(), Qt::Key_Down);
     QVERIFY(bar->value() > 0);
@@ -147,13 +186,26 @@ void TestPresentationMode::revealRowByRow() {
     w.presentationMode()->setActive(true);
     w.presentationMode()->setReveal(true);
     views::StepPage* page = w.currentPage();
-    const QStringList computed{"masked-scores", "causal-weights", "method-difference"};
-    // Given (the scores) or brought from the previous step for comparison: shown whole.
-    QCOMPARE(page->heatmap("attn-scores")->revealedRows(), -1);
-    QCOMPARE(page->heatmap("causal-weights-renormalized")->revealedRows(), -1);
-    for (const QString& id : computed) QCOMPARE(page->heatmap(id)->revealedRows(), 0);
+    // The matrices the step computes start hidden; the given ones (inputs, parameters) show.
+    QStringList computed;
+    int hiddenRows = 0;
+    for (const QString& id : page->matrixIds()) {
+        const attn::StepMatrix* m = page->shownMatrix(id);
+        QVERIFY(m);
+        if (m->derivation == attn::Derivation::None) {
+            QCOMPARE(page->heatmap(id)->revealedRows(), -1);
+        } else {
+            QCOMPARE(page->heatmap(id)->revealedRows(), 0);
+            computed << id;
+            hiddenRows += static_cast<int>(m->values.rows());
+        }
+    }
+    QVERIFY(computed.size() >= 2);
+    QVERIFY(computed.contains("masked-scores") && computed.contains("causal-weights"));
 
-    attn::HeatmapWidget* first = page->heatmap("masked-scores");
+    attn::HeatmapWidget* first = page->heatmap(computed[0]);
+    const int rows = first->rowCount();
+    QVERIFY(rows >= 3);
     QTest::keyClick(page, Qt::Key_Space);
     QCOMPARE(first->revealedRows(), 1);
     QVERIFY(first->rowRevealed(0));
@@ -162,20 +214,20 @@ void TestPresentationMode::revealRowByRow() {
     QCOMPARE(first->revealedRows(), 2);
     QTest::keyClick(page, Qt::Key_Up);  // back one row
     QCOMPARE(first->revealedRows(), 1);
-    for (int i = 0; i < 5; ++i) QTest::keyClick(page, Qt::Key_Space);
-    QCOMPARE(first->revealedRows(), 6);
-    QCOMPARE(page->heatmap("causal-weights")->revealedRows(), 0);
+    for (int i = 1; i < rows; ++i) QTest::keyClick(page, Qt::Key_Space);
+    QCOMPARE(first->revealedRows(), rows);
+    QCOMPARE(page->heatmap(computed[1])->revealedRows(), 0);
     QTest::keyClick(page, Qt::Key_PageDown);  // a clicker's "next" reveals too
-    QCOMPARE(page->heatmap("causal-weights")->revealedRows(), 1);
-    // The rest: 5 + 6 rows, all on this step.
-    for (int i = 0; i < 11; ++i) QTest::keyClick(page, Qt::Key_Space);
+    QCOMPARE(page->heatmap(computed[1])->revealedRows(), 1);
+    // The rest, all on this step.
+    for (int i = rows + 1; i < hiddenRows; ++i) QTest::keyClick(page, Qt::Key_Space);
     QCOMPARE(w.currentStep(), 11);
-    for (const QString& id : computed) QCOMPARE(page->heatmap(id)->revealedRows(), 6);
+    for (const QString& id : computed)
+        QCOMPARE(page->heatmap(id)->revealedRows(), page->heatmap(id)->rowCount());
     // Everything shown: the next key goes to the next step, which starts hidden.
     QTest::keyClick(page, Qt::Key_Space);
     QCOMPARE(w.currentStep(), 12);
     QCOMPARE(w.currentPage()->heatmap("dropped-weights")->revealedRows(), 0);
-    QCOMPARE(w.currentPage()->heatmap("causal-weights")->revealedRows(), -1);
     // Left goes back a step, and the step starts hidden again.
     QTest::keyClick(w.currentPage(), Qt::Key_Left);
     QCOMPARE(w.currentStep(), 11);
@@ -186,6 +238,191 @@ void TestPresentationMode::revealRowByRow() {
     QTest::keyClick(page, Qt::Key_Space);  // presenting without reveal: Space is "next"
     QCOMPARE(w.currentStep(), 12);
     QCOMPARE(w.currentPage()->heatmap("dropped-weights")->revealedRows(), -1);
+}
+
+// A clicker in the normal window: → and PageDown put the cache's tokens in one at a time from the
+// first, then move on; ← and PageUp take them out again, then go back a step.
+void TestPresentationMode::framesStepByClicker() {
+    MainWindow w(framesBetweenSteps());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.goToStep(1);
+    QTest::keyClick(w.currentPage(), Qt::Key_Right);
+    QCOMPARE(w.currentStep(), 2);
+    views::StepPage* kv = w.currentPage();
+    const int frames = kv->frameCount();
+    QVERIFY(frames > 1);
+    QCOMPARE(kv->frame(), 0);  // one token in the cache
+    for (int f = 1; f < frames; ++f) {
+        QTest::keyClick(w.currentPage(), f % 2 ? Qt::Key_PageDown : Qt::Key_Right);
+        QCOMPARE(w.currentStep(), 2);
+        QCOMPARE(kv->frame(), f);
+    }
+    QTest::keyClick(w.currentPage(), Qt::Key_Right);  // every token in: the next step
+    QCOMPARE(w.currentStep(), 3);
+    QTest::keyClick(w.currentPage(), Qt::Key_Left);  // back: the step as it was left
+    QCOMPARE(w.currentStep(), 2);
+    QCOMPARE(kv->frame(), frames - 1);
+    for (int f = frames - 2; f >= 0; --f) {
+        QTest::keyClick(w.currentPage(), f % 2 ? Qt::Key_PageUp : Qt::Key_Left);
+        QCOMPARE(w.currentStep(), 2);
+        QCOMPARE(kv->frame(), f);
+    }
+    QTest::keyClick(w.currentPage(), Qt::Key_PageUp);
+    QCOMPARE(w.currentStep(), 1);
+    // Entered from anywhere but the next step (the list, Home/End): the first token.
+    kv->setFrame(3);
+    w.goToStep(2);
+    QCOMPARE(kv->frame(), 0);
+}
+
+void TestPresentationMode::framesWhilePresenting() {
+    MainWindow w(framesBetweenSteps());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.goToStep(1);
+    w.presentationMode()->setActive(true);
+    QTest::keyClick(w.currentPage(), Qt::Key_Space);
+    views::StepPage* kv = w.currentPage();
+    QCOMPARE(w.currentStep(), 2);
+    QCOMPARE(kv->frame(), 0);
+    for (int f = 1; f < kv->frameCount(); ++f) {
+        QTest::keyClick(w.currentPage(), Qt::Key_Space);
+        QCOMPARE(kv->frame(), f);
+        QCOMPARE(w.currentStep(), 2);
+    }
+    QTest::keyClick(w.currentPage(), Qt::Key_Space);
+    QCOMPARE(w.currentStep(), 3);
+}
+
+// Reveal on a step with frames: each token's new rows wait for a key, the rows the cache already
+// had stay shown, and only a fully shown frame moves on to the next token.
+void TestPresentationMode::revealFrameByFrame() {
+    MainWindow w(framesBetweenSteps());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.presentationMode()->setActive(true);
+    w.presentationMode()->setReveal(true);
+    w.goToStep(2);
+    views::StepPage* kv = w.currentPage();
+    QCOMPARE(kv->frame(), 0);
+    QVERIFY(!frameFullyShown(kv));  // the computed rows of the first token are hidden
+    int presses = 0;
+    int frame = 0;
+    while (w.currentStep() == 2 && presses < 500) {
+        const bool wasShown = frameFullyShown(kv);
+        QTest::keyClick(w.currentPage(), presses % 2 ? Qt::Key_Space : Qt::Key_PageDown);
+        ++presses;
+        if (w.currentStep() != 2) {
+            QVERIFY(wasShown);
+            break;
+        }
+        if (kv->frame() == frame) continue;
+        QVERIFY2(wasShown, qPrintable(QStringLiteral("frame %1 moved on half shown").arg(frame)));
+        QCOMPARE(kv->frame(), frame + 1);
+        frame = kv->frame();
+        // The new token's rows are hidden; a growing matrix keeps the rows it had.
+        int growing = 0;
+        for (const QString& id : kv->matrixIds()) {
+            const attn::StepMatrix* m = kv->shownMatrix(id);
+            if (!m || m->frame < 0 || m->derivation == attn::Derivation::None) continue;
+            const attn::StepMatrix* before = kv->step().find(id.toStdString(), frame - 1);
+            QVERIFY(before);
+            const int rows = static_cast<int>(m->values.rows());
+            const int had = static_cast<int>(before->values.rows());
+            QCOMPARE(kv->heatmap(id)->revealedRows(), had < rows ? had : 0);
+            if (had < rows) ++growing;
+        }
+        QVERIFY(growing > 0);  // the cache grows by the token's key and value
+    }
+    QCOMPARE(frame, kv->frameCount() - 1);
+    QCOMPARE(w.currentStep(), 3);
+    // Up hides a row again; Left goes back a token, which was seen: all of it shows.
+    w.goToStep(2);
+    kv->setFrame(2);
+    QTest::keyClick(w.currentPage(), Qt::Key_Right);
+    QCOMPARE(kv->frame(), 2);  // revealing, not moving on
+    QTest::keyClick(w.currentPage(), Qt::Key_Left);
+    QCOMPARE(kv->frame(), 1);
+    QVERIFY(frameFullyShown(kv));
+}
+
+void TestPresentationMode::pageOpensAtItsTop() {
+    MainWindow w;
+    w.resize(900, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.goToStep(14);
+    QScrollBar* bar = w.currentPage()->findChild<QScrollArea*>()->verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 0);
+    bar->setValue(bar->maximum());
+    QVERIFY(bar->value() > 0);
+    w.goToStep(15);
+    w.goToStep(14);
+    QCOMPARE(bar->value(), 0);
+}
+
+void TestPresentationMode::pagesFitTheScreen_data() {
+    QTest::addColumn<QSize>("screen");
+    QTest::addColumn<QString>("language");
+    QTest::newRow("1920x1080 en") << QSize(1920, 1080) << "en";
+    QTest::newRow("1280x720 en") << QSize(1280, 720) << "en";
+    QTest::newRow("1920x1080 zh_CN") << QSize(1920, 1080) << "zh_CN";
+    QTest::newRow("1280x720 zh_CN") << QSize(1280, 720) << "zh_CN";
+}
+
+// Presenting, every step and every frame fits the screen: nothing to scroll, the top in view.
+void TestPresentationMode::pagesFitTheScreen() {
+    QFETCH(QSize, screen);
+    QFETCH(QString, language);
+    MainWindow w;
+    QVERIFY(w.setLanguage(language));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.presentationMode()->setActive(true);
+    // The projector's size: the offscreen platform has one 800 × 600 screen, and would put a
+    // full-screen window back to it.
+    w.setWindowState(Qt::WindowNoState);
+    w.resize(screen);
+    QTRY_COMPARE(w.size(), screen);
+    for (int n = 1; n <= w.stepCount(); ++n) {
+        w.goToStep(n);
+        views::StepPage* page = w.currentPage();
+        QScrollBar* bar = page->findChild<QScrollArea*>()->verticalScrollBar();
+        for (int f = 0; f < std::max(page->frameCount(), 1); ++f) {
+            if (page->frameCount() > 0) page->setFrame(f);
+            QTRY_VERIFY2(bar->maximum() == 0,
+                         qPrintable(QStringLiteral("step %1 frame %2: %3 px to scroll, scale %4")
+                                        .arg(n)
+                                        .arg(f)
+                                        .arg(bar->maximum())
+                                        .arg(page->shownScale())));
+            QCOMPARE(bar->value(), 0);
+        }
+        // A full-HD projector shows every page at a readable size, not the smallest.
+        if (screen.height() >= 1080)
+            QVERIFY2(page->shownScale() >= 0.5,
+                     qPrintable(QStringLiteral("step %1 at %2").arg(n).arg(page->shownScale())));
+    }
+}
+
+// A hover tooltip would cover the matrices on the projector: presenting, the bar under the page
+// explains the cell instead.
+void TestPresentationMode::noTooltipsWhilePresenting() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.goToStep(8);
+    attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
+    const QString id = w.currentPage()->matrixIds().constFirst();
+    QVERIFY(!map->tooltipText(1, 1).isEmpty());
+    w.presentationMode()->setActive(true);
+    QVERIFY(map->tooltipText(1, 1).isEmpty());
+    QVERIFY(w.page(10)->heatmaps().constFirst()->tooltipText(0, 0).isEmpty());  // built later
+    const QString bar = w.currentPage()->explainCell(id, 1, 1);
+    QVERIFY2(bar.contains(QLatin1Char('=')), qPrintable(bar));
+    w.presentationMode()->setActive(false);
+    QVERIFY(!map->tooltipText(1, 1).isEmpty());
 }
 
 QTEST_MAIN(TestPresentationMode)

@@ -2,10 +2,12 @@
 // do nothing at all, which a teacher discovers in front of the class. Lists every QAction and
 // QShortcut key of the walkthrough window and of the explore window and fails on a duplicate.
 #include <QAction>
+#include <QDialog>
 #include <QHash>
 #include <QKeySequence>
 #include <QShortcut>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTest>
 
 #include "app/gui/explore_window.h"
@@ -58,6 +60,51 @@ private slots:
         QCOMPARE(byKey.value(QStringLiteral("Ctrl+E")), QStringLiteral("Explore"));
         QCOMPARE(byKey.value(QStringLiteral("Ctrl+Alt+E")), QStringLiteral("Export heatmap…"));
         QCOMPARE(byKey.value(QStringLiteral("F11")).isEmpty(), false);
+    }
+
+    // Help > Keyboard shortcuts (F1) lists every key of the window, from its actions and its
+    // navigation and presentation keys: a new action appears there without editing the list.
+    void helpListsEveryKey() {
+        MainWindow w;
+        const QList<std::pair<QString, QString>> rows = w.keyboardShortcuts();
+        QStringList keys;
+        for (const auto& [k, description] : rows) {
+            QVERIFY2(!description.isEmpty(), qPrintable(k));
+            keys << k.split(QStringLiteral(" / "));
+        }
+        int actions = 0;
+        for (const QAction* a : w.findChildren<QAction*>())
+            for (const QKeySequence& key : a->shortcuts()) {
+                const QString name = key.toString(QKeySequence::NativeText);
+                QVERIFY2(keys.contains(name), qPrintable(name + QStringLiteral(" missing")));
+                ++actions;
+            }
+        QVERIFY(actions >= 10);
+        // The clicker's keys and the keys of presenting.
+        for (const QString& key :
+             {QStringLiteral("→"), QStringLiteral("←"), QStringLiteral("↓"),
+              QKeySequence(Qt::Key_PageDown).toString(QKeySequence::NativeText),
+              QKeySequence(Qt::Key_PageUp).toString(QKeySequence::NativeText),
+              QKeySequence(Qt::Key_Space).toString(QKeySequence::NativeText),
+              QKeySequence(Qt::Key_Escape).toString(QKeySequence::NativeText),
+              QKeySequence(Qt::Key_Home).toString(QKeySequence::NativeText)})
+            QVERIFY2(keys.contains(key), qPrintable(key + QStringLiteral(" missing")));
+        QVERIFY(rows.size() >= actions);
+
+        // F1 opens it, also while presenting (menu bar hidden): a table of exactly these rows.
+        QAction* help = nullptr;
+        for (QAction* a : w.actions())
+            if (a->shortcuts().contains(QKeySequence(Qt::Key_F1))) help = a;
+        QVERIFY(help);
+        help->trigger();
+        auto* dialog = w.findChild<QDialog*>();
+        QVERIFY(dialog && dialog->isVisible());
+        auto* table = dialog->findChild<QTableWidget*>();
+        QVERIFY(table);
+        QCOMPARE(table->rowCount(), rows.size());
+        QCOMPARE(table->item(0, 0)->text(), rows.constFirst().first);
+        QCOMPARE(table->item(0, 1)->text(), rows.constFirst().second);
+        dialog->close();
     }
 
     void exploreKeysAreUnique() {

@@ -193,12 +193,52 @@ private slots:
             QVERIFY2(fact("max_abs_diff", frame) <= 1e-5, qPrintable(QString::number(frame)));
             QCOMPARE(fact("cache_tokens", frame), frame + 1.0);
         }
-        // 2 tensors × 1 head × 6 tokens × head_dim 2 × 4 bytes
-        QCOMPARE(fact("cache_bytes", 5), 2.0 * 1 * 6 * 2 * 4);
-        // d_in 3, d_out 2, one head: Σ_n (18 + 4n + 4) = 6·22 + 4·21 with the cache.
-        QCOMPARE(fact("mults_with_cache", 5), 6 * 22.0 + 4 * 21.0);
-        // Σ_n (18n + 4n² + 4n) = 22·21 + 4·91 without it.
-        QCOMPARE(fact("mults_without_cache", 5), 22 * 21.0 + 4 * 91.0);
+        // Step 14's MultiHeadAttention: 2 tensors × 2 heads × 6 tokens × head_dim 2 × 4 bytes.
+        QCOMPARE(fact("cache_bytes", 5), 2.0 * 2 * 6 * 2 * 4);
+        // d_in 3, d_out 4: Σ_n (3·3·4 + 2·n·4 + 4²) = 6·52 + 8·21 with the cache.
+        QCOMPARE(fact("mults_with_cache", 5), 6 * 52.0 + 8 * 21.0);
+        // Σ_n (36n + 8n² + 16n) = 52·21 + 8·91 without it.
+        QCOMPARE(fact("mults_without_cache", 5), 52 * 21.0 + 8 * 91.0);
+    }
+
+    // Step 16 decodes with step 14's module: both heads in every frame, the same full pass.
+    void kvCacheIsStep14sTwoHeadModule() {
+        const attn::Step& kv = steps_[15];
+        const attn::Step& mh = steps_[13];
+        QCOMPARE(matrix(kv, "full-output").values.cols(), Eigen::Index{4});
+        QVERIFY(
+            (matrix(kv, "full-output").values - matrix(mh, "output").values).cwiseAbs().maxCoeff() <
+            1e-6f);
+        for (int frame = 0; frame < 6; ++frame)
+            for (const char* id : {"new-query", "cached-keys", "cached-values",
+                                   "new-weights-head-1", "new-weights-head-2", "cached-outputs"}) {
+                const attn::StepMatrix* m = kv.find(id, frame);
+                QVERIFY2(m && m->frame == frame, id);
+                if (QByteArray(id).startsWith("cached-"))
+                    QCOMPARE(m->values.rows(), Eigen::Index{frame + 1});
+            }
+        // The cache as the module keeps it: (tokens, d_out), head 2 in columns 3-4.
+        const attn::StepMatrix* keys = kv.find("cached-keys", 4);
+        QVERIFY(keys);
+        QCOMPARE(keys->values.cols(), Eigen::Index{4});
+        QCOMPARE(keys->col_labels[2], std::string("h2·1"));
+        const QString k = QString::fromStdString(attn::explain_cell(kv, *keys, 1, 2));
+        QVERIFY2(k.startsWith(QStringLiteral("head 2: k₂₃ = x₂ · W_k[:, 3] = ")), qPrintable(k));
+        // Frame 2 ("starts"), head 2: its weights over the three cached keys sum to 1, and the
+        // explanation names the head.
+        const attn::StepMatrix* w = kv.find("new-weights-head-2", 2);
+        QVERIFY(w);
+        QCOMPARE(w->values.cols(), Eigen::Index{3});
+        QVERIFY(std::abs(w->values.sum() - 1.0f) < 1e-5f);
+        const QString text = QString::fromStdString(attn::explain_cell(kv, *w, 0, 1));
+        QVERIFY2(text.startsWith(QStringLiteral("head 2: ω̃₃₂ = ω₃₂ / √2 = ")) &&
+                     text.contains(QStringLiteral("; α₃₂ = exp(ω̃₃₂ − max)")),
+                 qPrintable(text));
+        // The decoded output row 2 of frame 5 is out_proj of the cached heads, with the bias.
+        const attn::StepMatrix* out = kv.find("cached-outputs", 5);
+        QVERIFY(out);
+        const QString y = QString::fromStdString(attn::explain_cell(kv, *out, 2, 0));
+        QVERIFY2(y.startsWith(QStringLiteral("y₃₁ = z₃ · W_o[:, 1] + b₁ = ")), qPrintable(y));
     }
 
     void explanations_data() {
@@ -212,14 +252,51 @@ private slots:
             << "ω₂₃ = x₂ · x₃ = (0.5500·0.5700 + 0.8700·0.8500 + 0.6600·0.6400) = 1.4754";
         QTest::newRow("scaled score from q2 and k3")
             << 8 << "attn-scores-scaled" << 1 << 2
-            << "ω₂₃ = q₂ · k₃ / √2 = (0.4306·0.4361 + 1.4551·1.1156) / 1.4142 = 1.2806";
+            << "ω̃₂₃ = q₂ · k₃ / √2 = (0.4306·0.4361 + 1.4551·1.1156) / 1.4142 = 1.2806";
+        // exp() of the value actually exponentiated: the score minus the row maximum 1.4950.
+        QTest::newRow("stable softmax shows the shifted exponent")
+            << 3 << "softmax" << 0 << 0
+            << "α₂₁ = exp(ω₂₁ − max) / Σⱼ exp(ω₂ⱼ − max), max = 1.4950: exp(0.9544 − 1.4950) = "
+               "exp(−0.5406) = 0.5824; ";
+        QTest::newRow("softmax weight ends with its value")
+            << 3 << "softmax" << 0 << 0 << "/ 4.2036 = 0.1385";
+        QTest::newRow("scaled weights exponentiate ω̃")
+            << 8 << "attn-weights" << 1 << 2 << "α₂₃ = exp(ω̃₂₃ − max) / Σⱼ exp(ω̃₂ⱼ − max)";
+        QTest::newRow("softmax with the division names ω̃")
+            << 11 << "causal-weights" << 1 << 0 << "ω̃₂₁ = ω₂₁ / √2 = ";
+        QTest::newRow("naive softmax overflows")
+            << 3 << "large-naive-softmax" << 0 << 1 << "α₂₂ = exp(ω₂₂) / Σⱼ exp(ω₂ⱼ) = exp(149.5";
+        QTest::newRow("scores times 100")
+            << 3 << "large-scores" << 0 << 1 << "ω₂₂ · 100 = 1.4950 · 100 = 149.5000";
+        QTest::newRow("causal mask cell")
+            << 10 << "causal-mask" << 1 << 3 << "m₂₄ = 0: key 4 comes after query 2";
         QTest::newRow("projection of the query")
             << 7 << "queries" << 1 << 0 << "q₂₁ = x₂ · W_q[:, 1] = ";
         QTest::newRow("masked score") << 11 << "masked-scores" << 0 << 1 << "ω₁₂ = −∞";
         QTest::newRow("dropped weight")
-            << 12 << "dropped-weights" << 1 << 0 << "dropped (was 0.4833)";
-        QTest::newRow("kept weight")
-            << 12 << "dropped-weights" << 2 << 0 << "= 0.3190 / 0.5000 = 0.6380";
+            << 12 << "dropped-weights" << 1 << 0 << "α′₂₁ = 0: dropped (α₂₁ was 0.4833)";
+        QTest::newRow("kept weight") << 12 << "dropped-weights" << 2 << 0
+                                     << "α′₃₁ = α₃₁ / (1 − p) = 0.3190 / (1 − 0.5) = 0.6380";
+        QTest::newRow("wrapper head weight names its head")
+            << 14 << "wrapper-head-2" << 1 << 0 << "head 2: ω̃₂₁ = ω₂₁ / √2 = ";
+        QTest::newRow("fused head weight exponentiates ω̃")
+            << 14 << "head-1" << 1 << 0 << "; α₂₁ = exp(ω̃₂₁ − max) / Σⱼ exp(ω̃₂ⱼ − max)";
+        QTest::newRow("fused W_query column feeds head 2")
+            << 14 << "W_query-fused" << 0 << 2
+            << ": column 3 feeds head 2 (columns 3–4), its column 1";
+        QTest::newRow("concatenation names head and column")
+            << 14 << "concat" << 3 << 3
+            << "z₄₄ = head 2, column 2 (columns 3–4 are head 2): z₄₂ = Σⱼ α₄ⱼ · vⱼ₂ = ";
+        QTest::newRow("wrapper concatenation") << 14 << "wrapper-context" << 0 << 1
+                                               << "z₁₂ = head 1, column 2 (columns 1–2 are head 1)";
+        QTest::newRow("out_proj with bias")
+            << 14 << "output" << 0 << 3 << "y₁₄ = z₁ · W_o[:, 4] + b₄";
+        QTest::newRow("batch item values")
+            << 13 << "batch-2-values" << 0 << 0 << "v₁₁ = x₁ · W_v[:, 1] = 0.4300·";
+        QTest::newRow("cross-attention keys from the source")
+            << 15 << "keys" << 0 << 0 << "k₁₁ = s₁ · W_k[:, 1] = ";
+        QTest::newRow("cross-attention scaled score")
+            << 15 << "cross-scores" << 0 << 0 << "ω̃₁₁ = q₁ · k₁ / √2";
     }
 
     void explanations() {
@@ -232,6 +309,111 @@ private slots:
         const QString text = QString::fromStdString(
             attn::explain_cell(s, matrix(s, matrixId.toStdString()), row, col));
         QVERIFY2(text.contains(expected), qPrintable(text + "  <- expected: " + expected));
+    }
+
+    // Every cell of every drawn matrix that is computed explains itself with its numbers; only
+    // given matrices (inputs, parameters, the random keep mask) have no formula.
+    void everyComputedCellIsExplained() {
+        const std::set<std::string> given = {"inputs",  "query",    "W_query",     "W_key",
+                                             "W_value", "out_proj", "dropout-mask"};
+        for (const attn::Step& s : steps_)
+            for (const attn::StepMatrix& m : s.matrices) {
+                const bool isGiven = m.derivation == attn::Derivation::None && m.head_dim == 0;
+                if (isGiven) {
+                    QVERIFY2(given.count(m.id),
+                             (s.id + ": " + m.id + " has no derivation").c_str());
+                    continue;
+                }
+                for (Eigen::Index r = 0; r < m.values.rows(); ++r)
+                    for (Eigen::Index c = 0; c < m.values.cols(); ++c) {
+                        const std::string text = attn::explain_cell(s, m, r, c);
+                        QVERIFY2(
+                            !text.empty() && text.find(" = ") != std::string::npos,
+                            (s.id + ": " + m.id + " " + std::to_string(r) + "," + std::to_string(c))
+                                .c_str());
+                    }
+            }
+    }
+
+    // One notation: α′ after dropout, never "α = α / (1 − p)"; ω̃ where ω / √d_k is exponentiated.
+    void notationIsOneWay() {
+        for (const attn::Step& s : steps_)
+            for (const attn::StepMatrix& m : s.matrices)
+                for (Eigen::Index r = 0; r < m.values.rows(); ++r)
+                    for (Eigen::Index c = 0; c < m.values.cols(); ++c) {
+                        const QString text = QString::fromStdString(attn::explain_cell(s, m, r, c));
+                        if (m.derivation == attn::Derivation::Dropout)
+                            QVERIFY2(text.startsWith(QStringLiteral("α′")), qPrintable(text));
+                        if (m.derivation == attn::Derivation::Softmax && m.divisor != 1.0f &&
+                            !text.contains(QStringLiteral("exp(−∞)")))
+                            QVERIFY2(text.contains(QStringLiteral("ω̃")) &&
+                                         !QString(text)
+                                              .remove(QStringLiteral("ω̃"))
+                                              .contains(QStringLiteral("exp(ω")),
+                                     qPrintable(text));
+                        QVERIFY2(!text.contains(QStringLiteral("/√")), qPrintable(text));
+                    }
+    }
+
+    // Step 8: at the tutorial's d_k = 2 nothing saturates; at d_k = 64 the unscaled weights are
+    // nearly one-hot and the scaled ones are not.
+    void scalingMattersAtWideHeads() {
+        const attn::Step& s = steps_[7];
+        auto meanRowMax = [&](const char* id) {
+            return static_cast<double>(matrix(s, id).values.rowwise().maxCoeff().mean());
+        };
+        QVERIFY(meanRowMax("attn-weights-unscaled") < 0.3);
+        QVERIFY(meanRowMax("attn-weights") < 0.3);
+        const attn::StepMatrix& wideUnscaled = matrix(s, "attn-weights-unscaled-64");
+        const attn::StepMatrix& wideScaled = matrix(s, "attn-weights-64");
+        QCOMPARE(wideUnscaled.values.rows(), Eigen::Index{6});
+        QVERIFY2(meanRowMax("attn-weights-unscaled-64") > 0.85,
+                 qPrintable(QString::number(meanRowMax("attn-weights-unscaled-64"))));
+        QVERIFY2(meanRowMax("attn-weights-64") < 0.6,
+                 qPrintable(QString::number(meanRowMax("attn-weights-64"))));
+        QCOMPARE(wideScaled.divisor, 8.0f);
+        const attn::StepMatrix* scores = s.find("attn-scores-64");
+        QVERIFY(scores && scores->values.cols() == 6);
+        QCOMPARE(s.find("queries-64")->values.cols(), Eigen::Index{64});
+        // The text quotes the record's means, 4 decimals.
+        QCOMPARE(QString::fromStdString(s.arg("wide_max_unscaled")),
+                 QString::number(meanRowMax("attn-weights-unscaled-64"), 'f', 4));
+        QCOMPARE(QString::fromStdString(s.arg("wide_d_k")), QStringLiteral("64"));
+    }
+
+    // Dropped cells: the tutorial's dropout zeroes 9 of the 21 weights on and below the
+    // diagonal (the printed tensor's zeros there); masked cells are not "dropped".
+    void droppedCellsAreMarked() {
+        const attn::Step& s = steps_[11];
+        const attn::StepMatrix& d = matrix(s, "dropped-weights");
+        QCOMPARE(d.dropped.rows(), Eigen::Index{6});
+        QCOMPARE(d.dropped.count(), Eigen::Index{9});
+        QVERIFY(d.dropped(1, 0) && d.dropped(1, 1) && d.dropped(5, 5));
+        QVERIFY(!d.dropped(0, 0) && !d.dropped(0, 1) && !d.dropped(2, 2));
+        for (const attn::Step& step : steps_)
+            for (const attn::StepMatrix& m : step.matrices)
+                if (m.derivation == attn::Derivation::Dropout)
+                    QCOMPARE(m.dropped.size(), m.values.size());
+        QCOMPARE(s.arg("kept_unmasked"), std::string("12"));
+        QCOMPARE(s.arg("dropped_cells"), std::string("9"));
+        // Inference has its own code and the count of kept cells holds in training only.
+        QVERIFY(s.inference_snippet.find(".eval()") != std::string::npos);
+        bool keptIsTrainingOnly = false;
+        for (const attn::StepFact& f : s.facts)
+            if (f.id == "kept_cells") keptIsTrainingOnly = f.training_only;
+        QVERIFY(keptIsTrainingOnly);
+    }
+
+    // Step 3's grid: the naive softmax of the scores × 100 is NaN exactly where exp() overflows
+    // (score × 100 above 88.72): Your, journey, starts and step.
+    void largeScoresOverflowWhereTheTextSays() {
+        const attn::Step& s = steps_[2];
+        const Matrix& naive = matrix(s, "large-naive-softmax").values;
+        // 95.44, 149.50, 147.54, 84.34, 70.70, 108.65: four above 88.72.
+        QCOMPARE(naive.array().isNaN().count(), Eigen::Index{4});
+        QVERIFY(std::isnan(naive(0, 0)) && naive(0, 3) == 0.0f && naive(0, 4) == 0.0f);
+        QCOMPARE(s.arg("large_nan_count"), std::string("4"));
+        QCOMPARE(s.arg("large_factor"), std::string("100"));
     }
 
     void editedInputsRecompute() {

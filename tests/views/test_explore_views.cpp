@@ -8,7 +8,9 @@
 #include <cmath>
 #include <tuple>
 
+#include "model/examples.h"
 #include "model/kv_trace.h"
+#include "model/number_format.h"
 #include "model/runner.h"
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
@@ -16,6 +18,7 @@
 #include "views/explore_weight_editor.h"
 #include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
+#include "views/language.h"
 
 namespace {
 
@@ -30,7 +33,13 @@ attn::Matrix weightNamed(const attn::RunResult& run, const std::string& name) {
 class TestExploreViews : public QObject {
     Q_OBJECT
 
+    views::Translation translation_;
+
 private slots:
+    // As the app starts: English, whose plural forms ("1 token", "2 tokens") come from its own
+    // small translation file.
+    void initTestCase() { QVERIFY(translation_.install(QStringLiteral("en"))); }
+
     void kvTraceEqualsFullPass_data() {
         QTest::addColumn<int>("tokens");
         QTest::addColumn<int>("dIn");
@@ -146,10 +155,16 @@ private slots:
         grid.setHeads(weights, {"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"});
         QCOMPARE(grid.headCount(), 4);
         QCOMPARE(grid.heatmap(2)->inputValue(4, 1), double{weights[2](4, 1)});
+        // Each row its own range by default: with causal attention the first row's 1.0 would
+        // wash out the others.
+        QCOMPARE(grid.range(), views::ExploreHeadsGrid::Range::PerRow);
+        QCOMPARE(grid.heatmap(0)->rangeMode(), attn::HeatmapWidget::RangeMode::Row);
+        grid.setRange(views::ExploreHeadsGrid::Range::Shared);
         QVERIFY(!grid.heatmap(0)->isAutoRange());
         QCOMPARE(grid.heatmap(0)->rangeUpper(), grid.heatmap(3)->rangeUpper());
-        grid.setSharedScale(false);
+        grid.setRange(views::ExploreHeadsGrid::Range::PerHead);
         QVERIFY(grid.heatmap(0)->isAutoRange());
+        QCOMPARE(grid.heatmap(0)->rangeMode(), attn::HeatmapWidget::RangeMode::Matrix);
         grid.highlightRow(2);
         for (int h = 0; h < 4; ++h)
             QCOMPARE(grid.heatmap(h)->highlightedRow(), std::optional<int>(2));
@@ -161,6 +176,132 @@ private slots:
         grid.setHeads({attn::Matrix::Constant(300, 300, 1.0f / 300.0f)}, {}, {});
         QVERIFY(grid.simplified());
         QCOMPARE(grid.heatmap(0)->rowCount(), int{views::ExploreHeadsGrid::kMaxGridCells});
+    }
+
+    void headsOfALongCausalExampleDifferOnlyWithTheirOwnRanges() {
+        // 32 tokens, 12 heads: row 1 of every head is 1.0 (the first token sees itself only), so
+        // a range shared by all heads puts every later row near the bottom of the map.
+        const attn::Sequence inputs = attn::random_sequence(32, 12, 5);
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::MultiHeadAttention;
+        config.d_out = 12;
+        config.num_heads = 12;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        std::vector<attn::Matrix> weights;
+        std::vector<attn::BoolMatrix> blocked;
+        for (const attn::AttentionResult& h : run.output.heads[0]) {
+            weights.push_back(h.weights);
+            blocked.push_back(h.blocked);
+        }
+        views::ExploreHeadsGrid grid;
+        grid.resize(1200, 900);
+        grid.setHeads(weights, {}, {}, blocked);
+        QCOMPARE(grid.headCount(), 12);
+        // Colour spread of row 20 (keys 1..20) of head 3: how far apart its cells' colours lie.
+        const auto spread = [&grid] {
+            attn::HeatmapWidget* map = grid.heatmap(2);
+            int lo = 255 * 3, hi = 0;
+            for (int c = 0; c < 20; ++c) {
+                const QColor k = map->cellColor(19, c);
+                lo = std::min(lo, k.red() + k.green() + k.blue());
+                hi = std::max(hi, k.red() + k.green() + k.blue());
+            }
+            return hi - lo;
+        };
+        grid.setRange(views::ExploreHeadsGrid::Range::Shared);
+        const int shared = spread();
+        const QColor sharedCell = grid.heatmap(2)->cellColor(19, 0);
+        grid.setRange(views::ExploreHeadsGrid::Range::PerRow);
+        const int perRow = spread();
+        QVERIFY2(perRow > 2 * shared,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(perRow).arg(shared)));
+        QVERIFY(grid.heatmap(2)->cellColor(19, 0) != sharedCell);
+        // Only the colours change: the value under the cell stays the weight.
+        QCOMPARE(grid.heatmap(2)->inputValue(19, 0), double{weights[2](19, 0)});
+    }
+
+    void headsGridMarksDroppedCellsAndExplainsThem() {
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::MultiHeadAttention;
+        config.d_out = 2;
+        config.num_heads = 2;
+        config.dropout = 0.5f;
+        const attn::RunResult run = attn::run_module(config, attn::tutorial_inputs());
+        std::vector<attn::Matrix> weights;
+        std::vector<attn::BoolMatrix> dropped;
+        for (const attn::AttentionResult& h : run.output.heads[0]) {
+            weights.push_back(h.dropped);
+            dropped.push_back(h.kept.unaryExpr([](bool k) { return !k; }));
+        }
+        views::ExploreHeadsGrid grid;
+        grid.setTooltipProvider([](int head, int row, int column) {
+            return QStringLiteral("head %1 cell %2,%3").arg(head).arg(row).arg(column);
+        });
+        grid.setHeads(weights, {}, {}, {}, dropped);
+        int marked = 0;
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) {
+                QCOMPARE(grid.heatmap(1)->cellDropped(i, j), dropped[1](i, j));
+                marked += dropped[1](i, j) ? 1 : 0;
+            }
+        QVERIFY(marked > 0);
+        QCOMPARE(grid.heatmap(1)->tooltipText(4, 2), QStringLiteral("head 1 cell 4,2"));
+        QCOMPARE(grid.enlarge(1)->tooltipText(3, 0), QStringLiteral("head 1 cell 3,0"));
+    }
+
+    void linesViewHeadsItsColumns() {
+        views::ExploreLinesView lines;
+        QCOMPARE(lines.leftHeading(), QStringLiteral("queries"));
+        QCOMPARE(lines.rightHeading(), QStringLiteral("keys"));
+        lines.resize(500, 300);
+        lines.setData({"a", "b"}, {"x", "y", "z"}, {attn::Matrix::Constant(2, 3, 1.0f / 3.0f)});
+        // The headings are drawn: the strip above the first token holds text pixels.
+        const QImage image = lines.grab().toImage();
+        QVERIFY(!image.isNull());
+        lines.setHeadings(QStringLiteral("target (queries)"), QStringLiteral("source (keys)"));
+        QCOMPARE(lines.leftHeading(), QStringLiteral("target (queries)"));
+        lines.setHeadings({}, {});
+        QCOMPARE(lines.rightHeading(), QStringLiteral("keys"));
+    }
+
+    void stepperSaysTokensAndHeadsInTheRightNumber() {
+        const attn::Sequence inputs = attn::random_sequence(3, 4, 2);
+        attn::KvTraceConfig config;
+        config.d_out = 4;
+        config.num_heads = 1;
+        config.cache_snapshots = true;
+        views::ExploreKvStepper stepper;
+        stepper.setTrace(attn::build_kv_trace(inputs, config), {"a", "b", "c"});
+        stepper.setStep(1);
+        QVERIFY2(stepper.explanationText().contains(QStringLiteral("the 1 earlier token are")),
+                 qPrintable(stepper.explanationText()));
+        QVERIFY2(stepper.countersText().contains(QStringLiteral("2 × 1 head × 2 tokens")),
+                 qPrintable(stepper.countersText()));
+        stepper.setStep(0);
+        QVERIFY2(stepper.countersText().contains(QStringLiteral("(recomputing 1 token)")),
+                 qPrintable(stepper.countersText()));
+    }
+
+    void stepperExplainsItsCells() {
+        const attn::Sequence inputs = attn::random_sequence(4, 4, 3);
+        attn::KvTraceConfig config;
+        config.d_out = 4;
+        config.num_heads = 2;
+        config.cache_snapshots = true;
+        const attn::KvTrace trace = attn::build_kv_trace(inputs, config);
+        views::ExploreKvStepper stepper;
+        stepper.setTrace(trace, {"a", "b", "c", "d"});
+        stepper.setStep(2);
+        stepper.setHead(1);
+        const attn::KvTraceStep& step = trace.steps[2];
+        const QString weight = stepper.weightsHeatmap()->tooltipText(0, 1);
+        QVERIFY2(weight.startsWith(QStringLiteral("ω₃₂ = q₃ · k₂")), qPrintable(weight));
+        QVERIFY2(
+            weight.endsWith(QString::fromStdString(attn::format_fixed(step.attn_weights[1](1)))),
+            qPrintable(weight));
+        QVERIFY(stepper.keysHeatmap()->tooltipText(0, 1).contains(QStringLiteral("read back")));
+        QVERIFY(stepper.valuesHeatmap()->tooltipText(2, 0).contains(QStringLiteral("appended")));
+        QVERIFY(stepper.outputHeatmap()->tooltipText(1, 0).contains(QStringLiteral("recomputed")));
     }
 
     void linesViewFocus() {
@@ -198,9 +339,10 @@ private slots:
         const QImage image = canvas->grab().toImage().convertToFormat(QImage::Format_RGB32);
         const int x = image.width() / 2;
         const QColor head = views::ExploreLinesView::headColor(0);
-        // Row a to x at y = 16 (the top token row), 4 px wide: full colour at y = 15 and 16.
-        QCOMPARE(image.pixelColor(x, 15), head);
-        QCOMPARE(image.pixelColor(x, 16), head);
+        // Row a to x at y = 40 (the top token row, under the column headings), 4 px wide: full
+        // colour at y = 39 and 40.
+        QCOMPARE(image.pixelColor(x, 39), head);
+        QCOMPARE(image.pixelColor(x, 40), head);
         // Row b to y along the bottom: a quarter of the colour over the white background.
         const int bottom = image.height() - 16;
         const QColor faint = image.pixelColor(x, bottom);

@@ -1,11 +1,18 @@
 // The generic step page: every step of the walkthrough builds from its record, each
 // heatmap holds exactly the engine's numbers, and hovering a cell explains it with its own
 // numbers and outlines where it came from.
+#include <qcustomplot.h>
+
 #include <QCheckBox>
+#include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "model/walkthrough.h"
 #include "views/heatmap_widget.h"
@@ -94,6 +101,9 @@ private slots:
     void stepHighlightsOnOpen();
     void tablesShowNumbers();
     void kvCacheFrames();
+    void controlsGrowWithScale();
+    void fitToHeightShrinksToTheScreen();
+    void tooltipsCanBeTurnedOff();
     void dropoutInference();
     void vectorViewOnFirstStep();
     void snippetIsTheTutorials();
@@ -111,7 +121,7 @@ void TestStepPage::everyStepBuilds_data() {
     QTest::newRow("5 all-tokens") << 5 << "all-tokens" << 4;
     QTest::newRow("6 trainable-weights") << 6 << "trainable-weights" << 3;
     QTest::newRow("7 queries-keys-values") << 7 << "queries-keys-values" << 7;
-    QTest::newRow("8 scaled-scores") << 8 << "scaled-scores" << 8;
+    QTest::newRow("8 scaled-scores") << 8 << "scaled-scores" << 10;
     QTest::newRow("9 self-attention-classes") << 9 << "self-attention-classes" << 6;
     QTest::newRow("10 causal-renormalize") << 10 << "causal-renormalize" << 4;
     QTest::newRow("11 causal-softmax") << 11 << "causal-softmax" << 5;
@@ -119,7 +129,7 @@ void TestStepPage::everyStepBuilds_data() {
     QTest::newRow("13 causal-attention-batch") << 13 << "causal-attention-batch" << 6;
     QTest::newRow("14 multi-head") << 14 << "multi-head" << 9;
     QTest::newRow("15 cross-attention") << 15 << "cross-attention" << 6;
-    QTest::newRow("16 kv-cache") << 16 << "kv-cache" << 6;
+    QTest::newRow("16 kv-cache") << 16 << "kv-cache" << 7;
 }
 
 void TestStepPage::everyStepBuilds() {
@@ -162,15 +172,31 @@ void TestStepPage::colourMapsFollowKind() {
             const attn::StepMatrix* m = page.shownMatrix(id);
             const HeatmapWidget* map = page.heatmap(id);
             const QString what = QStringLiteral("step %1 %2").arg(step.number).arg(id);
-            if (m->kind == attn::MatrixKind::Weights || m->kind == attn::MatrixKind::Mask) {
+            if (m->kind == attn::MatrixKind::Mask) {
                 QVERIFY2(map->colorMapName() == QLatin1String("viridis"), qPrintable(what));
-                QVERIFY2(!map->isAutoRange(), qPrintable(what));
+                QVERIFY2(map->rangeMode() == HeatmapWidget::RangeMode::Fixed, qPrintable(what));
                 QCOMPARE(map->rangeLower(), 0.0);
-                // Dropout (p = 0.5) doubles the kept weights: its range is [0, 2].
-                const double upper = m->derivation == attn::Derivation::Dropout
-                                         ? 1.0 / (1.0 - double(m->dropout_p))
-                                         : 1.0;
-                QCOMPARE(map->rangeUpper(), upper);
+                QCOMPARE(map->rangeUpper(), 1.0);
+            } else if (m->kind == attn::MatrixKind::Weights) {
+                // Weights span their own unmasked min..max, so six values near 1/6 still differ.
+                QVERIFY2(map->colorMapName() == QLatin1String("viridis"), qPrintable(what));
+                QVERIFY2(map->rangeMode() == HeatmapWidget::RangeMode::Matrix, qPrintable(what));
+                const attn::Matrix shown = page.shownValues(id);
+                float lo = std::numeric_limits<float>::infinity();
+                float hi = -lo;
+                for (Eigen::Index r = 0; r < shown.rows(); ++r)
+                    for (Eigen::Index c = 0; c < shown.cols(); ++c) {
+                        const bool blocked = m->blocked.size() > 0 && m->blocked(r, c);
+                        if (blocked || !std::isfinite(shown(r, c))) continue;
+                        lo = std::min(lo, shown(r, c));
+                        hi = std::max(hi, shown(r, c));
+                    }
+                if (lo < hi) {
+                    QCOMPARE(map->rangeLower(), double{lo});
+                    QCOMPARE(map->rangeUpper(), double{hi});
+                }
+                QVERIFY2(map->colorScale()->axis()->label().contains(QStringLiteral("this matrix")),
+                         qPrintable(what));
             } else {
                 QVERIFY2(map->colorMapName() == QLatin1String("diverging"), qPrintable(what));
                 QVERIFY2(map->rangeLower() < 0.0 && map->rangeUpper() > 0.0, qPrintable(what));
@@ -186,10 +212,10 @@ void TestStepPage::cellExplanation_data() {
     QTest::addColumn<int>("row");
     QTest::addColumn<int>("column");
     QTest::addColumn<QStringList>("expected");
-    // ω₂₃ = (q₂ · k₃) / √2 with the tutorial's query_2 = [0.4306, 1.4551] and keys[2].
+    // ω̃₂₃ = (q₂ · k₃) / √2 with the tutorial's query_2 = [0.4306, 1.4551] and keys[2].
     QTest::newRow("8 scaled score (2,3)")
         << 8 << "attn-scores-scaled" << 1 << 2
-        << QStringList{"ω₂₃", "0.4306", "1.4551", "0.4361", "1.1156", "1.4142"};
+        << QStringList{"ω̃₂₃", "0.4306", "1.4551", "0.4361", "1.1156", "1.4142"};
     // ω₂₃ = x² · x³ = 1.4754, the tutorial's attn_scores_2[2].
     QTest::newRow("2 score journey·starts")
         << 2 << "attn-scores-journey" << 0 << 2 << QStringList{"ω₂₃", "0.5500", "1.4754"};
@@ -317,7 +343,7 @@ void TestStepPage::kvCacheFrames() {
         page.setFrame(frame);
         QCOMPARE(page.frame(), frame);
         QCOMPARE(page.heatmap(QStringLiteral("cached-keys"))->rowCount(), frame + 1);
-        QCOMPARE(page.heatmap(QStringLiteral("new-weights"))->columnCount(), frame + 1);
+        QCOMPARE(page.heatmap(QStringLiteral("new-weights-head-2"))->columnCount(), frame + 1);
         for (const QString& id : page.matrixIds()) {
             const attn::StepMatrix* m = modelMatrix(step, id.toStdString(), frame);
             QVERIFY2(m, qPrintable(id));
@@ -334,10 +360,10 @@ void TestStepPage::kvCacheFrames() {
         }
         QVERIFY(with > 0.0 && without >= with);
         const QString facts = page.factsText();
-        const QLocale locale;
-        QVERIFY2(facts.contains(locale.toString(static_cast<qlonglong>(with))), qPrintable(facts));
+        // Whole numbers without group separators, whatever the locale (model/number_format.h).
+        QVERIFY2(facts.contains(QString::number(static_cast<qlonglong>(with))), qPrintable(facts));
         QVERIFY2(facts.contains(QStringLiteral("Multiplications saved: ") +
-                                locale.toString(static_cast<qlonglong>(without - with))),
+                                QString::number(static_cast<qlonglong>(without - with))),
                  qPrintable(facts));
         // The row this token appended to the cache is outlined.
         if (frame > 0)
@@ -350,6 +376,65 @@ void TestStepPage::kvCacheFrames() {
     QCOMPARE(page.frame(), 0);
     // The new query row of the first frame is "Your".
     QCOMPARE(page.heatmap(QStringLiteral("new-query"))->rowLabels(), QStringList{"Your"});
+}
+
+// A teacher clicks "Next token" on a projector: the frame controls grow with the page.
+void TestStepPage::controlsGrowWithScale() {
+    StepPage page(stepNumber(16));
+    QPushButton* nextToken = nullptr;
+    for (QPushButton* b : page.findChildren<QPushButton*>())
+        if (b->text().contains(QStringLiteral("Next token"))) nextToken = b;
+    QVERIFY(nextToken);
+    const double normalSize = nextToken->font().pointSizeF();
+    const int normalHeight = nextToken->minimumHeight();
+    page.setScale(2.0);
+    QCOMPARE(nextToken->font().pointSizeF(), 2.0 * normalSize);
+    QVERIFY2(nextToken->minimumHeight() >= 2 * normalHeight - 1,
+             qPrintable(QString::number(nextToken->minimumHeight())));
+    QVERIFY(nextToken->minimumHeight() >= 60);
+}
+
+// Presenting: the page shrinks below its zoom until all of it fits the page's height, in every
+// frame, and goes back to the zoom when fitting is off.
+void TestStepPage::fitToHeightShrinksToTheScreen() {
+    StepPage page(stepNumber(16));
+    page.resize(1280, 720);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    page.setScale(2.5);
+    QCOMPARE(page.shownScale(), 2.5);
+    auto* area = page.findChild<QScrollArea*>();
+    QVERIFY(area);
+    QTRY_VERIFY(area->verticalScrollBar()->maximum() > 0);  // 2.5× does not fit 720 px
+    page.setFitToHeight(true);
+    QVERIFY2(page.shownScale() < 2.5 && page.shownScale() >= 0.35,
+             qPrintable(QString::number(page.shownScale())));
+    QCOMPARE(page.scale(), 2.5);
+    QCOMPARE(page.heatmaps().constFirst()->scale(), page.shownScale());
+    QTRY_COMPARE(area->verticalScrollBar()->maximum(), 0);  // laid out, it fits
+    const double fitted = page.shownScale();
+    for (int frame = 0; frame < page.frameCount(); ++frame) {
+        page.setFrame(frame);
+        QCOMPARE(page.shownScale(), fitted);  // the size stays put as the tokens come in
+        QTRY_COMPARE(area->verticalScrollBar()->maximum(), 0);
+    }
+    // A larger screen fits a larger page.
+    page.resize(1920, 1080);
+    QVERIFY2(page.shownScale() > fitted, qPrintable(QString::number(page.shownScale())));
+    page.setFitToHeight(false);
+    QCOMPARE(page.shownScale(), 2.5);
+    QCOMPARE(page.heatmaps().constFirst()->scale(), 2.5);
+}
+
+void TestStepPage::tooltipsCanBeTurnedOff() {
+    StepPage page(stepNumber(8));
+    HeatmapWidget* map = page.heatmaps().constFirst();
+    QVERIFY(page.cellTooltips());
+    QVERIFY(!map->tooltipText(0, 0).isEmpty());
+    page.setCellTooltips(false);
+    QVERIFY(map->tooltipText(0, 0).isEmpty());
+    // The bar under the page still explains the cell.
+    QVERIFY(page.explainCell(page.matrixIds().constFirst(), 0, 0).contains(QLatin1Char('=')));
 }
 
 void TestStepPage::dropoutInference() {
@@ -375,8 +460,14 @@ void TestStepPage::dropoutInference() {
         for (int c = 0; c < keep->columnCount(); ++c) QCOMPARE(keep->cellValue(r, c), 1.0);
     QVERIFY(page.explainCell(QStringLiteral("dropped-weights"), 2, 0)
                 .contains(QStringLiteral("inference")));
+    // Inference states no cell counts of a draw and shows model.eval()'s code.
+    QVERIFY2(!page.factsText().contains(QStringLiteral("Cells kept")),
+             qPrintable(page.factsText()));
+    QVERIFY(page.snippet().contains(QStringLiteral(".eval()")));
     page.setInference(false);
     compareHeatmap(page.heatmap(QStringLiteral("dropped-weights")), *dropped, "training again");
+    QVERIFY(page.factsText().contains(QStringLiteral("Cells kept: 21")));
+    QVERIFY(!page.snippet().contains(QStringLiteral(".eval()")));
 }
 
 void TestStepPage::vectorViewOnFirstStep() {

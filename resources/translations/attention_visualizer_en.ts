@@ -1,0 +1,59 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>ExploreWindow</name>
+    <message numerus="yes">
+        <source>Computing %n token(s) in the background…</source>
+        <translation>
+            <numerusform>Computing %n token in the background…</numerusform>
+            <numerusform>Computing %n tokens in the background…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> Only the first %n token(s) are stepped through.</source>
+        <translation>
+            <numerusform> Only the first token is stepped through.</numerusform>
+            <numerusform> Only the first %n tokens are stepped through.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n target token(s)</source>
+        <translation>
+            <numerusform>%n target token</numerusform>
+            <numerusform>%n target tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n source token(s)</source>
+        <translation>
+            <numerusform>%n source token</numerusform>
+            <numerusform>%n source tokens</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreKvStepper</name>
+    <message numerus="yes">
+        <source>%n earlier token(s)</source>
+        <translation>
+            <numerusform>%n earlier token</numerusform>
+            <numerusform>%n earlier tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n head</numerusform>
+            <numerusform>%n heads</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>
