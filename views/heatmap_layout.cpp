@@ -259,7 +259,13 @@ QSize HeatmapWidget::preferredSize() const {
         std::max(std::max(1, columnCount()) * cell + rowLabels,
                  titleWidthAt100Px_ * kTitlePx * scale_ / 100.0 + 16 * scale_);
     const double w = matrixColumn + colorBar;
-    const double h = std::max(1, rowCount()) * cell + columnLabels + header;
+    // The bar's label runs along the bar, which is as tall as the rows: a one-row matrix needs
+    // the height to show "this matrix: 0 – 0.3403" whole.
+    double labelLength = 0.0;
+    for (const QString& line : barLabel.split(QLatin1Char('\n')))
+        labelLength = std::max(labelLength, QFontMetricsF(font100_).horizontalAdvance(line));
+    labelLength = labelLength * kAxisTitlePx * scale_ / 100.0 + 16 * scale_;
+    const double h = std::max(std::max(1, rowCount()) * cell, labelLength) + columnLabels + header;
     return QSize(static_cast<int>(std::ceil(std::max(w, 320 * scale_))),
                  static_cast<int>(std::ceil(std::max(h, 240 * scale_))));
 }

@@ -309,6 +309,11 @@ void HeatmapWidget::updateRange() {
             lo = 0.0;
             hi = 1.0;
         }
+        if (!colormap::isDiverging(colorMapName_) && lo >= 0.0) {
+            // Non-negative values (weights) start at 0, so the darkest colour still means 0 and
+            // three weights of 0.32-0.34 look alike instead of black and yellow.
+            lo = 0.0;
+        }
         if (colormap::isDiverging(colorMapName_)) {
             // Symmetric so that white means exactly 0 and equal |x| look equally strong.
             const double m = std::max(std::abs(lo), std::abs(hi));

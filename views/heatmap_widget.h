@@ -71,7 +71,8 @@ public:
     bool setColorMap(const QString& name);
     QString colorMapName() const;
 
-    // Auto: min..max of the finite, unmasked cells; for a diverging map ±max|x| so 0 is white.
+    // Auto: min..max of the finite, unmasked cells, from 0 when none is negative (darkest = 0);
+    // for a diverging map ±max|x| so 0 is white.
     // The same as setRangeMode(RangeMode::Matrix).
     void setAutoRange();
     // Fixed, e.g. setValueRange(0, 1) for attention weights so pages compare at a glance; also

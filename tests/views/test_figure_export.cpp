@@ -299,7 +299,8 @@ void TestFigureExport::optionsApplyAndRestore() {
     QCOMPARE(qAlpha(image.pixel(1, 1)), 0);  // transparent background
     // Cividis over the matrix's own min..max (the auto range of a non-diverging map).
     const attn::Matrix& scores = stepNumber(11).find("attn-scores")->values;
-    const double lo = static_cast<double>(scores.minCoeff());
+    // Non-negative scores start at 0.
+    const double lo = std::min(0.0, static_cast<double>(scores.minCoeff()));
     const double hi = static_cast<double>(scores.maxCoeff());
     for (const auto& [point, value] :
          {std::pair{corner, scores(0, 0)}, std::pair{far, scores(5, 5)}}) {

@@ -235,7 +235,9 @@ void TestHeatmap::maskedCells() {
             }
         }
     }
-    // Masked cells are excluded from the colour range and the colour scale shows that range.
+    // Masked cells are excluded from the colour range (a -1e9 fill would pull it down) and the
+    // colour scale shows that range; non-negative values start at 0.
+    lo = std::min(lo, 0.0);
     QCOMPARE(widget.rangeLower(), lo);
     QCOMPARE(widget.rangeUpper(), hi);
     QCOMPARE(widget.colorScale()->dataRange().lower, lo);
@@ -247,7 +249,8 @@ void TestHeatmap::ranges() {
     HeatmapWidget widget;
     widget.setMatrix(weights, kTokens, kTokens);
     QVERIFY(widget.isAutoRange());
-    QCOMPARE(widget.rangeLower(), static_cast<double>(weights.minCoeff()));
+    QVERIFY(weights.minCoeff() > 0.0f);  // so the auto range starts at 0, not at the minimum
+    QCOMPARE(widget.rangeLower(), 0.0);
     QCOMPARE(widget.rangeUpper(), static_cast<double>(weights.maxCoeff()));
     widget.setValueRange(0, 1);
     QVERIFY(!widget.isAutoRange());
@@ -262,12 +265,12 @@ void TestHeatmap::ranges() {
 
     // NaN cells: neutral colour, "NaN", outside the range.
     Matrix withNaN(1, 3);
-    withNaN << 0.25f, std::numeric_limits<float>::quiet_NaN(), 0.75f;
+    withNaN << -0.25f, std::numeric_limits<float>::quiet_NaN(), 0.75f;
     widget.setMatrix(withNaN);
     QCOMPARE(widget.cellKind(0, 1), HeatmapWidget::CellKind::NaN);
     QCOMPARE(widget.cellText(0, 1), QString("NaN"));
     QCOMPARE(widget.cellColor(0, 1), attn::colormap::nanColor());
-    QCOMPARE(widget.rangeLower(), 0.25);
+    QCOMPARE(widget.rangeLower(), -0.25);
     QCOMPARE(widget.rangeUpper(), 0.75);
 }
 
