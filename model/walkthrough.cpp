@@ -590,7 +590,7 @@ print(attn_weights))");
         const Eigen::Index unmasked = (future.array() == false).count();
         const Eigen::Index kept_unmasked = (kept.array() && future.array() == false).count();
         b.fact("dropout_p", static_cast<double>(config.dropout_p));
-        b.fact("kept_cells", static_cast<double>(kept.count()), -1, /*training_only=*/true);
+        b.fact("kept_cells", static_cast<double>(kept_unmasked), -1, /*training_only=*/true);
         b.arg("dropout_p", p_text);
         b.arg("dropout_scale",
               format_shortest(1.0 / (1.0 - static_cast<double>(config.dropout_p))));

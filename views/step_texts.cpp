@@ -242,7 +242,7 @@ constexpr CaptionEntry kCaptions[] = {
 constexpr CaptionEntry kFacts[] = {
     {"max_abs_diff", QT_TRANSLATE_NOOP("StepText", "Largest difference")},
     {"dropout_p", QT_TRANSLATE_NOOP("StepText", "Dropout probability p")},
-    {"kept_cells", QT_TRANSLATE_NOOP("StepText", "Cells kept")},
+    {"kept_cells", QT_TRANSLATE_NOOP("StepText", "Weights kept")},
     {"batch_size", QT_TRANSLATE_NOOP("StepText", "Batch size")},
     {"num_tokens", QT_TRANSLATE_NOOP("StepText", "Tokens")},
     {"d_out", QT_TRANSLATE_NOOP("StepText", "d_out")},

@@ -1107,10 +1107,6 @@
         <translation>Dropout 概率 p</translation>
     </message>
     <message>
-        <source>Cells kept</source>
-        <translation>保留的单元格</translation>
-    </message>
-    <message>
         <source>Batch size</source>
         <translation>批次大小</translation>
     </message>
@@ -1261,6 +1257,10 @@
     <message>
         <source>Head %1 · %2</source>
         <translation>头 %1 · %2</translation>
+    </message>
+    <message>
+        <source>Weights kept</source>
+        <translation>保留的权重</translation>
     </message>
 </context>
 <context>

@@ -462,12 +462,12 @@ void TestStepPage::dropoutInference() {
     QVERIFY(page.explainCell(QStringLiteral("dropped-weights"), 2, 0)
                 .contains(QStringLiteral("inference")));
     // Inference states no cell counts of a draw and shows model.eval()'s code.
-    QVERIFY2(!page.factsText().contains(QStringLiteral("Cells kept")),
+    QVERIFY2(!page.factsText().contains(QStringLiteral("Weights kept")),
              qPrintable(page.factsText()));
     QVERIFY(page.snippet().contains(QStringLiteral(".eval()")));
     page.setInference(false);
     compareHeatmap(page.heatmap(QStringLiteral("dropped-weights")), *dropped, "training again");
-    QVERIFY(page.factsText().contains(QStringLiteral("Cells kept: 21")));
+    QVERIFY(page.factsText().contains(QStringLiteral("Weights kept: 12")));
     QVERIFY(!page.snippet().contains(QStringLiteral(".eval()")));
 }
 
