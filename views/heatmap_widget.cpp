@@ -249,6 +249,7 @@ void HeatmapWidget::updateColorMapData() {
     const float* v = values_.data();  // row-major, indexed as kinds_
     const bool perRow = rangeMode_ == RangeMode::Row;
     const bool diverging = colormap::isDiverging(colorMapName_);
+    const bool nonNegative = valuesNonNegative();
     for (int r = 0; r < rows; ++r) {
         const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
         // Row mode stores each value relative to its row: (x - min) / (max - min), so the row's
@@ -260,6 +261,9 @@ void HeatmapWidget::updateColorMapData() {
             lo = std::min(lo, static_cast<double>(v[i]));
             hi = std::max(hi, static_cast<double>(v[i]));
         }
+        // Non-negative matrices (weights) start each row at 0, as the matrix range does: five
+        // weights of 0.20 then look alike instead of spanning the map over differences of 0.0001.
+        if (!diverging && nonNegative) lo = 0.0;
         const double maxAbs = std::max(std::abs(lo), std::abs(hi));
         for (int c = 0; c < cols; ++c) {
             const std::size_t i = first + static_cast<std::size_t>(c);
@@ -335,6 +339,13 @@ void HeatmapWidget::updateRange() {
     requestReplot();
 }
 
+bool HeatmapWidget::valuesNonNegative() const {
+    const float* v = values_.data();  // row-major, indexed as kinds_
+    for (std::size_t i = 0; i < kinds_.size(); ++i)
+        if (kinds_[i] == CellKind::Value && v[i] < 0.0f) return false;
+    return true;
+}
+
 QString HeatmapWidget::rangeNote() const {
     switch (rangeMode_) {
         case RangeMode::Fixed:
@@ -343,8 +354,9 @@ QString HeatmapWidget::rangeNote() const {
             return tr("this matrix: %1 – %2")
                 .arg(compactText(rangeLower_), compactText(rangeUpper_));
         case RangeMode::Row:
-            return colormap::isDiverging(colorMapName_) ? tr("each row: −max|x| – max|x|")
-                                                        : tr("each row: its min – its max");
+            if (colormap::isDiverging(colorMapName_)) return tr("each row: −max|x| – max|x|");
+            return valuesNonNegative() ? tr("each row: 0 – its max")
+                                       : tr("each row: its min – its max");
     }
     return {};
 }
@@ -363,7 +375,7 @@ void HeatmapWidget::updateColorScaleText() {
             rowModeTicker_->addTick(-1.0, tr("−max"));
             rowModeTicker_->addTick(0.0, QStringLiteral("0"));
         } else {
-            rowModeTicker_->addTick(0.0, tr("min"));
+            rowModeTicker_->addTick(0.0, valuesNonNegative() ? QStringLiteral("0") : tr("min"));
         }
         rowModeTicker_->addTick(1.0, tr("max"));
         colorScale_->axis()->setTicker(rowModeTicker_);

@@ -212,6 +212,7 @@ private:
     void rebuildTickers();
     void updateColorMapData();
     void updateRange();
+    bool valuesNonNegative() const;  // every finite, unmasked value >= 0 (weights)
     void updateColorScaleText();
     void updateHeader();
     // Screen colours follow the palette; figures (exports) are drawn on white, or on nothing.

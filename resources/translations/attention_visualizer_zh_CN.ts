@@ -1337,6 +1337,10 @@
         <source>⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the context vector.</source>
         <translation>⊘ 被 dropout 丢弃：训练时置为 0，因此这个键对上下文向量没有贡献。</translation>
     </message>
+    <message>
+        <source>each row: 0 – its max</source>
+        <translation>每行：0 – 该行最大值</translation>
+    </message>
 </context>
 <context>
     <name>views::ExploreHeadsGrid</name>
