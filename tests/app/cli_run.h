@@ -27,12 +27,17 @@ struct CliRun {
 // Without a display (no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM), as on a build server.
 // fileSizeLimit > 0 makes every file write past that many bytes fail (EFBIG, "File too large"),
 // the way a full disk fails a write part-way. A run that does not end within timeoutMs is killed
-// and reported as such.
-inline CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0, int timeoutMs = 240000) {
+// and reported as such. A locale ("de_DE.UTF-8") runs it with LC_ALL set to it and no LANG.
+inline CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0, int timeoutMs = 240000,
+                     const QString& locale = QString()) {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
         env.remove(QString::fromLatin1(name));
+    if (!locale.isEmpty()) {
+        for (const char* name : {"LANG", "LANGUAGE"}) env.remove(QString::fromLatin1(name));
+        env.insert(QStringLiteral("LC_ALL"), locale);
+    }
     process.setProcessEnvironment(env);
     if (fileSizeLimit > 0) {
         process.setChildProcessModifier([fileSizeLimit] {

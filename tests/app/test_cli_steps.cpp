@@ -14,26 +14,6 @@
 
 namespace {
 
-CliRun runWithLocale(const QStringList& args, const QString& locale) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "LANG", "LANGUAGE"})
-        env.remove(QString::fromLatin1(name));
-    env.insert(QStringLiteral("LC_ALL"), locale);
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ATTENTION_CLI_PATH), args);
-    CliRun run;
-    if (!process.waitForFinished(240000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        run.err = "attention-cli did not finish normally";
-        return run;
-    }
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
-
 // stderr without Qt's note about XDG_RUNTIME_DIR, which a GUI subcommand prints on a build
 // server.
 QString messages(const CliRun& run) {
@@ -171,7 +151,7 @@ private slots:
 
     // A German locale (decimal comma) changes no byte.
     void germanLocalePrintsTheSameBytes() {
-        const CliRun german = runWithLocale({"steps"}, QStringLiteral("de_DE.UTF-8"));
+        const CliRun german = runCli({"steps"}, 0, 240000, QStringLiteral("de_DE.UTF-8"));
         QVERIFY2(german.exitCode == 0, qPrintable(describe(german)));
         QCOMPARE(german.out.size(), tutorial_.size());
         QVERIFY(german.out == tutorial_);
