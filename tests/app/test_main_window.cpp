@@ -3,6 +3,7 @@
 // language switches at run time, and the command line is read as documented. File > Export is
 // tested in test_export_actions.cpp, presentation mode in test_presentation_mode.cpp.
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
@@ -265,6 +266,10 @@ void TestMainWindow::languageSwitch() {
     QVERIFY2(!menuTexts.contains(QStringLiteral("&Explore")), qPrintable(menuTexts.join(u' ')));
     // Pages built after the switch come up in Chinese too.
     QVERIFY(containsCjk(w.page(4)->title()));
+    // Qt's own buttons (the Close of Help > Keyboard shortcuts) follow: qtbase's translation is
+    // installed by scripts/setup (qt6-translations-l10n) and loaded with ours.
+    QCOMPARE(QDialogButtonBox(QDialogButtonBox::Close).button(QDialogButtonBox::Close)->text(),
+             QStringLiteral("关闭"));
 
     QVERIFY(w.setLanguage(QStringLiteral("en")));
     QCOMPARE(w.stepList()->item(0)->text(), english);
