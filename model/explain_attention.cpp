@@ -4,52 +4,30 @@
 #include <cmath>
 #include <limits>
 
-#include "number_format.h"
-#include "walkthrough.h"  // subscript()
+#include "formula_text.h"
 
 namespace attn {
 
 namespace {
 
-// A number inside a formula: negative ones in parentheses, so "a · (−b)" reads unambiguously.
-std::string num(double v) {
-    const std::string s = format_fixed(v);
-    return s[0] == '-' ? "(−" + s.substr(1) + ")" : s;
-}
-
-// A number that ends a formula or stands alone: a real minus sign, no parentheses.
-std::string bare(double v) {
-    const std::string s = format_fixed(v);
-    return s[0] == '-' ? "−" + s.substr(1) : s;
-}
-
-std::string cell(const std::string& symbol, Eigen::Index row, Eigen::Index col) {
-    return symbol + subscript(row + 1) + subscript(col + 1);
-}
+using formula::bare;
+using formula::cell;
+using formula::num;
+using formula::sqrt_text;
 
 // Agreement of a recomputed value with the engine's, up to float rounding.
 bool agrees(double recomputed, double engine) {
     return std::abs(recomputed - engine) <= 1e-4 * (1.0 + std::abs(engine));
 }
 
-// "a₁·b₁ + a₂·b₂ + …" written out, shortened past eight terms; *sum receives Σ a·b in double.
+// "a₁·b₁ + a₂·b₂ + …" written out (formula::products); *sum receives Σ a·b in double.
 std::string products(const Eigen::Ref<const RowVector>& a, const Eigen::Ref<const RowVector>& b,
                      double* sum) {
-    std::string s;
     double total = 0.0;
-    const Eigen::Index n = a.size();
-    for (Eigen::Index k = 0; k < n; ++k)
+    for (Eigen::Index k = 0; k < a.size(); ++k)
         total += static_cast<double>(a(k)) * static_cast<double>(b(k));
-    for (Eigen::Index k = 0; k < n; ++k) {
-        if (n > 8 && k == 4) {
-            s += " + …";
-            k = n - 3;
-        }
-        if (k > 0) s += " + ";
-        s += num(a(k)) + "·" + num(b(k));
-    }
     *sum = total;
-    return s;
+    return formula::products(a, b);
 }
 
 // "= (a·b + …) = v" when the products reproduce `value`, otherwise "= v".
@@ -131,9 +109,7 @@ std::string explain_attention_weight(const RunResult& run, std::size_t head, Eig
     std::string x = omega;
     if (scaled) {
         x = cell("ω̃", row, col);
-        const long d = std::lround(static_cast<double>(r.scale_divisor) *
-                                   static_cast<double>(r.scale_divisor));
-        s += "; " + x + " = " + omega + " / √" + std::to_string(d) + " = " +
+        s += "; " + x + " = " + omega + " / " + sqrt_text(r.scale_divisor) + " = " +
              num(r.scores(row, col)) + " / " + bare(r.scale_divisor) + " = " +
              bare(r.scaled(row, col));
     }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "formula_text.h"
 #include "number_format.h"
 #include "walkthrough.h"
 
@@ -26,17 +27,10 @@ std::string superscript(Eigen::Index one_based) {
 
 namespace {
 
-std::string num(double v) {
-    std::string s = format_fixed(v);
-    if (s[0] == '-') return "(−" + s.substr(1) + ")";
-    return s;
-}
-
-std::string bare(double v) {
-    std::string s = num(v);
-    if (s.size() > 2 && s[0] == '(') s = "−" + s.substr(4, s.size() - 5);
-    return s;
-}
+using formula::bare;
+using formula::num;
+using formula::products;
+using formula::sqrt_text;
 
 // "ω₂₃": the symbol with 1-based row and column subscripts.
 std::string cell_name(const StepMatrix& m, Eigen::Index row, Eigen::Index col) {
@@ -47,27 +41,6 @@ std::string cell_name(const StepMatrix& m, Eigen::Index row, Eigen::Index col) {
 std::string row_name(const StepMatrix& m, Eigen::Index row) {
     const Eigen::Index r = m.row_vector_index ? m.query_index : row;
     return m.symbol + subscript(r + 1);
-}
-
-std::string sqrt_text(float divisor) {
-    const long d = std::lround(static_cast<double>(divisor) * static_cast<double>(divisor));
-    return "√" + std::to_string(d);
-}
-
-// Sum of products written out, shortened past eight terms.
-std::string products(const Eigen::Ref<const RowVector>& a, const Eigen::Ref<const RowVector>& b) {
-    std::string s;
-    const Eigen::Index n = a.size();
-    for (Eigen::Index k = 0; k < n; ++k) {
-        if (n > 8 && k == 4) {
-            s += " + … ";
-            k = n - 3;
-        } else if (k > 0) {
-            s += " + ";
-        }
-        s += num(static_cast<double>(a(k))) + "·" + num(static_cast<double>(b(k)));
-    }
-    return s;
 }
 
 }  // namespace

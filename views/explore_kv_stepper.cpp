@@ -209,9 +209,8 @@ void ExploreKvStepper::showStep() {
         output_->setMatrix(both, QStringList{tr("with cache"), tr("full recomputation")},
                            numbered(trace_.d_out, QStringLiteral("y")));
         const float diff = (s.output - s.full_output).cwiseAbs().maxCoeff();
-        output_->setTitle(tr("output row of “%1”: max difference %2")
-                              .arg(token)
-                              .arg(QString::fromStdString(attn::format_compact(diff))));
+        output_->setTitle(
+            tr("output row of “%1”: max difference %2").arg(token).arg(attn::compactText(diff)));
     } catch (const attn::AttentionError&) {
         for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
     }
@@ -227,8 +226,7 @@ void ExploreKvStepper::showStep() {
                  attn::fixedText(static_cast<double>(s.mults_full), 0),
                  tr("%n token(s)", nullptr, seenCount),
                  attn::fixedText(static_cast<double>(s.total_cached), 0),
-                 attn::fixedText(static_cast<double>(s.total_full), 0),
-                 QString::fromStdString(attn::format_fixed(saved, 1)),
+                 attn::fixedText(static_cast<double>(s.total_full), 0), attn::fixedText(saved, 1),
                  tr("%n head(s)", nullptr, static_cast<int>(trace_.num_heads)),
                  tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)

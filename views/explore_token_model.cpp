@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/number_format.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -43,10 +44,10 @@ QVariant ExploreTokenModel::data(const QModelIndex& index, int role) const {
     const float v = sequence_.embeddings(row, index.column() - 1);
     switch (role) {
         case Qt::DisplayRole:
-            return QString::fromStdString(attn::format_fixed(static_cast<double>(v)));
+            return attn::fixedText(static_cast<double>(v));
         case Qt::EditRole:
             // Full precision, so editing a cell and leaving it changes nothing.
-            return QString::fromStdString(attn::format_shortest(v));
+            return attn::shortestText(v);
         case Qt::TextAlignmentRole:
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
         case Qt::ToolTipRole:

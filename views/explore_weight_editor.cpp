@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "model/number_format.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -55,10 +56,10 @@ public:
         const float v = (*matrix_)(index.row(), index.column());
         switch (role) {
             case Qt::DisplayRole:
-                return QString::fromStdString(attn::format_fixed(static_cast<double>(v)));
+                return attn::fixedText(static_cast<double>(v));
             case Qt::EditRole:  // full precision, so editing a cell and leaving it changes nothing
             case Qt::ToolTipRole:
-                return QString::fromStdString(attn::format_shortest(v));
+                return attn::shortestText(v);
             case Qt::TextAlignmentRole:
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
             default:

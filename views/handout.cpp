@@ -20,6 +20,7 @@
 #include "model/number_format.h"
 #include "step_page.h"
 #include "step_texts.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -53,10 +54,6 @@ constexpr double kUnitsPerPt = kPdfDpi / 72.0;
 
 QString version() { return QCoreApplication::applicationVersion(); }
 
-// The step's text as the page shows it (stepText escapes the values it puts into the HTML; the
-// title stays plain text).
-StepText handoutStepText(const attn::Step& step) { return stepText(step); }
-
 QString stepHeading(const attn::Step& step, const QString& title) {
     return Handout::tr("Step %1 · %2").arg(step.number).arg(title);
 }
@@ -85,8 +82,7 @@ const attn::StepMatrix* inputEmbeddings(const std::vector<attn::Step>& steps) {
 
 QString embeddingText(const attn::Matrix& values, Eigen::Index row) {
     QStringList numbers;
-    for (Eigen::Index c = 0; c < values.cols(); ++c)
-        numbers << QString::fromStdString(attn::format_fixed(values(row, c)));
+    for (Eigen::Index c = 0; c < values.cols(); ++c) numbers << attn::fixedText(values(row, c));
     return QStringLiteral("(") + numbers.join(QStringLiteral(", ")) + QStringLiteral(")");
 }
 
@@ -373,7 +369,7 @@ QByteArray renderHandoutPdf(const std::vector<attn::Step>& steps, QString* reaso
         for (int i = 0; i < total; ++i) {
             const attn::Step& step = steps[static_cast<std::size_t>(i)];
             StepPage page(step);
-            const StepText text = handoutStepText(step);
+            const StepText text = stepText(step);
             flow.newPage();
             QString html = QStringLiteral("<h1>%1</h1>%2")
                                .arg(stepHeading(step, text.title).toHtmlEscaped(), text.html);
@@ -426,7 +422,7 @@ QByteArray renderHandoutHtml(const std::vector<attn::Step>& steps, const QString
     for (int i = 0; i < total; ++i) {
         const attn::Step& step = steps[static_cast<std::size_t>(i)];
         StepPage page(step);
-        const StepText text = handoutStepText(step);
+        const StepText text = stepText(step);
         html += QStringLiteral("<section class=\"step\" id=\"step-%1\">\n<h2>%2</h2>\n%3\n")
                     .arg(step.number)
                     .arg(stepHeading(step, text.title).toHtmlEscaped(), text.html);

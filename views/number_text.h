@@ -13,5 +13,7 @@ inline QString fixedText(double value, int decimals = 4) {
 }
 inline QString compactText(double value) { return QString::fromStdString(format_compact(value)); }
 inline QString shortestText(double value) { return QString::fromStdString(format_shortest(value)); }
+// A float's own shortest digits ("0.1", not the double 0.10000000149011612).
+inline QString shortestText(float value) { return QString::fromStdString(format_shortest(value)); }
 
 }  // namespace attn

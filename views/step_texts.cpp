@@ -4,6 +4,7 @@
 
 #include "matrix_panel.h"
 #include "model/number_format.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -340,7 +341,7 @@ QString cellHoverText(const attn::Step& step, const attn::StepMatrix& m, int row
             return pageTr(QT_TRANSLATE_NOOP(
                               "views::StepPage",
                               "%1 = %2: at inference dropout keeps every weight as it is"))
-                .arg(name, QString::fromStdString(attn::format_fixed(value)));
+                .arg(name, attn::fixedText(value));
         for (const attn::StepMatrix& other : step.matrices)
             if (other.derivation == attn::Derivation::Dropout && other.rhs == m.id)
                 return pageTr(QT_TRANSLATE_NOOP("views::StepPage",
@@ -349,12 +350,12 @@ QString cellHoverText(const attn::Step& step, const attn::StepMatrix& m, int row
     }
     const QString formula = QString::fromStdString(attn::explain_cell(step, m, row, column));
     if (!formula.isEmpty()) return formula;
-    QString text = name + QStringLiteral(" = ") + QString::fromStdString(attn::format_fixed(value));
+    QString text = name + QStringLiteral(" = ") + attn::fixedText(value);
     if (isBlocked(m, row, column))
         text +=
             QLatin1Char(' ') +
             pageTr(QT_TRANSLATE_NOOP("views::StepPage", "(masked: filled with %1 before softmax)"))
-                .arg(QString::fromStdString(attn::format_fixed(static_cast<double>(m.fill_value))));
+                .arg(attn::fixedText(static_cast<double>(m.fill_value)));
     return text;
 }
 

@@ -30,9 +30,10 @@ const CliCommand kCommands[] = {
 };
 
 const char kOutputNote[] =
-    "Output is JSON on stdout (export: the files written, one per line). Every number reads back "
-    "as the\nsame 32-bit float; NaN and infinity, which JSON cannot hold, are printed as null. On "
-    "an error the\nmessage goes to stderr, stdout stays empty, and the exit status is 2.\n";
+    "Output is JSON on stdout (export and handout: the files written, one per line).\n"
+    "Every number reads back as the same 32-bit float; NaN and infinity, which JSON cannot hold,\n"
+    "are printed as null. On an error the message goes to stderr, stdout stays empty, and the\n"
+    "exit status is 2.\n";
 
 void writeOut(FILE* stream, const QByteArray& bytes) {
     std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stream);

@@ -40,6 +40,7 @@
 #include "views/explore_weight_editor.h"
 #include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
+#include "views/number_text.h"
 
 namespace {
 
@@ -565,7 +566,7 @@ void ExploreWindow::updateKvStepper() {
 QString ExploreWindow::kvDropoutReason() const {
     return tr("Dropout is off in the KV cache: a cache is used when generating text, at "
               "inference, where nn.Dropout does nothing. The other tabs use p = %1.")
-        .arg(QString::fromStdString(attn::format_shortest(session_->state().config.dropout)));
+        .arg(attn::shortestText(session_->state().config.dropout));
 }
 
 void ExploreWindow::updateDropoutNote() {
