@@ -8,6 +8,7 @@
 #include "model/runner.h"
 #include "model/walkthrough.h"
 #include "module_test_helpers.h"
+#include "tests/reference/scaling_reference.h"
 
 using attn::Matrix;
 
@@ -372,6 +373,19 @@ private slots:
         QVERIFY2(meanRowMax("attn-weights-64") < 0.6,
                  qPrintable(QString::number(meanRowMax("attn-weights-64"))));
         QCOMPARE(wideScaled.divisor, 8.0f);
+        // PyTorch's own numbers for the snippet the step shows
+        // (tests/reference/scaling_reference.py).
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < 6; ++c) {
+                QVERIFY(std::abs(wideUnscaled.values(r, c) - scaling_reference::kUnscaled[r][c]) <
+                        1e-6f);
+                QVERIFY(std::abs(wideScaled.values(r, c) - scaling_reference::kScaled[r][c]) <
+                        1e-6f);
+            }
+        QVERIFY(std::abs(meanRowMax("attn-weights-unscaled-64") -
+                         scaling_reference::kUnscaledMeanRowMax) < 1e-6);
+        QVERIFY(std::abs(meanRowMax("attn-weights-64") - scaling_reference::kScaledMeanRowMax) <
+                1e-6);
         const attn::StepMatrix* scores = s.find("attn-scores-64");
         QVERIFY(scores && scores->values.cols() == 6);
         QCOMPARE(s.find("queries-64")->values.cols(), Eigen::Index{64});
