@@ -257,15 +257,12 @@ constexpr CaptionEntry kFacts[] = {
 
 QString tr(const char* text) { return QCoreApplication::translate("StepText", text); }
 
-}  // namespace
-
-StepText stepText(const std::string& stepId) {
+// The translated title and text with their {placeholders} still in.
+StepText rawStepText(const std::string& stepId) {
     for (const StepEntry& e : kSteps)
         if (stepId == e.id) return {tr(e.title), tr(e.html)};
     return {QString::fromStdString(stepId), QString()};
 }
-
-namespace {
 
 // {name} -> the record's value; values in HTML are escaped (a token may be "<b>").
 QString substituted(QString text, const attn::Step& step, bool html) {
@@ -280,11 +277,14 @@ QString substituted(QString text, const attn::Step& step, bool html) {
 }  // namespace
 
 StepText stepText(const attn::Step& step) {
-    const StepText text = stepText(step.id);
+    const StepText text = rawStepText(step.id);
     return {substituted(text.title, step, false), substituted(text.html, step, true)};
 }
 
-QString matrixCaption(const std::string& /*stepId*/, const std::string& matrixId) {
+namespace {
+
+// The translated caption with its {placeholders} still in.
+QString rawCaption(const std::string& matrixId) {
     for (const CaptionEntry& e : kCaptions)
         if (matrixId == e.id) return tr(e.caption);
     // A head's copy of a matrix: "new-query-head-2" is "Head 2 · New query".
@@ -301,8 +301,10 @@ QString matrixCaption(const std::string& /*stepId*/, const std::string& matrixId
     return QString::fromStdString(matrixId);
 }
 
+}  // namespace
+
 QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix) {
-    return substituted(matrixCaption(step.id, matrix.id), step, false);
+    return substituted(rawCaption(matrix.id), step, false);
 }
 
 QString factLabel(const std::string& factId) {

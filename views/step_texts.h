@@ -15,14 +15,11 @@ struct StepText {
     QString html;   // rich-text explanation with the formula
 };
 
-// Translated title and explanation of a step; a generic text for an unknown id.
-StepText stepText(const std::string& stepId);
-// The same with every {name} placeholder replaced by the record's text_args: what the page shows.
+// Translated title and explanation of a step with every {name} placeholder replaced by the
+// record's text_args: what the page shows. A generic text for an unknown id.
 StepText stepText(const attn::Step& step);
-// Translated caption of a matrix of a step, e.g. "Attention weights α (6 × 6)" without the size;
-// {placeholders} left as they are.
-QString matrixCaption(const std::string& stepId, const std::string& matrixId);
-// The same with the record's text_args filled in ("Query x⁽²⁾"): what the page shows.
+// Translated caption of a matrix of a step, e.g. "Attention weights α", with the record's
+// text_args filled in ("Query x⁽²⁾"): what the page shows.
 QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix);
 // The values a matrix shows: the record's, except dropout at inference (the identity: the
 // weights pass unchanged and the keep mask is all ones).

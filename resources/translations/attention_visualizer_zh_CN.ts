@@ -1,4 +1,4 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
@@ -56,7 +56,7 @@
         <translation>编辑 %1 (%2, %3)</translation>
     </message>
     <message>
-        <source>Reset weights to the seed's</source>
+        <source>Reset weights to the seed&apos;s</source>
         <translation>将权重重置为 seed 生成的值</translation>
     </message>
     <message>
@@ -163,7 +163,7 @@
         <translation>头 </translation>
     </message>
     <message>
-        <source>context_vecs (the module's output)</source>
+        <source>context_vecs (the module&apos;s output)</source>
         <translation>context_vecs（模块的输出）</translation>
     </message>
     <message>
@@ -247,7 +247,7 @@
         <translation>GPT-2 将查询、键和值融合到一个 c_attn 中（Conv1D，x · W）：其前 d_model 列就是 W_query，此处以转置形式显示。</translation>
     </message>
     <message>
-        <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads' outputs are concatenated and there is no out_proj.</source>
+        <source>MultiHeadAttentionWrapper keeps one W_query per head (heads.h.W_query): nothing is split; the heads&apos; outputs are concatenated and there is no out_proj.</source>
         <translation>MultiHeadAttentionWrapper 为每个头保留一个 W_query（heads.h.W_query）：没有任何切分；各个头的输出被拼接起来，并且没有 out_proj。</translation>
     </message>
     <message>
@@ -271,16 +271,20 @@
         <translation>源（键）</translation>
     </message>
     <message>
-        <source>%1 — showing the tutorial's example instead.</source>
+        <source>%1 — showing the tutorial&apos;s example instead.</source>
         <translation>%1 — 改为显示教程的示例。</translation>
     </message>
     <message numerus="yes">
         <source>Computing %n token(s) in the background…</source>
-        <translation><numerusform>正在后台计算 %n 个词元…</numerusform></translation>
+        <translation>
+            <numerusform>正在后台计算 %n 个词元…</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source> Only the first %n token(s) are stepped through.</source>
-        <translation><numerusform>只逐步演示前 %n 个词元。</numerusform></translation>
+        <translation>
+            <numerusform>只逐步演示前 %n 个词元。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Dropout is off in the KV cache: a cache is used when generating text, at inference, where nn.Dropout does nothing. The other tabs use p = %1.</source>
@@ -292,11 +296,15 @@
     </message>
     <message numerus="yes">
         <source>%n target token(s)</source>
-        <translation><numerusform>%n 个目标词元</numerusform></translation>
+        <translation>
+            <numerusform>%n 个目标词元</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n source token(s)</source>
-        <translation><numerusform>%n 个源词元</numerusform></translation>
+        <translation>
+            <numerusform>%n 个源词元</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -563,7 +571,7 @@
 <context>
     <name>GuiOptions</name>
     <message>
-        <source>Learn how transformer attention works, step by step, on the tutorial's six-token example.</source>
+        <source>Learn how transformer attention works, step by step, on the tutorial&apos;s six-token example.</source>
         <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
     </message>
     <message>
@@ -571,7 +579,7 @@
         <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
     </message>
     <message>
-        <source>Language: en or zh_CN (default: the system's).</source>
+        <source>Language: en or zh_CN (default: the system&apos;s).</source>
         <translation>语言：en 或 zh_CN（默认跟随系统）。</translation>
     </message>
     <message>
@@ -579,16 +587,16 @@
         <translation>使用 JSON 示例文件 &lt;FILE&gt; 中的词元进行讲解。</translation>
     </message>
     <message>
-        <source>unexpected argument '%1': the options are listed by --help</source>
-        <translation>无法识别的参数 '%1'：可用选项见 --help</translation>
+        <source>unexpected argument &apos;%1&apos;: the options are listed by --help</source>
+        <translation>无法识别的参数 &apos;%1&apos;：可用选项见 --help</translation>
     </message>
     <message>
-        <source>--step '%1' is not a step number: give a whole number from 1 to 16</source>
-        <translation>--step '%1' 不是步骤编号：请给出 1 到 16 之间的整数</translation>
+        <source>--step &apos;%1&apos; is not a step number: give a whole number from 1 to 16</source>
+        <translation>--step &apos;%1&apos; 不是步骤编号：请给出 1 到 16 之间的整数</translation>
     </message>
     <message>
-        <source>--lang '%1' is not available: choose en or zh_CN</source>
-        <translation>--lang '%1' 不可用：请选择 en 或 zh_CN</translation>
+        <source>--lang &apos;%1&apos; is not available: choose en or zh_CN</source>
+        <translation>--lang &apos;%1&apos; 不可用：请选择 en 或 zh_CN</translation>
     </message>
     <message>
         <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
@@ -1183,7 +1191,7 @@
         <translation>&lt;p&gt;分数为 ω&lt;sub&gt;ij&lt;/sub&gt; = q&lt;sup&gt;(i)&lt;/sup&gt; · k&lt;sup&gt;(j)&lt;/sup&gt;；送入 softmax 的是&lt;b&gt;缩放后的分数&lt;/b&gt; ω̃&lt;sub&gt;ij&lt;/sub&gt; = ω&lt;sub&gt;ij&lt;/sub&gt; / √d&lt;sub&gt;k&lt;/sub&gt;：&lt;/p&gt;&lt;p align=center&gt;α = softmax(ω̃) = softmax(Q K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt;)， &amp;nbsp; Z = α V&lt;/p&gt;&lt;p&gt;为什么要缩放？维度越高，点积大约按 √d&lt;sub&gt;k&lt;/sub&gt; 增长；不缩放时 softmax 接近 one-hot，梯度随之消失。在 d&lt;sub&gt;k&lt;/sub&gt; = {d_k} 时还没有饱和：每行最大的权重平均为 {max_unscaled}（未缩放）和 {max_scaled}（缩放后）。最后两个矩阵使用 d&lt;sub&gt;k&lt;/sub&gt; = {wide_d_k}（随机的 q、k 来自 &lt;code&gt;torch.randn&lt;/code&gt;，种子 {seed}）：未缩放时为 {wide_max_unscaled}，接近 one-hot；除以 √{wide_d_k} = {wide_sqrt_d_k} 后为 {wide_max_scaled}。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in = ±{linear_bound} and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2's are &lt;code&gt;{v2_first_row}&lt;/code&gt;.&lt;/p&gt;</source>
+        <source>&lt;p&gt;The same computation packed into a module. &lt;b&gt;v1&lt;/b&gt; keeps W as &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt;; &lt;b&gt;v2&lt;/b&gt; uses &lt;code&gt;nn.Linear&lt;/code&gt; layers, initialised uniformly in ±1/√d_in = ±{linear_bound} and able to add a bias.&lt;/p&gt;&lt;p&gt;Different weights, hence different context vectors: v2&apos;s are &lt;code&gt;{v2_first_row}&lt;/code&gt;.&lt;/p&gt;</source>
         <translation>&lt;p&gt;把同样的计算封装成一个模块。&lt;b&gt;v1&lt;/b&gt; 用 &lt;code&gt;nn.Parameter(torch.rand(d_in, d_out))&lt;/code&gt; 保存 W；&lt;b&gt;v2&lt;/b&gt; 使用 &lt;code&gt;nn.Linear&lt;/code&gt; 层，其权重在 ±1/√d_in = ±{linear_bound} 内均匀初始化，并且可以加偏置。&lt;/p&gt;&lt;p&gt;权重不同，上下文向量也就不同：v2 的结果是 &lt;code&gt;{v2_first_row}&lt;/code&gt;。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -1199,11 +1207,11 @@
         <translation>&lt;p&gt;多个&lt;b&gt;头&lt;/b&gt;并行计算注意力，每个头有自己的 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt;；它们的输出被拼接起来。&lt;/p&gt;&lt;p&gt;包装类（wrapper）把 {num_heads} 个 CausalAttention 模块堆叠起来。&lt;code&gt;MultiHeadAttention&lt;/code&gt; 把一个宽的 W&lt;sub&gt;q&lt;/sub&gt;（{d_in} × {fused_out}）的列分给各个头（head_dim = {fused_out} / {num_heads} = {head_dim}）：第 {head1_cols} 列属于头 1，第 {head2_cols} 列属于头 2。它一次算出所有头，按这个顺序拼接，再用 &lt;code&gt;out_proj&lt;/code&gt; 混合。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;In a translation model the decoder's tokens ask and the encoder's tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, {num_tokens} × {num_source}: each target token spreads its attention over the {num_source} tokens of the Chinese source “{source_sentence}”.&lt;/p&gt;</source>
+        <source>&lt;p&gt;In a translation model the decoder&apos;s tokens ask and the encoder&apos;s tokens answer: &lt;b&gt;queries&lt;/b&gt; come from one sequence, &lt;b&gt;keys and values&lt;/b&gt; from another.&lt;/p&gt;&lt;p&gt;The weight matrix is rectangular, {num_tokens} × {num_source}: each target token spreads its attention over the {num_source} tokens of the Chinese source “{source_sentence}”.&lt;/p&gt;</source>
         <translation>&lt;p&gt;在翻译模型中，解码器的词元提问，编码器的词元回答：&lt;b&gt;查询&lt;/b&gt;来自一个序列，&lt;b&gt;键和值&lt;/b&gt;来自另一个序列。&lt;/p&gt;&lt;p&gt;权重矩阵是矩形的，{num_tokens} × {num_source}：每个目标词元把注意力分配到中文源句“{source_sentence}”的 {num_source} 个词元上。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention per head.&lt;/p&gt;&lt;p&gt;This is step 14's &lt;code&gt;MultiHeadAttention&lt;/code&gt;: {num_heads} heads of head_dim {head_dim}. The cache keeps their keys and values side by side, columns {head1_cols} for head 1 and {head2_cols} for head 2, and each head attends with its own columns. Step through the {num_tokens} tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
+        <source>&lt;p&gt;When a model generates text one token at a time, the keys and values of past tokens never change. A &lt;b&gt;KV cache&lt;/b&gt; keeps them, so each new token computes only its own query, key and value and one row of attention per head.&lt;/p&gt;&lt;p&gt;This is step 14&apos;s &lt;code&gt;MultiHeadAttention&lt;/code&gt;: {num_heads} heads of head_dim {head_dim}. The cache keeps their keys and values side by side, columns {head1_cols} for head 1 and {head2_cols} for head 2, and each head attends with its own columns. Step through the {num_tokens} tokens: the cache grows by one row, the output equals the full causal pass, and the counters show the multiplications saved.&lt;/p&gt;</source>
         <translation>&lt;p&gt;模型逐个生成词元时，过去词元的键和值不会改变。&lt;b&gt;KV 缓存&lt;/b&gt;把它们保存下来，于是每个新词元只需计算自己的查询、键和值，以及每个头的一行注意力。&lt;/p&gt;&lt;p&gt;这里用的是第 14 步的 &lt;code&gt;MultiHeadAttention&lt;/code&gt;：{num_heads} 个头，head_dim 为 {head_dim}。缓存把各头的键和值并排保存，第 {head1_cols} 列属于头 1，第 {head2_cols} 列属于头 2，每个头只用自己的列计算注意力。逐个经过这 {num_tokens} 个词元：缓存每次增加一行，输出与完整的因果计算相同，计数器显示节省了多少次乘法。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -1412,7 +1420,7 @@
         <translation>第 %1 个词元，共 %2 个</translation>
     </message>
     <message>
-        <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache's first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
+        <source>Step 1 feeds “%1”: the cache is empty, so its key and value become the cache&apos;s first row, and its query attends to itself alone. From the next token on, the cached keys and values are reused, not recomputed.</source>
         <translation>第 1 步输入“%1”：缓存为空，因此它的键和值成为缓存的第一行，它的查询只关注它自己。从下一个词元起，缓存中的键和值被重复使用，而不是重新计算。</translation>
     </message>
     <message>
@@ -1449,7 +1457,9 @@
     </message>
     <message numerus="yes">
         <source>%n earlier token(s)</source>
-        <translation><numerusform>之前 %n 个词元</numerusform></translation>
+        <translation>
+            <numerusform>之前 %n 个词元</numerusform>
+        </translation>
     </message>
     <message>
         <source>Multiplications this step: %1 with the cache, %2 without (recomputing %3). So far: %4 with, %5 without (%6% saved). Cache: 2 × %7 × %8 × %9 head_dim × 4 bytes = %10 bytes per layer.</source>
@@ -1457,11 +1467,15 @@
     </message>
     <message numerus="yes">
         <source>%n token(s)</source>
-        <translation><numerusform>%n 个词元</numerusform></translation>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n head(s)</source>
-        <translation><numerusform>%n 个头</numerusform></translation>
+        <translation>
+            <numerusform>%n 个头</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1574,7 +1588,7 @@
         <translation>要运行的教程中的注意力模块。</translation>
     </message>
     <message>
-        <source>This module's output width is d_model = d_in.</source>
+        <source>This module&apos;s output width is d_model = d_in.</source>
         <translation>此模块的输出宽度为 d_model = d_in。</translation>
     </message>
     <message>
@@ -1594,7 +1608,7 @@
         <translation>dim_v（值）</translation>
     </message>
     <message>
-        <source>This module's output width is dim_v.</source>
+        <source>This module&apos;s output width is dim_v.</source>
         <translation>此模块的输出宽度为 dim_v。</translation>
     </message>
     <message>
@@ -1606,7 +1620,7 @@
         <translation>头 %1</translation>
     </message>
     <message>
-        <source>GPT-2's head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
+        <source>GPT-2&apos;s head_mask: a head switched off has its weights multiplied by 0, so it adds nothing to the output.</source>
         <translation>GPT-2 的 head_mask：关闭的头的权重乘以 0，因此它对输出没有任何贡献。</translation>
     </message>
     <message>
@@ -1614,7 +1628,7 @@
         <translation>剪枝的头（prune_heads）</translation>
     </message>
     <message>
-        <source>GPT-2's prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
+        <source>GPT-2&apos;s prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
         <translation>GPT-2 的 prune_heads：被剪枝的头连同其参数一起删除；剩下的头从 1 开始重新编号。</translation>
     </message>
 </context>
@@ -1632,7 +1646,7 @@
 <context>
     <name>views::ExploreWeightEditor</name>
     <message>
-        <source>Reset to the seed's weights</source>
+        <source>Reset to the seed&apos;s weights</source>
         <translation>将权重重置为 seed 生成的值</translation>
     </message>
     <message>
