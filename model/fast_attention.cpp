@@ -166,6 +166,12 @@ FastAttentionWeights::FastAttentionWeights(const MultiHeadAttention& mha)
       num_heads(mha.num_heads),
       head_dim(mha.head_dim),
       context_length(mha.context_length) {
+    // The fast path is the seed's module: every query head with its own K/V head, no rotation.
+    if (mha.num_kv_heads != mha.num_heads || mha.rope) {
+        throw AttentionError(
+            "the fast path computes the seed's MultiHeadAttention only: with num_kv_heads < "
+            "num_heads or rope, use MultiHeadAttention::forward and decode_step");
+    }
     // Dividing the query by √hd before q · kᵀ equals dividing the scores after it up to float
     // rounding; folding it into the weight costs nothing per call.
     const float inv_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));

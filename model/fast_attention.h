@@ -38,6 +38,8 @@ struct FastAttentionWeights {
     Eigen::Index d_in = 0, d_out = 0, num_heads = 0, head_dim = 0, context_length = 0;
 
     FastAttentionWeights() = default;
+    // Throws AttentionError for a module with num_kv_heads != num_heads or rope (not computed
+    // here; MultiHeadAttention::forward and decode_step compute them).
     explicit FastAttentionWeights(const MultiHeadAttention& mha);
 };
 

@@ -71,7 +71,9 @@ void decode_tokens(const Matrix& x, const KvTraceConfig& config, const KVCache& 
 void decode_multi_head_attention(const Matrix& x, const KvTraceConfig& config, KvTrace& trace) {
     TorchGenerator gen(config.seed);
     MultiHeadAttention m(trace.d_in, trace.d_out, x.rows(), 0.0f, config.num_heads, gen,
-                         config.qkv_bias);
+                         config.qkv_bias, config.num_kv_heads);
+    m.rope = config.rope;
+    m.rope_base = config.rope_base;
     const std::vector<detail::ParamRef> refs = detail::params_of(m);
     detail::apply_matching_weights(refs, config.weights);
     trace.num_heads = m.num_heads;
@@ -81,7 +83,14 @@ void decode_multi_head_attention(const Matrix& x, const KvTraceConfig& config, K
     KVCache cache = m.make_cache(x.rows());
     decode_tokens(
         x, config, cache, [&](const Matrix& x_t) { return m.decode_step(x_t, cache); },
-        [&](const Matrix& x_t) { return split_heads(m.W_query.forward(x_t), m.num_heads); }, trace);
+        [&](const Matrix& x_t) {
+            Heads q = split_heads(m.W_query.forward(x_t), m.num_heads);
+            if (m.rope) {
+                for (Matrix& head : q) head = rope_rotate(head, cache.tokens, m.rope_base);
+            }
+            return q;
+        },
+        trace);
     trace.weights = detail::collect_weights(refs);
 }
 
@@ -145,6 +154,12 @@ KvTraceConfig kv_trace_config(const RunResult& run, Eigen::Index d_in) {
         c.d_out = run.config.d_out;
         c.num_heads = run.config.num_heads;
         c.qkv_bias = run.config.qkv_bias;
+        c.num_kv_heads = run.config.num_kv_heads;
+        c.rope = run.config.rope;
+        c.rope_base = run.config.rope_base;
+        if ((c.num_kv_heads != 0 && c.num_kv_heads != c.num_heads) || c.rope) {
+            c.full_pass = KvFullPass::Forward;  // the fast path is the seed's module only
+        }
         c.weights = run.weights;
         return c;
     }
@@ -163,6 +178,15 @@ KvTrace build_kv_trace(const Sequence& inputs, const KvTraceConfig& config) {
     KvTrace trace;
     trace.d_in = inputs.embeddings.cols();
     trace.d_out = config.d_out == 0 ? trace.d_in : config.d_out;
+    if (config.module == ModuleKind::Gpt2Attention &&
+        (config.num_kv_heads != 0 || config.rope || config.rope_base != 10000.0f)) {
+        std::ostringstream msg;
+        msg << (config.num_kv_heads != 0 ? "num_kv_heads" : "rope") << " does not apply to "
+            << module_name(config.module) << ": only "
+            << module_name(ModuleKind::MultiHeadAttention)
+            << " has K/V head sharing and RoPE; leave it unset";
+        throw AttentionError(msg.str());
+    }
     if (config.module == ModuleKind::Gpt2Attention && trace.d_out != trace.d_in) {
         std::ostringstream msg;
         msg << "d_out = " << config.d_out << " does not apply to " << module_name(config.module)
@@ -213,6 +237,9 @@ KvTrace run_decode(const DecodeConfig& config, const Sequence& inputs) {
     decoder.module = config.module;
     decoder.num_heads = config.num_heads;
     decoder.seed = config.seed;
+    decoder.num_kv_heads = config.num_kv_heads;
+    decoder.rope = config.rope;
+    decoder.rope_base = config.rope_base;
     return build_kv_trace(inputs, decoder);
 }
 

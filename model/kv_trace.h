@@ -39,6 +39,11 @@ struct KvTraceConfig {
     Eigen::Index d_out = 0;                              // 0 = d_in; GPT-2's width is nx = d_in
     Eigen::Index num_heads = 1;
     bool qkv_bias = false;  // MultiHeadAttention's W_query, W_key, W_value
+    // MultiHeadAttention only: K/V heads (0 = num_heads; the cache holds this many heads) and
+    // RoPE at positions 0, 1, ... (the token indices). Not with KvFullPass::Fast.
+    Eigen::Index num_kv_heads = 0;
+    bool rope = false;
+    float rope_base = 10000.0f;
     std::uint64_t seed = 123;
     // Replace the drawn parameters of the same name and shape ("W_query.weight" ...); the others
     // are ignored, so a run's weights can be passed whatever module it ran.
@@ -90,6 +95,10 @@ struct DecodeConfig {
     ModuleKind module = ModuleKind::MultiHeadAttention;  // or ModuleKind::Gpt2Attention
     Eigen::Index num_heads = 2;
     std::uint64_t seed = 123;
+    // multi-head-attention only, as in KvTraceConfig.
+    Eigen::Index num_kv_heads = 0;
+    bool rope = false;
+    float rope_base = 10000.0f;
 };
 
 // The module named `name` if it decodes with a KV cache; throws AttentionError naming the

@@ -198,7 +198,9 @@ void run_multi_head_wrapper(const ModuleRun& run, RunResult& result) {
 void run_multi_head_attention(const ModuleRun& run, RunResult& result) {
     const ModuleConfig& c = run.config;
     MultiHeadAttention m(run.d_in, c.d_out, c.context_length, c.dropout, c.num_heads, run.gen,
-                         c.qkv_bias);
+                         c.qkv_bias, c.num_kv_heads);
+    m.rope = c.rope;
+    m.rope_base = c.rope_base;
     run_built(m, run, result, [&] {
         if (!(run.output_only && has_fast_path(c))) {
             return m.forward(run.x, run.options);
@@ -394,6 +396,7 @@ const ModuleEntry kModules[] = {
               .uses_causal = true,
               .causal_by_default = true,
               .uses_fill = true,
+              .uses_kv_heads_masks_rope = true,
               .has_fast_path = true,
               .decodes_with_kv_cache = true},
      .run = run_multi_head_attention,

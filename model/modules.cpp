@@ -329,32 +329,93 @@ ModuleOutput MultiHeadAttentionWrapper::forward(const Batch& x,
 
 MultiHeadAttention::MultiHeadAttention(Eigen::Index d_in, Eigen::Index d_out_,
                                        Eigen::Index context_length_, float dropout_p,
-                                       Eigen::Index num_heads_, TorchGenerator& gen, bool qkv_bias)
+                                       Eigen::Index num_heads_, TorchGenerator& gen, bool qkv_bias,
+                                       Eigen::Index num_kv_heads_)
     : num_heads(num_heads_),
       head_dim(0),
       d_out(d_out_),
       context_length(context_length_),
-      dropout(dropout_p) {
+      dropout(dropout_p),
+      num_kv_heads(num_kv_heads_ == 0 ? num_heads_ : num_kv_heads_) {
     // The seed's `assert d_out % num_heads == 0`, checked before any parameter is drawn.
     check_positive(d_in, "d_in");
     check_heads_divide(d_out, num_heads, "d_out");
     check_positive(context_length, "context_length");
     check_dropout_p(dropout);
+    kv_head_of(0, num_heads, num_kv_heads);  // throws unless G divides num_heads
     head_dim = d_out / num_heads;
     W_query = Linear::init(d_in, d_out, qkv_bias, gen);
-    W_key = Linear::init(d_in, d_out, qkv_bias, gen);
-    W_value = Linear::init(d_in, d_out, qkv_bias, gen);
+    W_key = Linear::init(d_in, num_kv_heads * head_dim, qkv_bias, gen);
+    W_value = Linear::init(d_in, num_kv_heads * head_dim, qkv_bias, gen);
     out_proj = Linear::init(d_out, d_out, true, gen);
 }
+
+namespace {
+
+// The mask of one batch item: causal, sliding window or none, then its padding.
+AttentionOptions item_options(AttentionOptions opt, Eigen::Index tokens,
+                              const ForwardOptions& options, std::size_t b) {
+    if (options.window > 0) {
+        opt.blocked = window_mask(tokens, tokens, options.window);
+    }
+    if (!options.lengths.empty()) {
+        const BoolMatrix padded = padding_mask(tokens, tokens, options.lengths[b]);
+        opt.blocked = opt.blocked ? BoolMatrix(opt.blocked->array() || padded.array()) : padded;
+    }
+    return opt;
+}
+
+void check_mask_options(const ForwardOptions& options, std::size_t batch, Eigen::Index tokens) {
+    if (options.window < 0 || (options.window > 0 && !options.causal)) {
+        std::ostringstream msg;
+        msg << "window = " << options.window
+            << (options.window < 0 ? " is negative: give a window of at least 1 token"
+                                   : " needs the causal mask: a sliding window is causal");
+        throw AttentionError(msg.str());
+    }
+    if (!options.lengths.empty() && options.lengths.size() != batch) {
+        std::ostringstream msg;
+        msg << "lengths has " << options.lengths.size() << " values but the batch has " << batch
+            << " sequences: give one length per sequence";
+        throw AttentionError(msg.str());
+    }
+    for (std::size_t b = 0; b < options.lengths.size(); ++b) {
+        if (options.lengths[b] < 0 || options.lengths[b] > tokens) {
+            std::ostringstream msg;
+            msg << "length " << options.lengths[b] << " of sequence " << b << " is outside [0, "
+                << tokens << "]: give at most the " << tokens << " tokens of the input";
+            throw AttentionError(msg.str());
+        }
+    }
+}
+
+// Rotates every head of a (T, heads·hd) projection for RoPE, in place.
+void rotate_heads(Matrix& projected, Eigen::Index heads, Eigen::Index position_offset, float base) {
+    Heads split = split_heads(projected, heads);
+    for (Matrix& head : split) {
+        head = rope_rotate(head, position_offset, base);
+    }
+    projected = merge_heads(split);
+}
+
+}  // namespace
 
 ModuleOutput MultiHeadAttention::forward(const Batch& x, const ForwardOptions& options) const {
     CausalProjections p =
         project_causal(W_query, W_key, W_value, x, context_length, dropout, options);
+    const Eigen::Index tokens = x[0].rows();
+    check_mask_options(options, x.size(), tokens);
     ModuleOutput& out = p.out;
     for (std::size_t b = 0; b < x.size(); ++b) {
-        out.heads.push_back(attend_heads(
-            split_heads(out.queries[b], num_heads), split_heads(out.keys[b], num_heads),
-            split_heads(out.values[b], num_heads), p.opt, options.gen));
+        if (rope) {
+            rotate_heads(out.queries[b], num_heads, options.position_offset, rope_base);
+            rotate_heads(out.keys[b], num_kv_heads, options.position_offset, rope_base);
+        }
+        const Heads queries = split_heads(out.queries[b], num_heads);
+        const Heads keys = repeat_kv(split_heads(out.keys[b], num_kv_heads), num_heads);
+        const Heads values = repeat_kv(split_heads(out.values[b], num_kv_heads), num_heads);
+        out.heads.push_back(attend_heads(queries, keys, values,
+                                         item_options(p.opt, tokens, options, b), options.gen));
         out.concat.push_back(merge_heads(contexts_of(out.heads[b])));
         out.context_vecs.push_back(out_proj.forward(out.concat[b]));
     }
@@ -366,7 +427,7 @@ KVCache MultiHeadAttention::make_cache(Eigen::Index capacity) const {
     // The full pass refuses more than context_length tokens; decoding keeps the same limit so
     // both paths accept the same sequences.
     check_context_length(capacity, context_length);
-    return KVCache(num_heads, capacity, head_dim, head_dim);
+    return KVCache(num_kv_heads, capacity, head_dim, head_dim);
 }
 
 DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) const {
@@ -378,20 +439,26 @@ DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) co
     }
     check_cols(x_t, W_query.in_features(), "x_t", "d_in");
     check_finite(x_t, "x_t");
-    if (cache.num_heads() != num_heads || cache.head_dim_k() != head_dim ||
+    if (cache.num_heads() != num_kv_heads || cache.head_dim_k() != head_dim ||
         cache.head_dim_v() != head_dim) {
         std::ostringstream msg;
         msg << "kv_cache has " << cache.num_heads() << " heads of width " << cache.head_dim_k()
-            << " but the module has num_heads = " << num_heads << ", head_dim = " << head_dim
-            << ": create the cache with make_cache()";
+            << " but the module has "
+            << (num_kv_heads == num_heads ? "num_heads = " : "num_kv_heads = ") << num_kv_heads
+            << ", head_dim = " << head_dim << ": create the cache with make_cache()";
         throw AttentionError(msg.str());
     }
 
     // The new token's key and value go into the cache; its query attends over every cached
     // token. All of them are in the past (or the token itself), so no causal mask is needed.
-    const Matrix query = W_query.forward(x_t);
-    cache.append(split_heads(W_key.forward(x_t), num_heads),
-                 split_heads(W_value.forward(x_t), num_heads));
+    Matrix query = W_query.forward(x_t);
+    Matrix key = W_key.forward(x_t);
+    if (rope) {
+        // Its position is the number of tokens before it, as in the full pass.
+        rotate_heads(query, num_heads, cache.tokens, rope_base);
+        rotate_heads(key, num_kv_heads, cache.tokens, rope_base);
+    }
+    cache.append(split_heads(key, num_kv_heads), split_heads(W_value.forward(x_t), num_kv_heads));
     const Heads queries = split_heads(query, num_heads);
 
     DecodeStep step;
@@ -399,8 +466,9 @@ DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) co
     contexts.reserve(static_cast<std::size_t>(num_heads));
     for (Eigen::Index h = 0; h < num_heads; ++h) {
         const std::size_t hi = static_cast<std::size_t>(h);
+        const Eigen::Index g = kv_head_of(h, num_heads, num_kv_heads);
         const AttentionResult r = scaled_dot_product_attention(
-            queries[hi], cache.keys_of(h), cache.values_of(h), AttentionOptions{});
+            queries[hi], cache.keys_of(g), cache.values_of(g), AttentionOptions{});
         step.attn_weights.push_back(r.weights.row(0));
         contexts.push_back(r.context);
     }

@@ -53,6 +53,14 @@ struct ForwardOptions {
     bool causal = true;
     float causal_fill = kNegInf;
     bool scale = true;
+    // MultiHeadAttention only (the chapters after the tutorial); blocked cells take causal_fill.
+    // window > 0: a sliding-window causal mask (window_mask in ops.h), query i sees keys j with
+    // i - window < j <= i; needs causal. lengths: one per batch item, in [0, T]; keys at
+    // positions >= lengths[b] are blocked for every query of item b (padding_mask), with any mask.
+    // position_offset: the first token's RoPE position (MultiHeadAttention::rope).
+    Eigen::Index window = 0;
+    std::vector<Eigen::Index> lengths;
+    Eigen::Index position_offset = 0;
 };
 
 // Seed 002, "SelfAttention_v1": parameters from torch.rand(d_in, d_out); q = x · W_query.
@@ -123,28 +131,45 @@ struct KVCache {
 
 // One decoding step's result for one token.
 struct DecodeStep {
-    RowVector output;                     // (d_out) the module's output row for the new token
-    std::vector<RowVector> attn_weights;  // H × (tokens): the new query row's weights per head
+    RowVector output;  // (d_out) the module's output row for the new token
+    std::vector<RowVector>
+        attn_weights;  // H × (tokens): the new query row's weights per query head
     Eigen::Index cache_tokens = 0;
     std::size_t cache_bytes = 0;
 };
 
 // Seed 002, MultiHeadAttention: fused-width projections split into heads, out_proj.
+// Extended past the tutorial (each extension off by default, so the defaults are the seed's):
+// - num_kv_heads G (grouped-query / multi-query attention): W_key and W_value are
+//   Linear(d_in, G·head_dim); query head h reads K/V head kv_head_of(h, num_heads, G) (ops.h,
+//   LLaMA's repeat_kv). Parameters are still drawn W_query, W_key, W_value, out_proj, so
+//   G = num_heads is the seed's module bit for bit.
+// - rope / rope_base: every head's queries and keys are rotated (ops.h rope_rotate, Hugging
+//   Face's LLaMA convention) after the projection and before the scores, at positions
+//   ForwardOptions::position_offset + token index (decode_step: the cached token count).
+// - ForwardOptions::window and ::lengths: sliding-window and padding masks.
+// ModuleOutput: queries (B, T, H·hd) and keys (B, T, G·hd) after rotation, values (B, T, G·hd);
+// heads[b][h] per query head (its scores after rotation); dropout draws over [b][h][T][T].
 struct MultiHeadAttention {
     Linear W_query, W_key, W_value, out_proj;
     Eigen::Index num_heads, head_dim, d_out, context_length;
     float dropout;
+    Eigen::Index num_kv_heads;  // G, divides num_heads; = num_heads in the seed's module
+    bool rope = false;          // set after construction: RoPE draws no parameters
+    float rope_base = 10000.0f;
 
+    // num_kv_heads = 0 means num_heads. Throws AttentionError if it does not divide num_heads.
     MultiHeadAttention(Eigen::Index d_in, Eigen::Index d_out, Eigen::Index context_length,
                        float dropout, Eigen::Index num_heads, TorchGenerator& gen,
-                       bool qkv_bias = false);
+                       bool qkv_bias = false, Eigen::Index num_kv_heads = 0);
     ModuleOutput forward(const Batch& x, const ForwardOptions& options = {}) const;
 
-    // A cache for up to `capacity` tokens; throws if capacity > context_length, the same limit
-    // forward() has.
+    // A cache of num_kv_heads heads for up to `capacity` tokens; throws if capacity >
+    // context_length, the same limit forward() has.
     KVCache make_cache(Eigen::Index capacity) const;
     // x_t (1, d_in): project, append k and v to the cache, attend over all cached tokens (no
-    // mask: they are all in the past). Inference only: no dropout.
+    // mask: they are all in the past). Inference only: no dropout. With rope the new token's
+    // position is cache.tokens (the tokens before it). attn_weights has one row per query head.
     DecodeStep decode_step(const Matrix& x_t, KVCache& cache) const;
 };
 

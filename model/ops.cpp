@@ -1,5 +1,6 @@
 #include "ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -115,6 +116,22 @@ BoolMatrix padding_mask(Eigen::Index t_q, Eigen::Index t_k, Eigen::Index valid_k
     for (Eigen::Index i = 0; i < t_q; ++i) {
         for (Eigen::Index j = 0; j < t_k; ++j) {
             m(i, j) = j >= valid_keys;
+        }
+    }
+    return m;
+}
+
+BoolMatrix window_mask(Eigen::Index t_q, Eigen::Index t_k, Eigen::Index w) {
+    if (w < 1) {
+        std::ostringstream msg;
+        msg << "window = " << w << " sees no key: give a window of at least 1 token";
+        throw AttentionError(msg.str());
+    }
+    BoolMatrix m = causal_mask(t_q, t_k);
+    const Eigen::Index offset = t_k - t_q;  // queries are the last t_q positions
+    for (Eigen::Index i = 0; i < t_q; ++i) {
+        for (Eigen::Index j = 0; j < t_k; ++j) {
+            m(i, j) = m(i, j) || j <= i + offset - w;
         }
     }
     return m;
@@ -350,6 +367,105 @@ Matrix merge_heads(const Heads& heads) {
     for (Eigen::Index h = 0; h < num_heads; ++h) {
         out.middleCols(h * head_dim, head_dim) = heads[static_cast<std::size_t>(h)];
     }
+    return out;
+}
+
+// --- grouped-query heads ---------------------------------------------------------------------
+
+Eigen::Index kv_head_of(Eigen::Index query_head, Eigen::Index num_heads,
+                        Eigen::Index num_kv_heads) {
+    if (num_kv_heads < 1 || num_heads < 1 || num_heads % num_kv_heads != 0) {
+        std::ostringstream msg;
+        msg << "num_kv_heads = " << num_kv_heads << " does not divide num_heads = " << num_heads
+            << ": give a divisor of num_heads (num_heads for multi-head, 1 for multi-query)";
+        throw AttentionError(msg.str());
+    }
+    if (query_head < 0 || query_head >= num_heads) {
+        std::ostringstream msg;
+        msg << "query head " << query_head << " does not exist: give 0.." << num_heads - 1;
+        throw AttentionError(msg.str());
+    }
+    return query_head / (num_heads / num_kv_heads);
+}
+
+Heads repeat_kv(const Heads& kv, Eigen::Index num_heads) {
+    const auto groups = static_cast<Eigen::Index>(kv.size());
+    Heads out;
+    out.reserve(static_cast<std::size_t>(std::max<Eigen::Index>(num_heads, 0)));
+    for (Eigen::Index h = 0; h < num_heads; ++h) {
+        out.push_back(kv[static_cast<std::size_t>(kv_head_of(h, num_heads, groups))]);
+    }
+    return out;
+}
+
+// --- RoPE ------------------------------------------------------------------------------------
+
+RopeAngles rope_angles(Eigen::Index tokens, Eigen::Index head_dim, Eigen::Index position_offset,
+                       float base) {
+    if (head_dim < 2 || head_dim % 2 != 0) {
+        std::ostringstream msg;
+        msg << "RoPE needs an even head_dim but head_dim = " << head_dim
+            << ": it rotates coordinate pairs (i, i + head_dim/2); choose d_out and num_heads "
+               "so that d_out / num_heads is even";
+        throw AttentionError(msg.str());
+    }
+    if (!std::isfinite(base) || base <= 1.0f) {
+        std::ostringstream msg;
+        msg << "rope_base = " << base << " gives no rotation frequencies: give a base > 1 "
+            << "(LLaMA uses 10000)";
+        throw AttentionError(msg.str());
+    }
+    if (tokens < 0 || position_offset < 0) {
+        std::ostringstream msg;
+        msg << "RoPE positions start at " << position_offset << " for " << tokens
+            << " tokens: give a position_offset >= 0";
+        throw AttentionError(msg.str());
+    }
+    const Eigen::Index half = head_dim / 2;
+    RopeAngles a;
+    a.inv_freq.resize(half);
+    const auto dim = static_cast<float>(head_dim);
+    for (Eigen::Index i = 0; i < half; ++i) {
+        // All float32, as transformers: base ** (arange(0, dim, 2).float() / dim), then 1 / that.
+        const float exponent = static_cast<float>(2 * i) / dim;
+        a.inv_freq(i) = 1.0f / std::pow(base, exponent);
+    }
+    a.cos.resize(tokens, head_dim);
+    a.sin.resize(tokens, head_dim);
+    for (Eigen::Index t = 0; t < tokens; ++t) {
+        const auto position = static_cast<float>(position_offset + t);
+        for (Eigen::Index i = 0; i < half; ++i) {
+            const float angle = position * a.inv_freq(i);  // torch.outer in float32
+            a.cos(t, i) = a.cos(t, i + half) = std::cos(angle);
+            a.sin(t, i) = a.sin(t, i + half) = std::sin(angle);
+        }
+    }
+    return a;
+}
+
+Matrix rotate_half(const Matrix& x) {
+    const Eigen::Index half = x.cols() / 2;
+    Matrix out(x.rows(), x.cols());
+    out.leftCols(half) = -x.rightCols(x.cols() - half);
+    out.rightCols(x.cols() - half) = x.leftCols(half);
+    return out;
+}
+
+Matrix apply_rope(const Matrix& x, const RopeAngles& angles) {
+    if (x.rows() != angles.cos.rows() || x.cols() != angles.cos.cols()) {
+        std::ostringstream msg;
+        msg << "RoPE angles are (" << angles.cos.rows() << ", " << angles.cos.cols()
+            << ") but the head is (" << x.rows() << ", " << x.cols()
+            << "): compute them with rope_angles for the same tokens and head_dim";
+        throw AttentionError(msg.str());
+    }
+    return (x.array() * angles.cos.array() + rotate_half(x).array() * angles.sin.array()).matrix();
+}
+
+Matrix rope_rotate(const Matrix& x, Eigen::Index position_offset, float base, RopeAngles* angles) {
+    RopeAngles a = rope_angles(x.rows(), x.cols(), position_offset, base);
+    Matrix out = apply_rope(x, a);
+    if (angles != nullptr) *angles = std::move(a);
     return out;
 }
 

@@ -29,6 +29,10 @@ BoolMatrix causal_mask(Eigen::Index t_q, Eigen::Index t_k);
 // (T_q, T_k), true where key j >= valid_keys: padding tokens at the end of the sequence.
 // valid_keys must lie in [0, T_k]; 0 blocks every key (see softmax_rows for what that gives).
 BoolMatrix padding_mask(Eigen::Index t_q, Eigen::Index t_k, Eigen::Index valid_keys);
+// (T_q, T_k) sliding-window causal mask of width w >= 1: query i sees keys j with
+// i - w < j <= i (the last w tokens, itself included); with T_q < T_k the queries are the last
+// T_q positions, as in causal_mask. w >= T_k is plain causal.
+BoolMatrix window_mask(Eigen::Index t_q, Eigen::Index t_k, Eigen::Index w);
 // The seeds' mask conventions, converted to "true = blocked":
 BoolMatrix blocked_where_zero(const Matrix& mask);  // BERT / seed 000: masked_fill(mask == 0, ...)
 BoolMatrix blocked_where_one(const Matrix& mask);   // seed 004: masked_fill(mask == 1, ...)
@@ -96,5 +100,35 @@ AttentionResult scaled_dot_product_attention(const Matrix& queries, const Matrix
 Heads split_heads(const Matrix& x, Eigen::Index num_heads);
 // H × (T, hd) -> (T, H*hd): transpose(1, 2) + contiguous().view(), the inverse of split_heads.
 Matrix merge_heads(const Heads& heads);
+
+// --- grouped-query heads (GQA / MQA) ---------------------------------------------------------
+// The K/V head that query head h reads when num_heads query heads share num_kv_heads key/value
+// heads: h / (num_heads / num_kv_heads), LLaMA's repeat_kv. Throws AttentionError unless
+// num_kv_heads divides num_heads and 0 <= h < num_heads.
+Eigen::Index kv_head_of(Eigen::Index query_head, Eigen::Index num_heads, Eigen::Index num_kv_heads);
+// G × (T, hd) -> num_heads × (T, hd): every K/V head repeated for its group of query heads
+// (repeat_kv), so head h of the result is kv[kv_head_of(h, num_heads, G)].
+Heads repeat_kv(const Heads& kv, Eigen::Index num_heads);
+
+// --- rotary position embeddings (RoPE) -------------------------------------------------------
+// Hugging Face's LLaMA convention: coordinate i of a head pairs with i + head_dim/2
+// (rotate_half), θ_i = base^(-2i/head_dim), position p = position_offset + token index.
+// Computed in float32 as transformers does: inv_freq = 1 / (base ** (arange(0, hd, 2) / hd)),
+// freqs = outer(positions, inv_freq), emb = cat(freqs, freqs), cos = emb.cos(), sin = emb.sin().
+struct RopeAngles {
+    RowVector inv_freq;  // (hd/2) θ_i
+    Matrix cos, sin;     // (T, hd) per position and coordinate
+};
+// Throws AttentionError when head_dim is odd or < 2, tokens < 0, base <= 1 or not finite.
+RopeAngles rope_angles(Eigen::Index tokens, Eigen::Index head_dim, Eigen::Index position_offset,
+                       float base = 10000.0f);
+// (T, hd) -> (T, hd): cat(-x[:, hd/2:], x[:, :hd/2]).
+Matrix rotate_half(const Matrix& x);
+// x * cos + rotate_half(x) * sin, x (T, hd) with angles for T positions.
+Matrix apply_rope(const Matrix& x, const RopeAngles& angles);
+// One head's queries or keys (T, hd) rotated for positions position_offset .. + T - 1; the angles
+// used are written to `angles` when given.
+Matrix rope_rotate(const Matrix& x, Eigen::Index position_offset, float base = 10000.0f,
+                   RopeAngles* angles = nullptr);
 
 }  // namespace attn

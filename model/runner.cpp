@@ -279,6 +279,88 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         out.fill_value = config.fill_value.value_or(info.default_fill);
     }
 
+    // The chapters' options of multi-head-attention.
+    if (info.uses_kv_heads_masks_rope) {
+        out.num_kv_heads = config.num_kv_heads == 0 ? out.num_heads : config.num_kv_heads;
+        if (out.num_kv_heads < 1 || out.num_heads % out.num_kv_heads != 0) {
+            std::ostringstream msg;
+            msg << "num_kv_heads = " << config.num_kv_heads
+                << " does not divide num_heads = " << out.num_heads
+                << ": give a divisor of num_heads (num_heads is multi-head attention, 1 is "
+                   "multi-query)";
+            fail(msg);
+        }
+        if (config.window < 0) {
+            std::ostringstream msg;
+            msg << "window = " << config.window << " sees no key: give a window of at least 1";
+            fail(msg);
+        }
+        if (config.window > 0 && !out.causal.value_or(true)) {
+            std::ostringstream msg;
+            msg << "a window of " << config.window
+                << " is a causal mask: choose the window mask or the bidirectional one, not both";
+            fail(msg);
+        }
+        if (!config.lengths.empty()) {
+            if (static_cast<Eigen::Index>(config.lengths.size()) != config.batch) {
+                std::ostringstream msg;
+                msg << config.lengths.size() << " lengths but batch = " << config.batch
+                    << ": give one length per sequence (their count is the batch)";
+                fail(msg);
+            }
+            for (const Eigen::Index length : config.lengths) {
+                if (length < 0 || length > tokens) {
+                    std::ostringstream msg;
+                    msg << "length " << length << " is outside [0, " << tokens
+                        << "]: each sequence has at most the input's " << tokens << " tokens";
+                    fail(msg);
+                }
+            }
+        }
+        if (!config.rope && (config.rope_base != 10000.0f || config.position_offset != 0)) {
+            std::ostringstream msg;
+            msg << (config.position_offset != 0 ? "position_offset" : "rope_base")
+                << " applies only with rope: turn rope on or leave it unset";
+            fail(msg);
+        }
+        if (config.rope) {
+            if (!std::isfinite(config.rope_base) || config.rope_base <= 1.0f) {
+                std::ostringstream msg;
+                msg << "rope_base = " << config.rope_base
+                    << " gives no rotation frequencies: give a base > 1 (LLaMA uses 10000)";
+                fail(msg);
+            }
+            if (config.position_offset < 0 || config.position_offset > (Eigen::Index{1} << 24)) {
+                std::ostringstream msg;
+                msg << "position_offset = " << config.position_offset
+                    << " is outside [0, 16777216]: positions are float32 integers";
+                fail(msg);
+            }
+            const Eigen::Index head_dim = out.d_out / out.num_heads;
+            if (head_dim % 2 != 0) {
+                std::ostringstream msg;
+                msg << "rope needs an even head_dim but d_out / num_heads = " << out.d_out << " / "
+                    << out.num_heads << " = " << head_dim
+                    << ": RoPE rotates coordinate pairs; choose d_out and num_heads so that "
+                       "head_dim is even";
+                fail(msg);
+            }
+        }
+    } else if (config.num_kv_heads != 0 || config.window != 0 || !config.lengths.empty() ||
+               config.rope || config.rope_base != 10000.0f || config.position_offset != 0) {
+        std::ostringstream msg;
+        msg << (config.num_kv_heads != 0       ? "num_kv_heads"
+                : config.window != 0           ? "window"
+                : !config.lengths.empty()      ? "lengths"
+                : config.rope                  ? "rope"
+                : config.rope_base != 10000.0f ? "rope_base"
+                                               : "position_offset")
+            << " does not apply to " << info.name << ": only "
+            << module_name(ModuleKind::MultiHeadAttention)
+            << " has K/V head sharing, window and padding masks and RoPE; leave it unset";
+        fail(msg);
+    }
+
     if (info.uses_source && source_tokens < 1) {
         std::ostringstream msg;
         msg << "the source sequence has no tokens: " << info.name
@@ -317,7 +399,14 @@ bool has_fast_path(const ModuleConfig& config) {
     // The fast path is the seed's module: causal with a -inf fill and scaled.
     return config.module.has_value() && module_info(*config.module).has_fast_path &&
            config.dropout == 0.0f && config.causal.value_or(true) && config.scale &&
-           config.fill_value.value_or(kNegInf) == kNegInf;
+           config.fill_value.value_or(kNegInf) == kNegInf &&
+           (config.num_kv_heads == 0 || config.num_kv_heads == config.num_heads) &&
+           config.window == 0 && config.lengths.empty() && !config.rope;
+}
+
+std::string_view mask_kind_name(const ModuleConfig& resolved) {
+    if (!resolved.causal.value_or(true)) return "bidirectional";
+    return resolved.window > 0 ? "window" : "causal";
 }
 
 RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const Sequence* source,
@@ -365,6 +454,9 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
     options.causal = c.causal.value_or(info.causal_by_default);
     options.scale = c.scale;
     options.causal_fill = c.fill_value.value_or(info.default_fill);
+    options.window = c.window;
+    options.lengths = c.lengths;
+    options.position_offset = c.position_offset;
     const Batch x = stack_copies(inputs.embeddings, static_cast<int>(c.batch));
     const detail::ModuleRun run{c, x, source, d_in, tokens, gen, options, output_only};
     entry.run(run, result);

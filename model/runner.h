@@ -95,7 +95,22 @@ struct ModuleConfig {
     // strict=False); shapes are checked. The generator has drawn all parameters by then, so the
     // dropout draws are the same with or without replacements.
     std::vector<NamedMatrix> weights;
+    // multi-head-attention only (the chapters past the tutorial; see MultiHeadAttention):
+    // num_kv_heads: K/V heads shared by the query heads (GQA, 1 = MQA), 0 = num_heads.
+    // window > 0: sliding-window causal mask of that width (needs causal); 0 = none.
+    // lengths: per sequence of the batch, keys at positions >= length are blocked (padding);
+    // empty = none, otherwise one per batch copy (lengths.size() == batch).
+    // rope: rotary position embeddings with rope_base, positions position_offset + token index.
+    Eigen::Index num_kv_heads = 0;
+    Eigen::Index window = 0;
+    std::vector<Eigen::Index> lengths;
+    bool rope = false;
+    float rope_base = 10000.0f;
+    Eigen::Index position_offset = 0;
 };
+
+// The mask kind a resolved config runs with: "causal", "bidirectional" or "window".
+std::string_view mask_kind_name(const ModuleConfig& resolved);
 
 // Which settings a module uses; a setting a module does not use must stay at its default (0 /
 // false), otherwise resolve_config() says it does not apply, so no option is silently ignored.
@@ -123,6 +138,8 @@ struct ModuleInfo {
     bool uses_mask_convention = false;  // the BERT-style modules' masked_fill(mask == 0 / == 1)
     bool uses_fill = false;             // the module has a mask whose fill value can be chosen
     float default_fill = kNegInf;       // the seed's fill value (only meaningful with uses_fill)
+    // num_kv_heads, window, lengths, rope, rope_base, position_offset (ModuleConfig)
+    bool uses_kv_heads_masks_rope = false;
     bool has_fast_path = false;  // model/fast_attention.h computes its output (see has_fast_path)
     bool decodes_with_kv_cache = false;  // run_decode (model/kv_trace.h) can decode it
 };
@@ -151,8 +168,8 @@ inline constexpr std::size_t kMaxIntermediateBytes = std::size_t{2} << 30;  // 2
 ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
                             Eigen::Index source_tokens, bool output_only = false);
 // Whether an output-only run takes the fast path of model/fast_attention.h: a module with
-// ModuleInfo::has_fast_path in the seed's settings and without dropout, since the fast path is
-// inference only.
+// ModuleInfo::has_fast_path in the seed's settings (no K/V head sharing, window, lengths or rope)
+// and without dropout, since the fast path is inference only.
 bool has_fast_path(const ModuleConfig& config);
 // Bytes the displayed intermediates of a run would take (see kMaxIntermediateBytes).
 std::size_t intermediate_bytes(const ModuleConfig& resolved, Eigen::Index tokens,

@@ -1,5 +1,3 @@
-// LEAD NOTE FOR HELPER "rec" (remove this line when you edit the file): first read
-// /work/main/.tr-pending/README-rec.md: rules (no git commit, deadline 21:05 UTC, build-rec only).
 #include "walkthrough.h"
 
 #include <algorithm>
@@ -906,6 +904,313 @@ for t, x_t in enumerate(inputs):              # one new token per step
         b.arg("fused_out", count(fused_out));
         b.arg("head1_cols", "1–" + count(hd));
         b.arg("head2_cols", count(hd + 1) + "–" + count(fused_out));
+        push(b);
+    }
+    // The chapters past the tutorial, numbered by their place so that others fit in between.
+    auto next_number = [&] { return static_cast<int>(steps.size()) + 1; };
+
+    // Masks beyond causal, one frame per mask, each one change against step 11's causal
+    // weights (SelfAttention v2, seed 123): a padded batch, a sliding window, no mask at all.
+    {
+        const Eigen::Index valid = std::max<Eigen::Index>(1, t - 2);  // sentence 2's real tokens
+        const Eigen::Index w = std::max<Eigen::Index>(1, config.mask_window);
+        // Padding rows are zero embeddings, as nn.Embedding gives its padding_idx.
+        Matrix x_pad = x;
+        x_pad.bottomRows(t - valid).setZero();
+        std::vector<std::string> pad_tok = first_tokens(tok, valid);
+        for (Eigen::Index i = valid; i < t; ++i) pad_tok.push_back("[PAD]");
+        StepBuilder b(next_number(), "masks",
+                      R"(# 1 = attend, 0 = blocked: the seeds' masked_fill(mask == 0, -inf)
+T = inputs.shape[0]
+causal = torch.tril(torch.ones(T, T))
+lengths = torch.tensor([)" +
+                          count(t) + ", " + count(valid) + R"(])      # a batch of two sentences
+batch = torch.stack([inputs, inputs.clone()])
+batch[1, lengths[1]:] = 0                                 # padding tokens: zero embeddings
+padding = (torch.arange(T) < lengths[:, None]).float()    # (2, T): 0 = padding key
+mask_padding = causal * padding[:, None, :]               # (2, T, T)
+mask_window = causal * torch.triu(torch.ones(T, T), diagonal=-()" +
+                          count(w - 1) + R"())  # last )" + count(w) + R"( keys
+mask_bidirectional = torch.ones(T, T)                     # an encoder sees every token
+
+x = batch   # with mask_padding; inputs with the other two masks
+queries, keys, values = sa.W_query(x), sa.W_key(x), sa.W_value(x)
+attn_scores = queries @ keys.transpose(-2, -1)
+masked = attn_scores.masked_fill(mask == 0, -torch.inf)
+attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
+context_vecs = attn_weights @ values)");
+        const Matrix q2 = sa_v2.W_query.forward(x_pad);
+        const Matrix k2 = sa_v2.W_key.forward(x_pad);
+        const Matrix v2_pad = sa_v2.W_value.forward(x_pad);
+        struct MaskFrame {
+            std::string label;
+            MaskRule rule;
+            bool batch;  // the padded batch: sentence 2 is drawn, sentence 1 is step 11's
+        };
+        MaskRule padding_rule;
+        padding_rule.valid_tokens = valid;
+        MaskRule window_rule;
+        window_rule.window = w;
+        MaskRule bidirectional_rule;
+        bidirectional_rule.causal = false;
+        // The padded batch last: the page opens on the last frame and fits it, and it has the
+        // most matrices.
+        const std::vector<MaskFrame> frames = {{"window", window_rule, false},
+                                               {"bidirectional", bidirectional_rule, false},
+                                               {"padding", padding_rule, true}};
+        for (std::size_t f = 0; f < frames.size(); ++f) {
+            const MaskFrame& mf = frames[f];
+            const int frame = static_cast<int>(f);
+            BoolMatrix blocked = BoolMatrix::Constant(t, t, false);
+            if (mf.rule.causal) blocked = causal_mask(t, t);
+            if (mf.rule.window > 0) blocked = window_mask(t, t, mf.rule.window);
+            if (mf.rule.valid_tokens >= 0)
+                blocked = blocked.array() || padding_mask(t, t, mf.rule.valid_tokens).array();
+            const Matrix& qs = mf.batch ? q2 : v2_out.queries[0];
+            const Matrix& ks = mf.batch ? k2 : v2_out.keys[0];
+            const Matrix& vs = mf.batch ? v2_pad : v2_out.values[0];
+            const std::vector<std::string>& labels = mf.batch ? pad_tok : tok;
+            AttentionOptions options;
+            options.blocked = blocked;
+            options.fill_before_scale = true;
+            const AttentionResult r = scaled_dot_product_attention(qs, ks, vs, options);
+            auto in_frame = [&](StepMatrix& m) -> StepMatrix& {
+                m.frame = frame;
+                m.mask_rule = mf.rule;
+                return m;
+            };
+            in_frame(b.operand("queries", "q", qs, labels, out_dims, MatrixKind::Projections));
+            in_frame(b.operand("keys", "k", ks, labels, out_dims, MatrixKind::Projections));
+            in_frame(b.operand("values", "v", vs, labels, out_dims, MatrixKind::Projections));
+            in_frame(
+                derive(b.operand("attn-scores", "ω", r.scores, labels, labels, MatrixKind::Scores),
+                       Derivation::DotProduct, "queries", "keys"));
+            in_frame(masked(
+                derive(b.operand("masked-scores", "ω", masked_fill(r.scores, blocked, kNegInf),
+                                 labels, labels, MatrixKind::Scores),
+                       Derivation::MaskedFill, "attn-scores"),
+                blocked, kNegInf));
+            in_frame(derive(b.add("mask", "m", to_float(blocked.array() == false), labels, labels,
+                                  MatrixKind::Mask),
+                            Derivation::RuleMask, {}));
+            in_frame(masked(
+                derive(b.add("mask-weights", "α", r.weights, labels, labels, MatrixKind::Weights),
+                       Derivation::Softmax, "masked-scores", {}, sqrt_dk),
+                blocked, kNegInf));
+            // Step 11's causal weights beside every mask (added once, drawn in every frame): the
+            // one change to compare against; in the padded batch they are sentence 1's.
+            if (f == 0)
+                masked(derive(b.add("causal-weights", "α", causal.weights, tok, tok,
+                                    MatrixKind::Weights),
+                              Derivation::Softmax, "step11-masked-scores", {}, sqrt_dk),
+                       future, kNegInf);
+            in_frame(
+                derive(b.add("mask-context", "z", r.context, labels, out_dims, MatrixKind::Context),
+                       Derivation::WeightedSum, "mask-weights", "values"));
+            b.fact("visible_cells", static_cast<double>((blocked.array() == false).count()), frame);
+            b.step().frame_labels.push_back(mf.label);
+        }
+        masked(
+            derive(b.operand("step11-masked-scores", "ω", masked_fill(v2.scores, future, kNegInf),
+                             tok, tok, MatrixKind::Scores),
+                   Derivation::MaskedFill, "step11-attn-scores"),
+            future, kNegInf);
+        derive(b.operand("step11-attn-scores", "ω", v2.scores, tok, tok, MatrixKind::Scores),
+               Derivation::DotProduct, "step11-queries", "step11-keys");
+        b.operand("step11-queries", "q", v2_out.queries[0], tok, out_dims, MatrixKind::Projections);
+        b.operand("step11-keys", "k", v2_out.keys[0], tok, out_dims, MatrixKind::Projections);
+        b.step().frame_count = static_cast<int>(frames.size());
+        b.arg("window", count(w));
+        b.arg("valid_tokens", count(valid));
+        b.arg("num_padding", count(t - valid));
+        b.arg("first_padding", count(valid + 1));
+        push(b);
+    }
+
+    // FlashAttention's tiles: step 11's causal attention with an online softmax, one tile of
+    // queries × keys per frame; the (T, T) scores are never stored, only a running maximum m,
+    // sum ℓ and unnormalised output o per query row (the engine's fast path, fast_attention.cpp).
+    {
+        const Eigen::Index bq = std::max<Eigen::Index>(1, config.query_tile);
+        const Eigen::Index bk = std::max<Eigen::Index>(1, config.key_tile);
+        const Eigen::Index n_qt = (t + bq - 1) / bq;
+        const Eigen::Index n_kt = (t + bk - 1) / bk;
+        const Matrix& qs = v2_out.queries[0];
+        const Matrix& ks = v2_out.keys[0];
+        const Matrix& vs = v2_out.values[0];
+        StepBuilder b(next_number(), "flash-tiles",
+                      "q_tile, k_tile = " + count(bq) + ", " + count(bk) + R"(
+context_vecs = torch.empty(T, values.shape[1])
+for i0 in range(0, T, q_tile):                         # a tile of queries
+    q = queries[i0:i0 + q_tile]
+    m = torch.full((len(q),), -torch.inf)              # running maximum
+    l = torch.zeros(len(q))                            # running sum of exp
+    o = torch.zeros(len(q), values.shape[1])           # unnormalised output
+    for j0 in range(0, i0 + len(q), k_tile):           # tiles above the diagonal: skipped
+        s = q @ keys[j0:j0 + k_tile].T / keys.shape[-1]**0.5
+        rows, cols = torch.arange(i0, i0 + len(q))[:, None], torch.arange(j0, j0 + s.shape[1])
+        s = s.masked_fill(cols > rows, -torch.inf)     # the causal mask inside the tile
+        m_new = torch.maximum(m, s.max(dim=-1).values)
+        scale = torch.exp(m - m_new)                   # rescales what was summed so far
+        p = torch.exp(s - m_new[:, None])
+        l = l * scale + p.sum(dim=-1)
+        o = o * scale[:, None] + p @ values[j0:j0 + k_tile]
+        m = m_new
+    context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context vectors)");
+        b.operand("causal-context", "z", causal.context, tok, out_dims, MatrixKind::Context);
+        std::vector<std::string> qt_labels, kt_labels;
+        auto range_text = [](Eigen::Index from, Eigen::Index to) {  // 0-based, to exclusive
+            return to - from == 1 ? count(from + 1) : count(from + 1) + "–" + count(to);
+        };
+        for (Eigen::Index r = 0; r < n_qt; ++r)
+            qt_labels.push_back("q " + range_text(r * bq, std::min(t, (r + 1) * bq)));
+        for (Eigen::Index c = 0; c < n_kt; ++c)
+            kt_labels.push_back("k " + range_text(c * bk, std::min(t, (c + 1) * bk)));
+        // Tiles whose every key comes after every query are skipped.
+        BoolMatrix skipped(n_qt, n_kt);
+        for (Eigen::Index r = 0; r < n_qt; ++r)
+            for (Eigen::Index c = 0; c < n_kt; ++c)
+                skipped(r, c) = c * bk > std::min(t, (r + 1) * bq) - 1;
+        const Eigen::Index num_skipped = skipped.count();
+        Matrix tile_map = Matrix::Zero(n_qt, n_kt);
+        Matrix finished_output(0, d_out);
+        Matrix finished_sum(0, 1);
+        Matrix tiled_context(0, d_out);
+        float max_abs_diff = 0.0f;
+        int frame = 0;
+        Eigen::Index tiles_done = 0;
+        for (Eigen::Index r = 0; r < n_qt; ++r) {
+            const Eigen::Index i0 = r * bq;
+            const Eigen::Index rows = std::min(t, i0 + bq) - i0;
+            const std::vector<std::string> row_tok(tok.begin() + i0, tok.begin() + i0 + rows);
+            Matrix m_run = Matrix::Constant(rows, 1, kNegInf);
+            Matrix l_run = Matrix::Zero(rows, 1);
+            Matrix o_run = Matrix::Zero(rows, d_out);
+            for (Eigen::Index c = 0; c < n_kt; ++c) {
+                if (skipped(r, c)) continue;
+                const Eigen::Index j0 = c * bk;
+                const Eigen::Index cols = std::min(t, j0 + bk) - j0;
+                const std::vector<std::string> col_tok(tok.begin() + j0, tok.begin() + j0 + cols);
+                const BoolMatrix tile_blocked = future.block(i0, j0, rows, cols);
+                const Matrix s =
+                    masked_fill(causal.scaled.block(i0, j0, rows, cols), tile_blocked, kNegInf);
+                Matrix m_new(rows, 1), scale(rows, 1), l_new(rows, 1), o_new(rows, d_out);
+                for (Eigen::Index i = 0; i < rows; ++i) {
+                    m_new(i, 0) = std::max(m_run(i, 0), s.row(i).maxCoeff());
+                    scale(i, 0) = std::exp(m_run(i, 0) - m_new(i, 0));  // exp(−∞) = 0 at first
+                    float sum = 0.0f;
+                    RowVector acc = RowVector::Zero(d_out);
+                    for (Eigen::Index j = 0; j < cols; ++j) {
+                        if (tile_blocked(i, j)) continue;
+                        const float p = std::exp(s(i, j) - m_new(i, 0));
+                        sum += p;
+                        acc += p * vs.row(j0 + j);
+                    }
+                    l_new(i, 0) = l_run(i, 0) * scale(i, 0) + sum;
+                    o_new.row(i) = o_run.row(i) * scale(i, 0) + acc;
+                }
+                auto in_frame = [&](StepMatrix& m) -> StepMatrix& {
+                    m.frame = frame;
+                    m.row_offset = i0;
+                    return m;
+                };
+                in_frame(b.operand("tile-queries", "q", qs.middleRows(i0, rows), row_tok, out_dims,
+                                   MatrixKind::Projections));
+                in_frame(b.operand("tile-keys", "k", ks.middleRows(j0, cols), col_tok, out_dims,
+                                   MatrixKind::Projections))
+                    .row_offset = j0;
+                in_frame(b.operand("tile-values", "v", vs.middleRows(j0, cols), col_tok, out_dims,
+                                   MatrixKind::Projections))
+                    .row_offset = j0;
+                in_frame(b.operand("previous-max", "m", m_run, row_tok, {"m"}, MatrixKind::Scores));
+                in_frame(b.operand("previous-sum", "ℓ", l_run, row_tok, {"ℓ"}, MatrixKind::Scores));
+                in_frame(b.operand("previous-output", "o", o_run, row_tok, out_dims,
+                                   MatrixKind::Context));
+                tile_map =
+                    (tile_map.array() > 0.0f).select(Matrix::Constant(n_qt, n_kt, 0.5f), tile_map);
+                tile_map(r, c) = 1.0f;
+                StepMatrix& map = masked(
+                    b.add("tile-map", "T", tile_map, qt_labels, kt_labels, MatrixKind::Weights),
+                    skipped, 0.0f);
+                map.derivation = Derivation::TileMap;
+                map.frame = frame;
+                StepMatrix& ts = in_frame(masked(
+                    derive(b.add("tile-scores", "ω̃", s, row_tok, col_tok, MatrixKind::Scores),
+                           Derivation::DotProduct, "tile-queries", "tile-keys", sqrt_dk),
+                    tile_blocked, kNegInf));
+                ts.col_offset = j0;
+                in_frame(
+                    derive(b.add("running-max", "m", m_new, row_tok, {"m"}, MatrixKind::Scores),
+                           Derivation::RunningMax, "tile-scores", "previous-max"));
+                in_frame(derive(
+                    b.add("rescale", "s", scale, row_tok, {"exp(m_old − m)"}, MatrixKind::Weights),
+                    Derivation::RescaleFactor, "previous-max", "running-max"));
+                StepMatrix& ls = in_frame(
+                    derive(b.add("running-sum", "ℓ", l_new, row_tok, {"ℓ"}, MatrixKind::Scores),
+                           Derivation::RunningSum, "tile-scores", "previous-sum"));
+                ls.parts = {"rescale", "running-max"};
+                StepMatrix& os = in_frame(derive(
+                    b.add("running-output", "o", o_new, row_tok, out_dims, MatrixKind::Context),
+                    Derivation::RunningOutput, "tile-scores", "tile-values"));
+                os.parts = {"previous-output", "rescale", "running-max"};
+                m_run = m_new;
+                l_run = l_new;
+                o_run = o_new;
+                ++tiles_done;
+                // The last tile of a query tile: its rows of the context vectors are done.
+                const bool last = c + 1 >= n_kt || skipped(r, c + 1);
+                if (last) {
+                    const Eigen::Index done = i0 + rows;
+                    finished_output.conservativeResize(done, d_out);
+                    finished_output.bottomRows(rows) = o_run;
+                    finished_sum.conservativeResize(done, 1);
+                    finished_sum.bottomRows(rows) = l_run;
+                    tiled_context.conservativeResize(done, d_out);
+                    tiled_context.bottomRows(rows) = o_run.array().colwise() / l_run.col(0).array();
+                    max_abs_diff = std::max(max_abs_diff, (tiled_context.bottomRows(rows) -
+                                                           causal.context.middleRows(i0, rows))
+                                                              .cwiseAbs()
+                                                              .maxCoeff());
+                }
+                if (tiled_context.rows() > 0) {
+                    const std::vector<std::string> done_tok =
+                        first_tokens(tok, tiled_context.rows());
+                    b.operand("finished-output", "o", finished_output, done_tok, out_dims,
+                              MatrixKind::Context)
+                        .frame = frame;
+                    b.operand("finished-sum", "ℓ", finished_sum, done_tok, {"ℓ"},
+                              MatrixKind::Scores)
+                        .frame = frame;
+                    derive(b.add("tiled-context", "z", tiled_context, done_tok, out_dims,
+                                 MatrixKind::Context),
+                           Derivation::TileNormalize, "finished-output", "finished-sum")
+                        .frame = frame;
+                    b.fact("max_abs_diff", static_cast<double>(max_abs_diff), frame);
+                }
+                b.fact("tiles_done", static_cast<double>(tiles_done), frame);
+                b.step().frame_labels.push_back(qt_labels[static_cast<std::size_t>(r)] + " × " +
+                                                kt_labels[static_cast<std::size_t>(c)]);
+                ++frame;
+            }
+        }
+        b.step().frame_count = frame;
+        // Memory of the scores at a real length: the full (T, T) matrix against the tiled
+        // path's running maximum and sum per query plus one tile, in float32.
+        const double big_t = 4096.0;
+        const double scores_bytes = big_t * big_t * 4.0;
+        const double tiled_bytes = (2.0 * big_t + static_cast<double>(bq * bk)) * 4.0;
+        b.fact("tiles_skipped", static_cast<double>(num_skipped));
+        b.fact("scores_bytes_4096", scores_bytes);
+        b.fact("tiled_bytes_4096", tiled_bytes);
+        b.arg("query_tile", count(bq));
+        b.arg("key_tile", count(bk));
+        b.arg("num_tiles", count(n_qt * n_kt));
+        b.arg("tiles_computed", count(tiles_done));
+        b.arg("tiles_skipped", count(num_skipped));
+        b.arg("big_t", "4096");
+        b.arg("scores_bytes", format_shortest(scores_bytes));
+        b.arg("tiled_bytes", format_shortest(tiled_bytes));
+        b.arg("memory_ratio", format_shortest(std::round(scores_bytes / tiled_bytes)));
         push(b);
     }
     return steps;

@@ -1,5 +1,3 @@
-// LEAD NOTE FOR HELPER "rec" (remove this line when you edit the file): first read
-// /work/main/.tr-pending/README-rec.md: rules (no git commit, deadline 21:05 UTC, build-rec only).
 // The guided walkthrough of the tutorial (002_*.txt) as data: each step is a record of the
 // matrices it shows, all computed by the engine, with how each matrix derives from the others so
 // that a view can explain any cell with its own numbers and highlight where it came from.
@@ -39,6 +37,25 @@ enum class Derivation {
     Linear,        // m[i][j] = Σ_k lhs[i][k] · rhs[k][j] + bias[j]      (out_proj)
     Concat,        // m[i][j] = parts[h][i][j - h·head_dim]             (heads side by side)
     CausalMask,    // m[i][j] = 1 if key j ≤ query i else 0
+    // The masks chapter: m[i][j] = 1 if `mask_rule` lets query i see key j else 0 (the seeds'
+    // mask == 0 convention: 0 is blocked).
+    RuleMask,
+    // FlashAttention's tiles (online softmax), per query row i of a tile; `parts` names the
+    // further operands:
+    RunningMax,     // m[i] = max(rhs[i], max_j lhs[i][j])       lhs: tile scores, rhs: m_old
+    RescaleFactor,  // m[i] = exp(lhs[i] − rhs[i])                lhs: m_old, rhs: m_new
+    RunningSum,     // m[i] = rhs[i]·s[i] + Σ_j exp(lhs[i][j] − m_new[i]); parts {s, m_new}
+    RunningOutput,  // m[i][c] = o[i][c]·s[i] + Σ_j exp(lhs[i][j] − m_new[i])·rhs[j][c];
+                    //   parts {o, s, m_new}, rhs: the tile's values
+    TileNormalize,  // m[i][c] = lhs[i][c] / rhs[i]               (output / running sum)
+    TileMap,        // m[r][c] = 1 current tile, 0.5 done, 0 not yet; blocked = skipped
+};
+
+// Why a cell of a mask other than causal is blocked (the masks chapter).
+struct MaskRule {
+    bool causal = true;              // keys after the query are blocked
+    Eigen::Index window = 0;         // > 0: only the last `window` keys up to the query
+    Eigen::Index valid_tokens = -1;  // >= 0: tokens from here on are padding
 };
 
 struct StepMatrix {
@@ -63,7 +80,11 @@ struct StepMatrix {
     // > 0: the columns (Concat, a fused W_query) or the matrix (head == h) belong to heads of
     // this width; explanations name the head and its columns.
     Eigen::Index head_dim = 0;
-    int head = 0;  // 1-based head this matrix belongs to; 0 = not a head's
+    int head = 0;        // 1-based head this matrix belongs to; 0 = not a head's
+    MaskRule mask_rule;  // RuleMask, and MaskedFill / Softmax cells of the masks chapter
+    // A tile of a larger matrix: its cell (0, 0) is the larger one's (row_offset, col_offset),
+    // so explanations name cells by their place in the whole (FlashAttention's tiles).
+    Eigen::Index row_offset = 0, col_offset = 0;
 };
 
 // A number the page states, e.g. the multiplications saved by the KV cache.
@@ -111,10 +132,15 @@ struct WalkthroughConfig {
     Eigen::Index d_out = 2;
     float dropout_p = 0.5f;
     Eigen::Index query_index = 1;  // "journey", the tutorial's x^(2)
+    Eigen::Index mask_window = 3;  // the masks chapter's sliding window w
+    // FlashAttention's tiles: key tiles of 1 so that the running maximum grows on the
+    // tutorial's tokens (with 2, "journey" leads every row's first tile and nothing rescales).
+    Eigen::Index query_tile = 2, key_tile = 1;
 };
 
-// All sixteen steps for the given sequence (the tutorial's by default). Throws AttentionError for
-// inputs the engine refuses (NaN, empty) with the engine's message.
+// The tutorial's sixteen steps and the chapters past it, for the given sequence (the tutorial's by
+// default). Throws AttentionError for inputs the engine refuses (NaN, empty) with the engine's
+// message.
 std::vector<Step> build_walkthrough(const Sequence& inputs = tutorial_inputs(),
                                     const WalkthroughConfig& config = {});
 

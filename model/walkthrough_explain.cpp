@@ -34,13 +34,34 @@ using formula::sqrt_text;
 
 // "ω₂₃": the symbol with 1-based row and column subscripts.
 std::string cell_name(const StepMatrix& m, Eigen::Index row, Eigen::Index col) {
-    const Eigen::Index r = m.row_vector_index ? m.query_index : row;
-    return m.symbol + subscript(r + 1) + subscript(col + 1);
+    const Eigen::Index r = m.row_vector_index ? m.query_index : row + m.row_offset;
+    return m.symbol + subscript(r + 1) + subscript(col + m.col_offset + 1);
 }
 
 std::string row_name(const StepMatrix& m, Eigen::Index row) {
-    const Eigen::Index r = m.row_vector_index ? m.query_index : row;
+    const Eigen::Index r = m.row_vector_index ? m.query_index : row + m.row_offset;
     return m.symbol + subscript(r + 1);
+}
+
+// Why query `row` may not see key `col` under a mask of the masks chapter (0-based, whole
+// matrix); empty when it may.
+std::string blocked_reason(const MaskRule& rule, Eigen::Index row, Eigen::Index col) {
+    const std::string key = "key " + std::to_string(col + 1);
+    if (rule.valid_tokens >= 0 && col >= rule.valid_tokens)
+        return key + " is padding (the sentence has " + std::to_string(rule.valid_tokens) +
+               " tokens)";
+    if (rule.causal && col > row) return key + " comes after query " + std::to_string(row + 1);
+    if (rule.window > 0 && col <= row - rule.window)
+        return key + " is outside query " + std::to_string(row + 1) + "'s window of the last " +
+               std::to_string(rule.window) + " tokens (" + std::to_string(row - rule.window + 2) +
+               "–" + std::to_string(row + 1) + ")";
+    return {};
+}
+
+// A padded query row of the masks chapter: computed as any other and then ignored.
+std::string padded_query_note(const MaskRule& rule, Eigen::Index row) {
+    if (rule.valid_tokens < 0 || row < rule.valid_tokens) return {};
+    return " (query " + std::to_string(row + 1) + " is padding: its row is computed, then ignored)";
 }
 
 }  // namespace
@@ -77,8 +98,12 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
             if (!lhs || !rhs) return {};
             const RowVector a = lhs->values.row(row);
             const RowVector b = rhs->values.row(col);
+            const Eigen::Index key = col + rhs->row_offset;
+            if (blocked)
+                return name + " = −∞: key " + std::to_string(key + 1) + " comes after query " +
+                       std::to_string(row + m.row_offset + 1) + ", masked inside the tile";
             std::string s =
-                name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + subscript(col + 1);
+                name + " = " + row_name(*lhs, row) + " · " + rhs->symbol + subscript(key + 1);
             const bool scaled = m.divisor != 1.0f;
             if (scaled) s += " / " + sqrt_text(m.divisor);
             s += " = ";
@@ -111,9 +136,11 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
             const std::string x = scaled ? "ω̃" : lhs->symbol;
             const std::string xij = scaled ? x + i + subscript(col + 1) : src;
             const std::string xrow = x + i + "ⱼ";
+            const std::string note = padded_query_note(m.mask_rule, row);
             if (blocked)
                 return name + " = 0: " + src + " was filled with " +
-                       num(static_cast<double>(m.fill_value)) + " before softmax, and exp(−∞) = 0";
+                       num(static_cast<double>(m.fill_value)) + " before softmax, and exp(−∞) = 0" +
+                       note;
             const RowVector z = lhs->values.row(row).array() / m.divisor;
             std::string s;
             if (scaled)
@@ -142,7 +169,7 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
             return s + name + " = exp(" + xij + " − max) / Σⱼ exp(" + xrow +
                    " − max), max = " + bare(shift) + ": exp(" + num(static_cast<double>(z(col))) +
                    " − " + num(shift) + ") = exp(" + bare(shifted) + ") = " + bare(numerator) +
-                   "; " + bare(numerator) + " / " + bare(denominator) + " = " + bare(value);
+                   "; " + bare(numerator) + " / " + bare(denominator) + " = " + bare(value) + note;
         }
         case Derivation::NaiveNorm: {
             if (!lhs) return {};
@@ -167,9 +194,11 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
         }
         case Derivation::MaskedFill: {
             if (!lhs) return {};
-            if (blocked)
-                return name + " = " + num(static_cast<double>(m.fill_value)) + ": key " +
-                       std::to_string(col + 1) + " comes after query " + std::to_string(row + 1);
+            if (blocked) {
+                const std::string reason = blocked_reason(m.mask_rule, row, col);
+                return name + " = " + num(static_cast<double>(m.fill_value)) + ": " +
+                       (reason.empty() ? "key " + std::to_string(col + 1) + " is masked" : reason);
+            }
             return name + " = " + cell_name(*lhs, row, col) + " = " + bare(value);
         }
         case Derivation::Dropout: {
@@ -228,6 +257,74 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
                        std::to_string(row + 1);
             return name + " = 0: key " + std::to_string(col + 1) + " comes after query " +
                    std::to_string(row + 1);
+        case Derivation::RuleMask: {
+            const std::string reason = blocked_reason(m.mask_rule, row, col);
+            if (!reason.empty()) return name + " = 0: " + reason;
+            return name + " = 1: query " + std::to_string(row + 1) + " sees key " +
+                   std::to_string(col + 1) + padded_query_note(m.mask_rule, row);
+        }
+        case Derivation::RunningMax: {
+            if (!lhs || !rhs) return {};
+            std::string args = num(static_cast<double>(rhs->values(row, 0)));
+            for (Eigen::Index j = 0; j < lhs->values.cols(); ++j)
+                args += ", " + num(static_cast<double>(lhs->values(row, j)));
+            return row_name(m, row) + " = max(m_old, the tile's " + lhs->symbol + ") = max(" +
+                   args + ") = " + bare(value);
+        }
+        case Derivation::RescaleFactor: {
+            if (!lhs || !rhs) return {};
+            const double before = static_cast<double>(lhs->values(row, 0));
+            const double after = static_cast<double>(rhs->values(row, 0));
+            std::string s = row_name(m, row) + " = exp(m_old − m_new) = exp(" + num(before) +
+                            " − " + num(after) + ") = " + bare(value);
+            if (std::isinf(before)) return s + ": nothing was summed before this tile";
+            if (before == after) return s + ": the maximum did not grow, nothing to rescale";
+            return s + ": the maximum grew, so ℓ and o so far shrink by this factor";
+        }
+        case Derivation::RunningSum:
+        case Derivation::RunningOutput: {
+            if (!lhs || !rhs || m.parts.size() < 2) return {};
+            const bool sum = m.derivation == Derivation::RunningSum;
+            const StepMatrix* before = sum ? rhs : step.find(m.parts[0], m.frame);
+            const StepMatrix* scale = step.find(m.parts[sum ? 0 : 1], m.frame);
+            const StepMatrix* m_new = step.find(m.parts[sum ? 1 : 2], m.frame);
+            if (!before || !scale || !m_new) return {};
+            const double mx = static_cast<double>(m_new->values(row, 0));
+            std::string terms;
+            for (Eigen::Index j = 0; j < lhs->values.cols(); ++j) {
+                const double score = static_cast<double>(lhs->values(row, j));
+                if (std::isinf(score)) continue;  // masked inside the tile: exp(−∞) = 0
+                terms += " + exp(" + num(score) + " − " + num(mx) + ")";
+                if (!sum) terms += "·" + num(static_cast<double>(rhs->values(j, col)));
+            }
+            const std::string i = subscript(row + m.row_offset + 1);
+            const std::string target = sum ? row_name(m, row) : name;
+            const std::string old_name = sum ? "ℓ_old" : "o_old";
+            return target + " = " + old_name + " · s" + i + " + Σⱼ exp(ω̃" + i + "ⱼ − m" + i + ")" +
+                   (sum ? "" : " · vⱼ" + subscript(col + 1)) + " = " +
+                   num(static_cast<double>(before->values(row, sum ? 0 : col))) + " · " +
+                   num(static_cast<double>(scale->values(row, 0))) + terms + " = " + bare(value);
+        }
+        case Derivation::TileNormalize: {
+            if (!lhs || !rhs) return {};
+            return name + " = " + cell_name(*lhs, row, col) + " / " + row_name(*rhs, row) + " = " +
+                   num(static_cast<double>(lhs->values(row, col))) + " / " +
+                   bare(static_cast<double>(rhs->values(row, 0))) + " = " + bare(value);
+        }
+        case Derivation::TileMap: {
+            // The labels name the tile's queries and keys ("q 1–2", "k 4"), short at the end.
+            const auto label = [](const std::vector<std::string>& labels, Eigen::Index i) {
+                return i < static_cast<Eigen::Index>(labels.size())
+                           ? labels[static_cast<std::size_t>(i)]
+                           : std::to_string(i + 1);
+            };
+            const std::string head = name + " = " + format_shortest(value) + ": tile " +
+                                     label(m.row_labels, row) + " × " + label(m.col_labels, col);
+            if (blocked) return head + ", skipped: every key comes after every query";
+            if (value >= 1.0) return head + ", computed now";
+            if (value > 0.0) return head + ", computed earlier: only m, ℓ and o were kept";
+            return head + ", not yet computed";
+        }
     }
     return {};
 }

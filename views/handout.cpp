@@ -62,6 +62,13 @@ QString stepHeading(const attn::Step& step, const QString& title) {
 QString frameNote(const StepPage& page) {
     const attn::Step& step = page.step();
     if (step.frame_count <= 0) return {};
+    const QString chapterFrame = frameText(step, page.frame());  // masks or tiles, not tokens
+    if (!chapterFrame.isEmpty())
+        return Handout::tr(
+                   "This step has %1 frames. The heatmaps show its last, “%2”; the app "
+                   "steps through every frame.")
+            .arg(step.frame_count)
+            .arg(chapterFrame);
     const std::size_t f = static_cast<std::size_t>(page.frame());
     const QString token = f < step.frame_labels.size()
                               ? QString::fromStdString(step.frame_labels[f])

@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QEvent>
 #include <QFontDatabase>
+#include <QFontInfo>
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -38,6 +39,9 @@ namespace {
 
 // Below this a classroom's back row reads nothing: a page that does not fit even so scrolls.
 constexpr double kSmallestFitScale = 0.35;
+// A presented page's body text is at least 1/kReadableLines of its height; a denser step is
+// shown in parts instead of smaller.
+constexpr double kReadableLines = 90.0;
 
 bool isUnitRange(attn::MatrixKind kind) {
     return kind == attn::MatrixKind::Weights || kind == attn::MatrixKind::Mask;
@@ -295,7 +299,7 @@ void StepPage::updateMatrices() {
         MatrixPanel* p = panels_[i];
         const QString id = QString::fromStdString(ids_[i]);
         const attn::StepMatrix* m = shownMatrix(id);
-        p->setVisible(m != nullptr);
+        p->setVisible(m != nullptr && panelInPart(i));
         if (!m) continue;
         const attn::Matrix values = shownValues(id);
         // A filled score shows its fill ("−∞"); a masked weight is a plain 0 after softmax.
@@ -347,8 +351,11 @@ void StepPage::updateFrameControls() {
     const QString token = f < step_.frame_labels.size()
                               ? QString::fromStdString(step_.frame_labels[f])
                               : QString::number(frame_ + 1);
+    const QString chapterFrame = frameText(step_, frame_);  // a chapter's masks or tiles
     frameLabel_->setText(
-        tr("Token %1 of %2: “%3”").arg(frame_ + 1).arg(step_.frame_count).arg(token));
+        chapterFrame.isEmpty()
+            ? tr("Token %1 of %2: “%3”").arg(frame_ + 1).arg(step_.frame_count).arg(token)
+            : chapterFrame);
 }
 
 void StepPage::updateFacts() {
@@ -492,8 +499,17 @@ void StepPage::showCell(int index, int row, int column) {
                 lhs->highlightCell(row, column);
             }
             break;
+        case Derivation::RunningMax:
+        case Derivation::RunningSum:
+        case Derivation::RunningOutput:
+            if (lhs) lhs->highlightRow(row);  // the tile's scores of this query
+            break;
         case Derivation::Concat:
         case Derivation::CausalMask:
+        case Derivation::RuleMask:
+        case Derivation::RescaleFactor:
+        case Derivation::TileNormalize:
+        case Derivation::TileMap:
             break;
         case Derivation::Scale:
         case Derivation::MaskProduct:
@@ -543,7 +559,7 @@ void StepPage::applyStepHighlights() {
             map->highlightColumn(col);
     }
     // Decoding frames: the row this token appended to a growing matrix (the cache).
-    if (step_.frame_count > 0 && frame_ > 0) {
+    if (step_.frame_count > 0 && frame_ > 0 && frameText(step_, frame_).isEmpty()) {
         for (std::size_t i = 0; i < ids_.size(); ++i) {
             const QString id = QString::fromStdString(ids_[i]);
             const attn::StepMatrix* m = shownMatrix(id);
@@ -556,6 +572,101 @@ void StepPage::applyStepHighlights() {
 void StepPage::setScale(double scale) {
     scale_ = std::max(scale, 0.25);
     fitScale();
+}
+
+bool StepPage::blockInPart(std::size_t block) const {
+    if (parts_.empty()) return true;
+    const BlockRange& shown = parts_[static_cast<std::size_t>(part_)];
+    return block >= shown.first && block < shown.second;
+}
+
+bool StepPage::partShowsFrames() const {
+    if (step_.frame_count <= 0) return false;
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+        if (!panelInPart(i)) continue;
+        for (const attn::StepMatrix& m : step_.matrices)
+            if (m.id == ids_[i] && m.frame >= 0) return true;
+    }
+    return false;
+}
+
+void StepPage::updateTitle() {
+    const QString title = tr("Step %1 · %2").arg(step_.number).arg(stepText(step_).title);
+    title_->setText(partCount() > 1
+                        ? tr("%1 · part %2 of %3").arg(title).arg(part_ + 1).arg(partCount())
+                        : title);
+}
+
+void StepPage::applyPart() {
+    part_ = std::clamp(part_, 0, partCount() - 1);
+    explanation_->setVisible(!explanation_->text().isEmpty() && blockInPart(0));
+    snippetBox_->setVisible(!step_.snippet.empty() && blockInPart(blockCount() - 1));
+    frameBar_->setVisible(step_.frame_count > 0 && (parts_.empty() || partShowsFrames()));
+    if (vectorView_) vectorView_->parentWidget()->setVisible(blockInPart(1));
+    updateTitle();
+    for (std::size_t i = 0; i < panels_.size(); ++i) {
+        const bool shown = shownMatrix(QString::fromStdString(ids_[i])) != nullptr;
+        panels_[i]->setVisible(shown && panelInPart(i));
+    }
+    for (MatrixPanel* p : panels_) p->updateGeometry();
+    matrixLayout_->invalidate();
+    scroll_->widget()->layout()->invalidate();
+}
+
+void StepPage::setPart(int part) {
+    wantLastPart_ = part < 0 && (parts_.empty() || !isVisible());
+    const int wanted = part < 0 ? partCount() - 1 : part;
+    const int clamped = std::clamp(wanted, 0, partCount() - 1);
+    if (clamped == part_) return;
+    part_ = clamped;
+    applyPart();
+    scrollToTop();
+    resetHighlights();
+}
+
+double StepPage::readableScale() const {
+    const double basePixels = std::max(1, QFontInfo(QApplication::font()).pixelSize());
+    const double wanted = availableHeight() / kReadableLines / basePixels;
+    return std::clamp(wanted, kSmallestFitScale, std::max(scale_, kSmallestFitScale));
+}
+
+std::vector<StepPage::BlockRange> StepPage::packParts(double scale) {
+    std::vector<BlockRange> packed;
+    const std::size_t n = blockCount();
+    auto fits = [&](std::size_t from, std::size_t to) {
+        parts_ = {{from, to}};
+        part_ = 0;
+        applyPart();
+        applyShownScale(scale);
+        return contentHeight() <= availableHeight();
+    };
+    std::size_t start = 0;
+    while (start < n) {
+        std::size_t end = start + 1;
+        while (end < n && fits(start, end + 1)) ++end;
+        packed.emplace_back(start, end);
+        start = end;
+    }
+    // A part of nothing (no code, no text) joins its neighbour.
+    auto empty = [&](const BlockRange& r) {
+        for (std::size_t b = r.first; b < r.second; ++b) {
+            if (b == 0 ? !explanation_->text().isEmpty() : b + 1 < n || !step_.snippet.empty())
+                return false;
+        }
+        return true;
+    };
+    for (std::size_t k = 0; k < packed.size() && packed.size() > 1;) {
+        if (!empty(packed[k])) {
+            ++k;
+            continue;
+        }
+        if (k > 0)
+            packed[k - 1].second = packed[k].second;
+        else
+            packed[k + 1].first = packed[k].first;
+        packed.erase(packed.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    return packed;
 }
 
 void StepPage::setFitToHeight(bool fit) {
@@ -585,7 +696,12 @@ void StepPage::applyShownScale(double scale) {
 
 int StepPage::contentHeight() const {
     QWidget* content = scroll_->widget();
-    return content->layout()->totalHeightForWidth(scroll_->width());
+    // Measured as if the scroll bar were shown: a page that fits that narrow fits without it,
+    // while one measured at full width can wrap a line more once a scroll bar appears and keep
+    // it for good.
+    const int bar = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll_);
+    return std::max(content->layout()->totalHeightForWidth(scroll_->width() - bar),
+                    content->layout()->totalMinimumSize().height());
 }
 
 int StepPage::availableHeight() const {
@@ -598,6 +714,11 @@ int StepPage::availableHeight() const {
 void StepPage::fitScale() {
     if (fitting_) return;
     if (!fitToHeight_) {
+        if (!parts_.empty()) {
+            parts_.clear();
+            part_ = 0;
+            applyPart();
+        }
         applyShownScale(scale_);
         return;
     }
@@ -611,27 +732,47 @@ void StepPage::fitScale() {
         frame_ = step_.frame_count - 1;
         updateMatrices();
     }
-    constexpr double kSmallest = kSmallestFitScale;
+    const int shownPart = wantLastPart_ ? -1 : part_;
+    wantLastPart_ = false;
     auto fits = [this](double scale) {
         applyShownScale(scale);
         return contentHeight() <= availableHeight();
     };
-    // Heights do not follow the scale in proportion (heatmaps wrap to new lines as they grow),
-    // so bisect between the smallest scale and the zoom.
-    if (!fits(scale_)) {
-        double low = kSmallest;
-        double high = scale_;
-        if (fits(low)) {
-            for (int i = 0; i < 7; ++i) {
-                const double middle = (low + high) / 2;
-                if (fits(middle))
-                    low = middle;
-                else
-                    high = middle;
-            }
+    // The largest scale up to `high` at which the shown part fits. Heights do not follow the
+    // scale in proportion (heatmaps wrap to new lines as they grow), so bisect from a scale
+    // known to fit: the readable one, which packing made every part fit where it could.
+    auto largestFit = [&](double high) {
+        if (fits(high)) return high;
+        double low = std::min(readableScale(), high);
+        if (!fits(low)) low = kSmallestFitScale;
+        if (!fits(low)) return low;
+        for (int i = 0; i < 7; ++i) {
+            const double middle = (low + high) / 2;
+            if (fits(middle))
+                low = middle;
+            else
+                high = middle;
         }
-        if (shownScale_ != low) applyShownScale(low);
+        return low;
+    };
+    parts_.clear();
+    part_ = 0;
+    applyPart();
+    const double readable = readableScale();
+    if (!fits(readable)) {
+        parts_ = packParts(readable);
+        if (parts_.size() <= 1) parts_.clear();
     }
+    // One scale for every part of the step, so its matrices keep their size from part to part.
+    double scale = scale_;
+    for (int k = 0; k < partCount(); ++k) {
+        part_ = k;
+        applyPart();
+        scale = largestFit(scale);
+    }
+    part_ = shownPart < 0 ? partCount() - 1 : std::min(shownPart, partCount() - 1);
+    applyPart();
+    if (shownScale_ != scale) applyShownScale(scale);
     if (otherFrame) {
         frame_ = shownFrame;
         updateMatrices();
@@ -714,12 +855,15 @@ void StepPage::changeEvent(QEvent* event) {
 
 void StepPage::retranslate() {
     const StepText text = stepText(step_);
-    title_->setText(tr("Step %1 · %2").arg(step_.number).arg(text.title));
+    updateTitle();
     explanation_->setText(text.html);
-    explanation_->setVisible(!text.html.isEmpty());
+    explanation_->setVisible(!text.html.isEmpty() && blockInPart(0));
     tablesBox_->setText(tr("Show numbers as &tables"));
-    previousToken_->setText(tr("◀ Previous token"));
-    nextToken_->setText(tr("Next token ▶"));
+    const std::pair<QString, QString> chapterButtons = frameButtonTexts(step_);  // masks, tiles
+    previousToken_->setText(chapterButtons.first.isEmpty() ? tr("◀ Previous token")
+                                                           : chapterButtons.first);
+    nextToken_->setText(chapterButtons.second.isEmpty() ? tr("Next token ▶")
+                                                        : chapterButtons.second);
     modeLabel_->setText(tr("Dropout:"));
     training_->setText(tr("Training"));
     inferenceButton_->setText(tr("Inference"));

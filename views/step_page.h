@@ -96,6 +96,21 @@ public:
     double shownScale() const { return shownScale_; }
     // A page always opens at its top.
     void scrollToTop();
+
+    // Presentation on a screen too small for a dense step (many matrices at 1280×720): rather than
+    // shrink everything below what a classroom reads, the step is shown in parts, each with the
+    // title, in record order: the first part with the explanation, the last with the code. The
+    // clicker's next key moves through them as through frames. 1 part when it all fits.
+    int partCount() const { return parts_.empty() ? 1 : static_cast<int>(parts_.size()); }
+    int part() const { return part_; }
+    // Clamped to the parts there are; -1 is the last part, also when the parts are not known yet
+    // (a page entered backwards before it is shown).
+    void setPart(int part);
+    // The matrices of the shown part include one that changes with the frame.
+    bool partShowsFrames() const;
+    // The smallest scale the page shrinks to before it splits into parts: text at least
+    // 1/90 of the page's height (about 0.6 at 1280×720, 0.9 at 1920×1080).
+    double readableScale() const;
     // Hover tooltips over the cells (default on). Off while presenting, where a tooltip would
     // cover the matrices on the projector: the bar under the page explains the cell instead.
     void setCellTooltips(bool on);
@@ -131,6 +146,16 @@ private:
     void fitScale();
     void settleFit();
     int contentHeight() const;  // the scrolled content's height at the page's width
+    // A page is a column of blocks: 0 the explanation, 1..n the matrices (the vector plot with the
+    // first), n + 1 the code. A part is a range [first, second) of them.
+    using BlockRange = std::pair<std::size_t, std::size_t>;
+    std::size_t blockCount() const { return panels_.size() + 2; }
+    bool blockInPart(std::size_t block) const;
+    bool panelInPart(std::size_t panel) const { return blockInPart(panel + 1); }
+    void applyPart();  // shows the blocks of part_ only
+    void updateTitle();
+    // Greedy: as many blocks per part as fit at `scale`, in order.
+    std::vector<BlockRange> packParts(double scale);
     int availableHeight() const;
     void retranslate();
 
@@ -147,6 +172,9 @@ private:
     bool fitting_ = false;
     int settleAttempts_ = 0;
     bool cellTooltips_ = true;
+    std::vector<BlockRange> parts_;  // empty: one part, the whole page
+    int part_ = 0;
+    bool wantLastPart_ = false;
     // The clicked cell stays explained when the pointer leaves the matrices.
     std::optional<std::pair<int, std::pair<int, int>>> pinned_;
 

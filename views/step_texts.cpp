@@ -165,6 +165,41 @@ constexpr StepEntry kSteps[] = {
                        "attends with its own columns. Step through the {num_tokens} "
                        "tokens: the cache grows by one row, the output equals the full causal "
                        "pass, and the counters show the multiplications saved.</p>")},
+    {"masks", QT_TRANSLATE_NOOP("StepText", "Masks beyond causal"),
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>Step 11's causal mask is one of several. A mask says which keys each query may see: "
+         "1 = attend, 0 = blocked, and blocked scores become −∞ before softmax "
+         "(<code>masked_fill(mask == 0, -inf)</code>). Switch between three masks on the same "
+         "scores; step 11's causal weights stay beside them:</p>"
+         "<p><b>sliding window</b>: each token sees only the last {window} tokens, itself "
+         "included (Mistral, Longformer), so the cost grows with the window, not the "
+         "length.</p>"
+         "<p><b>bidirectional</b>: an encoder (BERT) sees every token, before and after.</p>"
+         "<p><b>padding</b>: a batch holds sentences of different lengths, so the shorter one "
+         "is filled up with {num_padding} padding tokens after its {valid_tokens} real ones. "
+         "Padded keys get no weight; the padded query rows (from row {first_padding}) are "
+         "computed and then ignored. Sentence 1 is step 11 itself; the matrices show sentence "
+         "2, whose real rows equal step 11's first {valid_tokens} rows: a causal token never sees "
+         "what follows "
+         "it.</p>")},
+    {"flash-tiles", QT_TRANSLATE_NOOP("StepText", "FlashAttention's tiles"),
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>Step 11 stores the whole {num_tokens} × {num_tokens} matrix of weights. "
+         "FlashAttention never does: it walks over tiles of {query_tile} queries × {key_tile} "
+         "key, and keeps per query only a running maximum <b>m</b>, a running sum <b>ℓ</b> of "
+         "exp(ω̃ − m) and an unnormalised output <b>o</b>.</p>"
+         "<p>When a tile raises the maximum, what was summed so far was computed against the "
+         "old maximum: ℓ and o are multiplied by <b>s = exp(m<sub>old</sub> − "
+         "m<sub>new</sub>)</b>. After a query tile's last key tile, z = o / ℓ, which equals "
+         "step 11's context vectors. Of the {num_tiles} tiles, {tiles_skipped} lie above the "
+         "diagonal and are skipped: every key comes after every query.</p>"
+         "<p>At T = {big_t} tokens the full matrix takes T² × 4 = {scores_bytes} bytes per "
+         "head; the tiles need only m and ℓ per query and one tile, (2T + {query_tile} × "
+         "{key_tile}) × 4 = {tiled_bytes} bytes, about {memory_ratio} times less. The "
+         "engine's own fast path (model/fast_attention.cpp) works this way, with larger "
+         "tiles.</p>")},
 };
 
 struct CaptionEntry {
@@ -238,6 +273,16 @@ constexpr CaptionEntry kCaptions[] = {
     {"cached-values", QT_TRANSLATE_NOOP("StepText", "Cached values")},
     {"new-weights", QT_TRANSLATE_NOOP("StepText", "New weights row")},
     {"cached-outputs", QT_TRANSLATE_NOOP("StepText", "Outputs with the cache")},
+    {"mask", QT_TRANSLATE_NOOP("StepText", "Mask (1 = attend, 0 = blocked)")},
+    {"mask-weights", QT_TRANSLATE_NOOP("StepText", "Weights with this mask")},
+    {"mask-context", QT_TRANSLATE_NOOP("StepText", "Context vectors with this mask")},
+    {"tile-map", QT_TRANSLATE_NOOP("StepText", "Tiles: now (1), done (0.5), skipped (masked)")},
+    {"tile-scores", QT_TRANSLATE_NOOP("StepText", "This tile's scores ω̃")},
+    {"running-max", QT_TRANSLATE_NOOP("StepText", "Running maximum m")},
+    {"rescale", QT_TRANSLATE_NOOP("StepText", "Rescaling s = exp(m_old − m)")},
+    {"running-sum", QT_TRANSLATE_NOOP("StepText", "Running sum ℓ")},
+    {"running-output", QT_TRANSLATE_NOOP("StepText", "Unnormalised output o")},
+    {"tiled-context", QT_TRANSLATE_NOOP("StepText", "Context vectors z = o / ℓ")},
 };
 
 constexpr CaptionEntry kFacts[] = {
@@ -253,6 +298,18 @@ constexpr CaptionEntry kFacts[] = {
     {"mults_without_cache", QT_TRANSLATE_NOOP("StepText", "Multiplications without the cache")},
     {"cache_tokens", QT_TRANSLATE_NOOP("StepText", "Tokens in the cache")},
     {"cache_bytes", QT_TRANSLATE_NOOP("StepText", "Cache size (bytes)")},
+    {"visible_cells", QT_TRANSLATE_NOOP("StepText", "Weights not blocked")},
+    {"tiles_done", QT_TRANSLATE_NOOP("StepText", "Tiles computed")},
+    {"tiles_skipped", QT_TRANSLATE_NOOP("StepText", "Tiles skipped")},
+    {"scores_bytes_4096", QT_TRANSLATE_NOOP("StepText", "Full matrix, long sequence (bytes)")},
+    {"tiled_bytes_4096", QT_TRANSLATE_NOOP("StepText", "Tiles, long sequence (bytes)")},
+};
+
+// What a frame of a chapter is called; the KV-cache step's tokens are the page's own words.
+constexpr CaptionEntry kFrameLabels[] = {
+    {"padding", QT_TRANSLATE_NOOP("StepText", "padding")},
+    {"window", QT_TRANSLATE_NOOP("StepText", "sliding window w = {window}")},
+    {"bidirectional", QT_TRANSLATE_NOOP("StepText", "bidirectional")},
 };
 
 QString tr(const char* text) { return QCoreApplication::translate("StepText", text); }
@@ -305,6 +362,33 @@ QString rawCaption(const std::string& matrixId) {
 
 QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix) {
     return substituted(rawCaption(matrix.id), step, false);
+}
+
+QString frameText(const attn::Step& step, int frame) {
+    if (frame < 0 || static_cast<std::size_t>(frame) >= step.frame_labels.size()) return {};
+    const std::string& label = step.frame_labels[static_cast<std::size_t>(frame)];
+    const QString n = QString::number(frame + 1);
+    const QString total = QString::number(step.frame_count);
+    if (step.id == "masks") {
+        QString name = QString::fromStdString(label);
+        for (const CaptionEntry& e : kFrameLabels)
+            if (label == e.id) name = substituted(tr(e.caption), step, false);
+        return QCoreApplication::translate("StepText", "Mask %1 of %2: %3").arg(n, total, name);
+    }
+    if (step.id == "flash-tiles")
+        return QCoreApplication::translate("StepText", "Tile %1 of %2: %3")
+            .arg(n, total, QString::fromStdString(label));
+    return {};
+}
+
+std::pair<QString, QString> frameButtonTexts(const attn::Step& step) {
+    if (step.id == "masks")
+        return {QCoreApplication::translate("StepText", "◀ Previous mask"),
+                QCoreApplication::translate("StepText", "Next mask ▶")};
+    if (step.id == "flash-tiles")
+        return {QCoreApplication::translate("StepText", "◀ Previous tile"),
+                QCoreApplication::translate("StepText", "Next tile ▶")};
+    return {};
 }
 
 QString factLabel(const std::string& factId) {

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <string>
+#include <utility>
 
 #include "model/walkthrough.h"
 
@@ -29,6 +30,12 @@ attn::Matrix shownValues(const attn::Step& step, const attn::StepMatrix& matrix,
 // with inference mode's dropout. The page and `attention-cli steps` both print this.
 QString cellHoverText(const attn::Step& step, const attn::StepMatrix& matrix, int row, int column,
                       bool inference);
+// The frame control's text for the chapters' frames ("Mask 2 of 3: sliding window w = 3",
+// "Tile 3 of 12: q 1–2 × k 2"); empty for a step whose frames are tokens (the page says so).
+QString frameText(const attn::Step& step, int frame);
+// The frame buttons' texts of a chapter ("◀ Previous mask", "Next mask ▶"); empty for a step
+// whose frames are tokens.
+std::pair<QString, QString> frameButtonTexts(const attn::Step& step);
 // Translated label of a StepFact id, e.g. "Multiplications with the cache".
 QString factLabel(const std::string& factId);
 

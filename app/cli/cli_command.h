@@ -42,6 +42,9 @@ std::unique_ptr<views::Translation> installLanguageOption(const QCommandLinePars
 // --input); fails with the file's own message.
 std::vector<attn::Step> walkthroughOption(const QCommandLineParser& parser, const QString& name);
 
+// The process's peak resident memory in MB (VmHWM), 0 where /proc is missing.
+double peakResidentMegabytes();
+
 // The subcommands.
 void addComputeOptions(QCommandLineParser& parser);
 QByteArray runCompute(const QCommandLineParser& parser);
@@ -54,3 +57,10 @@ void addStepsOptions(QCommandLineParser& parser);
 QByteArray runSteps(const QCommandLineParser& parser);
 void addHandoutOptions(QCommandLineParser& parser);
 QByteArray runHandout(const QCommandLineParser& parser);
+// GPT-2 models from a Hugging Face folder (cli_model.cpp).
+void addTokenizeOptions(QCommandLineParser& parser);
+QByteArray runTokenize(const QCommandLineParser& parser);
+void addForwardOptions(QCommandLineParser& parser);
+QByteArray runForward(const QCommandLineParser& parser);
+void addGenerateOptions(QCommandLineParser& parser);
+QByteArray runGenerate(const QCommandLineParser& parser);

@@ -1,7 +1,5 @@
 // attention-cli compute: run one module and print every matrix it computed as JSON, or only a
 // short summary for long inputs (--summary).
-#include <sys/resource.h>
-
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -108,10 +106,101 @@ QStringList listOption(const QCommandLineParser& parser, const QString& name,
     return out;
 }
 
-double peakResidentMegabytes() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports kilobytes
+// The modules that take --num-kv-heads, --mask, --window, --lengths and --rope.
+QString chapterModules() {
+    return namesWhere([](const attn::ModuleInfo& i) { return i.uses_kv_heads_masks_rope; },
+                      QStringLiteral(" and "));
+}
+
+// --num-kv-heads, --mask, --window, --lengths, --rope, --rope-base and --position-offset into
+// config (the model checks the values against the module: resolve_config).
+void readChapterOptions(const QCommandLineParser& parser, const attn::ModuleInfo& info,
+                        attn::ModuleConfig& config) {
+    config.num_kv_heads = integerOption(parser, QStringLiteral("num-kv-heads"), config.num_kv_heads,
+                                        1, attn::kMaxWidth);
+    if (parser.isSet(QStringLiteral("mask"))) {
+        const QString mask = parser.value(QStringLiteral("mask"));
+        if (mask != QLatin1String("causal") && mask != QLatin1String("bidirectional") &&
+            mask != QLatin1String("window")) {
+            cliFail(
+                QStringLiteral("--mask \"%1\": give causal, bidirectional or window").arg(mask));
+        }
+        if (!info.uses_kv_heads_masks_rope) {
+            cliFail(QStringLiteral("--mask does not apply to %1: only %2 has window and "
+                                   "bidirectional masks; use --causal or --no-causal")
+                        .arg(nameOf(info), chapterModules()));
+        }
+        const bool causal = mask != QLatin1String("bidirectional");
+        if (parser.isSet(QString::fromLatin1(causal ? "no-causal" : "causal"))) {
+            cliFail(
+                QStringLiteral("--mask %1 and --%2 contradict each other: choose one")
+                    .arg(mask, causal ? QStringLiteral("no-causal") : QStringLiteral("causal")));
+        }
+        config.causal = causal;
+        if (mask != QLatin1String("window")) {
+            if (parser.isSet(QStringLiteral("window"))) {
+                cliFail(QStringLiteral("--window needs --mask window, not --mask %1").arg(mask));
+            }
+            config.window = 0;
+        } else if (!parser.isSet(QStringLiteral("window")) && config.window == 0) {
+            cliFail(
+                QStringLiteral("--mask window needs --window W, the number of tokens each "
+                               "query sees (W >= 1)"));
+        }
+    } else if (parser.isSet(QStringLiteral("window")) && config.window == 0) {
+        cliFail(QStringLiteral("--window needs --mask window: add --mask window"));
+    }
+    if (parser.isSet(QStringLiteral("window"))) {
+        if (parser.isSet(QStringLiteral("no-causal"))) {
+            cliFail(
+                QStringLiteral("--window is a causal mask and --no-causal turns it off: "
+                               "choose one"));
+        }
+        config.window =
+            integerOption(parser, QStringLiteral("window"), config.window, 1, qint64{1} << 20);
+    }
+    if (parser.isSet(QStringLiteral("lengths"))) {
+        config.lengths.clear();
+        for (const QString& item :
+             listOption(parser, QStringLiteral("lengths"), QStringLiteral("6,4"))) {
+            bool ok = false;
+            const qint64 length = item.toLongLong(&ok);
+            if (!ok || length < 0 || length > (qint64{1} << 20)) {
+                cliFail(QStringLiteral("--lengths: \"%1\" is not a length: give one number of "
+                                       "tokens per sequence, e.g. --lengths 6,4")
+                            .arg(item));
+            }
+            config.lengths.push_back(static_cast<Eigen::Index>(length));
+        }
+        const auto count = static_cast<qint64>(config.lengths.size());
+        if (count > attn::kMaxBatch) {
+            cliFail(QStringLiteral("--lengths has %1 values; the batch limit is %2: give fewer")
+                        .arg(count)
+                        .arg(attn::kMaxBatch));
+        }
+        if (parser.isSet(QStringLiteral("batch")) &&
+            integerOption(parser, QStringLiteral("batch"), 1, 1, attn::kMaxBatch) != count) {
+            cliFail(QStringLiteral("--batch %1 but --lengths has %2 values: their count is the "
+                                   "batch, so leave --batch out or make them agree")
+                        .arg(parser.value(QStringLiteral("batch")))
+                        .arg(count));
+        }
+        config.batch = count;
+    }
+    if (parser.isSet(QStringLiteral("rope"))) {
+        config.rope = true;
+    }
+    if (parser.isSet(QStringLiteral("rope-base"))) {
+        const QString v = parser.value(QStringLiteral("rope-base")).trimmed();
+        bool ok = false;
+        const float base = v.toFloat(&ok);
+        if (!ok || !std::isfinite(base) || base <= 1.0f) {
+            cliFail(QStringLiteral("--rope-base \"%1\": give a number above 1, e.g. 10000").arg(v));
+        }
+        config.rope_base = base;
+    }
+    config.position_offset = integerOption(parser, QStringLiteral("position-offset"),
+                                           config.position_offset, 0, qint64{1} << 24);
 }
 
 }  // namespace
@@ -196,6 +285,34 @@ void addComputeOptions(QCommandLineParser& parser) {
                         "-inf, -1e9 for the BERT-style modules, -1e4 for %1).")
              .arg(nameOf(attn::ModuleKind::Gpt2Attention)),
          QStringLiteral("VALUE")},
+        {QStringLiteral("num-kv-heads"),
+         QStringLiteral("Key/value heads shared by the query heads (%1; grouped-query attention, "
+                        "1 = multi-query; must divide --num-heads; default --num-heads).")
+             .arg(chapterModules()),
+         QStringLiteral("G")},
+        {QStringLiteral("mask"),
+         QStringLiteral("causal (default, = --causal), bidirectional (= --no-causal) or window "
+                        "(a sliding causal window of --window tokens) (%1).")
+             .arg(chapterModules()),
+         QStringLiteral("causal|bidirectional|window")},
+        {QStringLiteral("window"),
+         QStringLiteral("Width W >= 1 of --mask window: query i sees keys i-W+1..i."),
+         QStringLiteral("W")},
+        {QStringLiteral("lengths"),
+         QStringLiteral("A batch of one copy of the input per length, e.g. 6,4 (%1): keys of "
+                        "sequence b at positions >= its length are blocked (padding); each in "
+                        "[0, tokens].")
+             .arg(chapterModules()),
+         QStringLiteral("LIST")},
+        {QStringLiteral("rope"),
+         QStringLiteral("Rotate queries and keys with rotary position embeddings (%1; Hugging "
+                        "Face's LLaMA convention).")
+             .arg(chapterModules())},
+        {QStringLiteral("rope-base"), QStringLiteral("RoPE base of --rope (default 10000)."),
+         QStringLiteral("B")},
+        {QStringLiteral("position-offset"),
+         QStringLiteral("RoPE position of the first token for --rope (default 0)."),
+         QStringLiteral("K")},
         {QStringLiteral("input"),
          QStringLiteral("JSON example file with tokens and embeddings (and optionally weights, "
                         "source, config)."),
@@ -331,6 +448,7 @@ QByteArray runCompute(const QCommandLineParser& parser) {
         }
         config.fill_value = fill;
     }
+    readChapterOptions(parser, info, config);
 
     if (random) {
         const qint64 tokens =

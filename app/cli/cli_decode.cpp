@@ -2,6 +2,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QStringList>
+#include <cmath>
 
 #include "app/cli/cli_command.h"
 #include "app/io/json_text.h"
@@ -33,7 +34,7 @@ void addDecodeOptions(QCommandLineParser& parser) {
         "Feed N random tokens (torch.rand(N, d_model) seeded with --seed) one at a time through a\n"
         "KV cache: each step projects only the new token, appends its key and value to the cache\n"
         "and attends over all cached tokens. Prints each step's output row, attention weights and\n"
-        "cache size (tokens, bytes = 2 × heads × tokens × head_dim × 4), the outputs of one "
+        "cache size (tokens, bytes = 2 × K/V heads × tokens × head_dim × 4), the outputs of one "
         "causal\n"
         "pass over all tokens, and the largest difference between the two (float rounding only)."));
     parser.addOptions({
@@ -48,6 +49,16 @@ void addDecodeOptions(QCommandLineParser& parser) {
         {QStringLiteral("seed"),
          QStringLiteral("Seed for the tokens and the parameters (default 123)."),
          QStringLiteral("N")},
+        {QStringLiteral("num-kv-heads"),
+         QStringLiteral("Key/value heads of %1, dividing --num-heads (default --num-heads): the "
+                        "cache holds this many heads (grouped-query attention).")
+             .arg(nameOf(attn::ModuleKind::MultiHeadAttention)),
+         QStringLiteral("G")},
+        {QStringLiteral("rope"),
+         QStringLiteral("Rotary position embeddings in %1 (positions are the token indices).")
+             .arg(nameOf(attn::ModuleKind::MultiHeadAttention))},
+        {QStringLiteral("rope-base"), QStringLiteral("RoPE base of --rope (default 10000)."),
+         QStringLiteral("B")},
     });
 }
 
@@ -67,6 +78,30 @@ QByteArray runDecode(const QCommandLineParser& parser) {
         integerOption(parser, QStringLiteral("seed"), 123, 0, qint64{1} << 53));
     config.module =
         attn::decoder_kind_from_name(parser.value(QStringLiteral("module")).toStdString());
+    const bool mha = config.module == attn::ModuleKind::MultiHeadAttention;
+    for (const char* option : {"num-kv-heads", "rope", "rope-base"}) {
+        if (!mha && parser.isSet(QString::fromLatin1(option))) {
+            cliFail(QStringLiteral("--%1 does not apply to %2: only %3 has K/V head sharing and "
+                                   "RoPE")
+                        .arg(QString::fromLatin1(option), nameOf(config.module),
+                             nameOf(attn::ModuleKind::MultiHeadAttention)));
+        }
+    }
+    config.num_kv_heads =
+        integerOption(parser, QStringLiteral("num-kv-heads"), config.num_heads, 1, attn::kMaxWidth);
+    if (!mha) config.num_kv_heads = 0;
+    config.rope = parser.isSet(QStringLiteral("rope"));
+    if (parser.isSet(QStringLiteral("rope-base"))) {
+        if (!config.rope) {
+            cliFail(QStringLiteral("--rope-base applies only with --rope: add --rope"));
+        }
+        const QString v = parser.value(QStringLiteral("rope-base")).trimmed();
+        bool ok = false;
+        config.rope_base = v.toFloat(&ok);
+        if (!ok || !std::isfinite(config.rope_base) || config.rope_base <= 1.0f) {
+            cliFail(QStringLiteral("--rope-base \"%1\": give a number above 1, e.g. 10000").arg(v));
+        }
+    }
 
     const attn::Sequence inputs = attn::random_sequence(length, d_model, config.seed);
     const attn::KvTrace run = attn::run_decode(config, inputs);
@@ -98,6 +133,13 @@ QByteArray runDecode(const QCommandLineParser& parser) {
     json.emplace_back(QStringLiteral("d_model"), static_cast<double>(d_model));
     json.emplace_back(QStringLiteral("num_heads"), static_cast<double>(config.num_heads));
     json.emplace_back(QStringLiteral("head_dim"), static_cast<double>(d_model / config.num_heads));
+    if (mha) {
+        json.emplace_back(QStringLiteral("num_kv_heads"), static_cast<double>(config.num_kv_heads));
+        json.emplace_back(QStringLiteral("rope"), config.rope);
+        if (config.rope) {
+            json.emplace_back(QStringLiteral("rope_base"), jsonNumber(config.rope_base));
+        }
+    }
     json.emplace_back(QStringLiteral("tokens"), tokens);
     json.emplace_back(QStringLiteral("inputs"), jsonMatrix(inputs.embeddings));
     json.emplace_back(QStringLiteral("steps"), steps);

@@ -27,6 +27,12 @@ const CliCommand kCommands[] = {
      addStepsOptions, runSteps},
     {"handout", "Write the whole walkthrough as a PDF or HTML handout for students",
      addHandoutOptions, runHandout},
+    {"tokenize", "Split a text into tokens with a GPT-2 model's tokenizer", addTokenizeOptions,
+     runTokenize},
+    {"forward", "Run a GPT-2 model on a text: every layer's and head's attention, next tokens",
+     addForwardOptions, runForward},
+    {"generate", "Continue a text with a GPT-2 model and a KV cache per layer", addGenerateOptions,
+     runGenerate},
 };
 
 const char kOutputNote[] =

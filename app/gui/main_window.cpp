@@ -284,12 +284,19 @@ void MainWindow::goToStep(int number) { enterStep(number, false); }
 
 void MainWindow::previousStep() { enterStep(current_ - 1, true); }
 
+// The clicker's next key: the next token of a frame step, then the next part of a step shown in
+// parts (each part with frames starts again at the first token), then the next step.
 void MainWindow::stepForward() {
     views::StepPage* p = currentPage();
-    if (p && p->frame() + 1 < p->frameCount()) {
+    if (p && p->partShowsFrames() && p->frame() + 1 < p->frameCount()) {
         const int before = p->frame();
         p->setFrame(before + 1);
         presentation_->revealNewFrame(p, before);
+        return;
+    }
+    if (p && p->part() + 1 < p->partCount()) {
+        p->setPart(p->part() + 1);
+        if (p->partShowsFrames()) p->setFrame(0);
         return;
     }
     nextStep();
@@ -297,8 +304,14 @@ void MainWindow::stepForward() {
 
 void MainWindow::stepBackward() {
     views::StepPage* p = currentPage();
-    if (p && p->frameCount() > 0 && p->frame() > 0) {
+    if (p && p->partShowsFrames() && p->frame() > 0) {
         p->setFrame(p->frame() - 1);
+        presentation_->revealWholePage(p);
+        return;
+    }
+    if (p && p->part() > 0) {
+        p->setPart(p->part() - 1);
+        if (p->partShowsFrames()) p->setFrame(p->frameCount() - 1);
         presentation_->revealWholePage(p);
         return;
     }
@@ -312,6 +325,8 @@ void MainWindow::enterStep(int number, bool atLastFrame) {
     current_ = n;
     views::StepPage* p = page(n);
     if (p->frameCount() > 0) p->setFrame(atLastFrame ? p->frameCount() - 1 : 0);
+    // Entered backwards, a step in parts opens on its last part (fitted once it is shown).
+    p->setPart(atLastFrame ? -1 : 0);
     p->scrollToTop();
     // At the stack's size before it shows, so a presented page fits itself once, to the screen.
     p->resize(stack_->size());

@@ -183,6 +183,7 @@ bool PresentationMode::revealNextRow() {
     if (!p) return false;
     for (const views::Figure& f : views::pageFigures(*p)) {
         attn::HeatmapWidget* map = p->heatmap(f.matrixId);
+        if (!map->isVisibleTo(p)) continue;  // another part of a step shown in parts
         const int shown = map->revealedRows();
         if (shown >= 0 && shown < map->rowCount()) {
             map->setRevealedRows(shown + 1);
@@ -224,6 +225,7 @@ bool PresentationMode::revealPreviousRow() {
     const QList<views::Figure> figures = views::pageFigures(*p);
     for (auto it = figures.rbegin(); it != figures.rend(); ++it) {
         attn::HeatmapWidget* map = p->heatmap(it->matrixId);
+        if (!map->isVisibleTo(p)) continue;
         if (map->revealedRows() > 0) {
             map->setRevealedRows(map->revealedRows() - 1);
             return true;

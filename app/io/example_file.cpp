@@ -385,12 +385,16 @@ private:
                          .arg(describe(value)));
         }
         const QJsonObject object = value.toObject();
-        checkKeys(object, at,
-                  {"module", "seed", "d_out", "num_heads", "batch", "context_length", "dropout",
-                   "qkv_bias", "training", "causal", "scale", "mask_convention", "fill", "dim_k",
-                   "dim_v", "head_mask", "prune_heads"},
-                  QStringLiteral("\"config\""));
+        checkKeys(
+            object, at,
+            {"module",  "seed",     "d_out",    "num_heads", "batch",       "context_length",
+             "dropout", "qkv_bias", "training", "causal",    "scale",       "mask_convention",
+             "fill",    "dim_k",    "dim_v",    "head_mask", "prune_heads", "num_kv_heads",
+             "mask",    "window",   "lengths",  "rope",      "rope_base",   "position_offset"},
+            QStringLiteral("\"config\""));
         attn::ModuleConfig config;
+        QString mask;  // "causal", "bidirectional" or "window"; checked against causal and window
+        JsonPath maskAt;
         for (auto it = object.begin(); it != object.end(); ++it) {
             const QString& key = it.key();
             const QJsonValue v = it.value();
@@ -489,6 +493,53 @@ private:
                                              "(fill where mask == 0) or \"one\" (mask == 1)")
                                   .arg(describe(v)));
                 }
+            } else if (key == QLatin1String("num_kv_heads")) {
+                config.num_kv_heads =
+                    integer(v, vAt, key, 0, attn::kMaxWidth, QStringLiteral("0 = num_heads"));
+            } else if (key == QLatin1String("window")) {
+                config.window = integer(v, vAt, key, 0, static_cast<double>(kMaxSettingValue),
+                                        QStringLiteral("0 = no window"));
+            } else if (key == QLatin1String("position_offset")) {
+                config.position_offset = integer(v, vAt, key, 0, double{1 << 24},
+                                                 QStringLiteral("the first token's RoPE position"));
+            } else if (key == QLatin1String("lengths")) {
+                // Their count against the batch and each against T are the model's checks.
+                if (!v.isArray()) {
+                    fail(vAt, QStringLiteral("config \"lengths\" is %1, not a list of sequence "
+                                             "lengths such as [6, 4]")
+                                  .arg(describe(v)));
+                }
+                const QJsonArray array = v.toArray();
+                config.lengths.clear();
+                for (qsizetype i = 0; i < array.size() && i <= attn::kMaxBatch; ++i) {
+                    config.lengths.push_back(integer(array.at(i), child(vAt, i), key, 0,
+                                                     static_cast<double>(kMaxSettingValue),
+                                                     QStringLiteral("a sequence length")));
+                }
+            } else if (key == QLatin1String("rope")) {
+                if (!v.isBool()) {
+                    fail(vAt, QStringLiteral("config \"rope\" is %1: give true or false")
+                                  .arg(describe(v)));
+                }
+                config.rope = v.toBool();
+            } else if (key == QLatin1String("rope_base")) {
+                const double d = v.toDouble(std::nan(""));
+                if (!v.isDouble() || !(d > 1.0) || d > 3.0e38) {
+                    fail(vAt, QStringLiteral("config \"rope_base\" is %1: give a number above 1 "
+                                             "such as 10000")
+                                  .arg(describe(v)));
+                }
+                config.rope_base = static_cast<float>(d);
+            } else if (key == QLatin1String("mask")) {
+                if (v != QJsonValue(QStringLiteral("causal")) &&
+                    v != QJsonValue(QStringLiteral("bidirectional")) &&
+                    v != QJsonValue(QStringLiteral("window"))) {
+                    fail(vAt, QStringLiteral("config \"mask\" is %1: give \"causal\", "
+                                             "\"bidirectional\" or \"window\"")
+                                  .arg(describe(v)));
+                }
+                mask = v.toString();
+                maskAt = vAt;
             } else if (key == QLatin1String("fill")) {
                 // JSON has no infinity: -inf is written as the string "-inf".
                 if (v == QJsonValue(QStringLiteral("-inf"))) {
@@ -502,6 +553,31 @@ private:
                                   .arg(describe(v)));
                 }
             }
+        }
+        // "mask" says again what "causal" and "window" say; they must agree.
+        if (config.window > 0 && mask != QLatin1String("window")) {
+            fail(child(at, QStringLiteral("window")),
+                 QStringLiteral("config \"window\" is %1 but \"mask\" is not \"window\": add "
+                                "\"mask\": \"window\" or remove the window")
+                     .arg(config.window));
+        }
+        if (!mask.isEmpty()) {
+            if (mask == QLatin1String("window") && config.window == 0) {
+                fail(maskAt, QStringLiteral("config \"mask\" is \"window\" without a width: add "
+                                            "\"window\": W (W >= 1)"));
+            }
+            const bool causal = mask != QLatin1String("bidirectional");
+            if (config.causal.has_value() && *config.causal != causal) {
+                fail(maskAt, QStringLiteral("config \"mask\" is \"%1\" but \"causal\" is %2: "
+                                            "give one of them, or make them agree")
+                                 .arg(mask, *config.causal ? QStringLiteral("true")
+                                                           : QStringLiteral("false")));
+            }
+            // As on the command line: "bidirectional" is causal = false, "causal" causal = true;
+            // a module that is causal anyway keeps causal unset, so a saved session reads back
+            // as it was.
+            if (!causal || !config.module || !attn::module_info(*config.module).causal_by_default)
+                config.causal = causal;
         }
         return config;
     }

@@ -63,6 +63,36 @@ QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
             o.insert(QStringLiteral("fill"), jsonNumber(*config.fill_value));
         }
     }
+    // multi-head-attention's K/V heads, masks and RoPE: the module always lists them, another
+    // config only what is set.
+    const bool chapters = info != nullptr && info->uses_kv_heads_masks_rope;
+    if (chapters || config.num_kv_heads != 0) {
+        o.insert(QStringLiteral("num_kv_heads"), static_cast<double>(config.num_kv_heads));
+    }
+    if (chapters || config.window != 0) {
+        const std::string_view mask = attn::mask_kind_name(config);
+        o.insert(QStringLiteral("mask"),
+                 QString::fromUtf8(mask.data(), static_cast<qsizetype>(mask.size())));
+    }
+    if (config.window != 0) {
+        o.insert(QStringLiteral("window"), static_cast<double>(config.window));
+    }
+    if (!config.lengths.empty()) {
+        QJsonArray lengths;
+        for (Eigen::Index l : config.lengths) {
+            lengths.append(static_cast<double>(l));
+        }
+        o.insert(QStringLiteral("lengths"), lengths);
+    }
+    if (chapters || config.rope) {
+        o.insert(QStringLiteral("rope"), config.rope);
+    }
+    if (config.rope || config.rope_base != 10000.0f) {
+        o.insert(QStringLiteral("rope_base"), jsonNumber(config.rope_base));
+    }
+    if (config.rope || config.position_offset != 0) {
+        o.insert(QStringLiteral("position_offset"), static_cast<double>(config.position_offset));
+    }
     return o;
 }
 

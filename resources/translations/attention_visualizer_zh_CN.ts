@@ -661,6 +661,10 @@
         <source>the PDF painter could not finish</source>
         <translation>PDF 绘制器无法完成</translation>
     </message>
+    <message>
+        <source>This step has %1 frames. The heatmaps show its last, “%2”; the app steps through every frame.</source>
+        <translation>这一步有 %1 帧。热力图显示的是最后一帧“%2”；在应用中可以逐帧查看。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1270,6 +1274,118 @@
         <source>Weights kept</source>
         <translation>保留的权重</translation>
     </message>
+    <message>
+        <source>Masks beyond causal</source>
+        <translation>因果之外的掩码</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Step 11&apos;s causal mask is one of several. A mask says which keys each query may see: 1 = attend, 0 = blocked, and blocked scores become −∞ before softmax (&lt;code&gt;masked_fill(mask == 0, -inf)&lt;/code&gt;). Switch between three masks on the same scores; step 11&apos;s causal weights stay beside them:&lt;/p&gt;&lt;p&gt;&lt;b&gt;sliding window&lt;/b&gt;: each token sees only the last {window} tokens, itself included (Mistral, Longformer), so the cost grows with the window, not the length.&lt;/p&gt;&lt;p&gt;&lt;b&gt;bidirectional&lt;/b&gt;: an encoder (BERT) sees every token, before and after.&lt;/p&gt;&lt;p&gt;&lt;b&gt;padding&lt;/b&gt;: a batch holds sentences of different lengths, so the shorter one is filled up with {num_padding} padding tokens after its {valid_tokens} real ones. Padded keys get no weight; the padded query rows (from row {first_padding}) are computed and then ignored. Sentence 1 is step 11 itself; the matrices show sentence 2, whose real rows equal step 11&apos;s first {valid_tokens} rows: a causal token never sees what follows it.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;第 11 步的因果掩码只是掩码的一种。掩码规定每个查询能看到哪些键：1 = 关注，0 = 屏蔽；被屏蔽的分数在 softmax 之前变为 −∞（&lt;code&gt;masked_fill(mask == 0, -inf)&lt;/code&gt;）。在同一组分数上切换三种掩码；第 11 步的因果权重始终显示在旁边作对照：&lt;/p&gt;&lt;p&gt;&lt;b&gt;滑动窗口&lt;/b&gt;：每个词元只看最近的 {window} 个词元（包括它自己）（Mistral、Longformer），因此计算量随窗口而不是随长度增长。&lt;/p&gt;&lt;p&gt;&lt;b&gt;双向&lt;/b&gt;：编码器（BERT）能看到前后所有词元。&lt;/p&gt;&lt;p&gt;&lt;b&gt;填充&lt;/b&gt;：一个批次里的句子长短不一，较短的句子在 {valid_tokens} 个真实词元之后补上 {num_padding} 个填充词元。填充的键得不到任何权重；填充的查询行（从第 {first_padding} 行起）照常计算，随后被忽略。句子 1 就是第 11 步本身；矩阵显示的是句子 2，它的真实行等于第 11 步的前 {valid_tokens} 行：因果注意力中的词元本来就看不到它后面的词元。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>FlashAttention&apos;s tiles</source>
+        <translation>FlashAttention 的分块</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Step 11 stores the whole {num_tokens} × {num_tokens} matrix of weights. FlashAttention never does: it walks over tiles of {query_tile} queries × {key_tile} key, and keeps per query only a running maximum &lt;b&gt;m&lt;/b&gt;, a running sum &lt;b&gt;ℓ&lt;/b&gt; of exp(ω̃ − m) and an unnormalised output &lt;b&gt;o&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;When a tile raises the maximum, what was summed so far was computed against the old maximum: ℓ and o are multiplied by &lt;b&gt;s = exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;)&lt;/b&gt;. After a query tile&apos;s last key tile, z = o / ℓ, which equals step 11&apos;s context vectors. Of the {num_tiles} tiles, {tiles_skipped} lie above the diagonal and are skipped: every key comes after every query.&lt;/p&gt;&lt;p&gt;At T = {big_t} tokens the full matrix takes T² × 4 = {scores_bytes} bytes per head; the tiles need only m and ℓ per query and one tile, (2T + {query_tile} × {key_tile}) × 4 = {tiled_bytes} bytes, about {memory_ratio} times less. The engine&apos;s own fast path (model/fast_attention.cpp) works this way, with larger tiles.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;第 11 步保存了完整的 {num_tokens} × {num_tokens} 权重矩阵。FlashAttention 从不这样做：它按 {query_tile} 个查询 × {key_tile} 个键的分块逐块计算，每个查询只保留一个运行最大值 &lt;b&gt;m&lt;/b&gt;、exp(ω̃ − m) 的运行和 &lt;b&gt;ℓ&lt;/b&gt;，以及一个未归一化的输出 &lt;b&gt;o&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;当某个分块使最大值变大时，之前累加的量是按旧的最大值算的：ℓ 和 o 要乘以 &lt;b&gt;s = exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;)&lt;/b&gt;。一个查询分块处理完最后一个键分块后，z = o / ℓ，它等于第 11 步的上下文向量。在 {num_tiles} 个分块中，有 {tiles_skipped} 个位于对角线上方而被跳过：其中每个键都在每个查询之后。&lt;/p&gt;&lt;p&gt;当 T = {big_t} 个词元时，完整矩阵每个头需要 T² × 4 = {scores_bytes} 字节；分块只需每个查询的 m 和 ℓ 以及一个分块，即 (2T + {query_tile} × {key_tile}) × 4 = {tiled_bytes} 字节，约少 {memory_ratio} 倍。本引擎自己的快速路径（model/fast_attention.cpp）就是这样工作的，只是分块更大。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Mask (1 = attend, 0 = blocked)</source>
+        <translation>掩码（1 = 关注，0 = 屏蔽）</translation>
+    </message>
+    <message>
+        <source>Weights with this mask</source>
+        <translation>此掩码下的权重</translation>
+    </message>
+    <message>
+        <source>Context vectors with this mask</source>
+        <translation>此掩码下的上下文向量</translation>
+    </message>
+    <message>
+        <source>Tiles: now (1), done (0.5), skipped (masked)</source>
+        <translation>分块：当前（1）、已完成（0.5）、跳过（屏蔽）</translation>
+    </message>
+    <message>
+        <source>This tile&apos;s scores ω̃</source>
+        <translation>本分块的分数 ω̃</translation>
+    </message>
+    <message>
+        <source>Running maximum m</source>
+        <translation>运行最大值 m</translation>
+    </message>
+    <message>
+        <source>Rescaling s = exp(m_old − m)</source>
+        <translation>重缩放 s = exp(m_old − m)</translation>
+    </message>
+    <message>
+        <source>Running sum ℓ</source>
+        <translation>运行和 ℓ</translation>
+    </message>
+    <message>
+        <source>Unnormalised output o</source>
+        <translation>未归一化输出 o</translation>
+    </message>
+    <message>
+        <source>Context vectors z = o / ℓ</source>
+        <translation>上下文向量 z = o / ℓ</translation>
+    </message>
+    <message>
+        <source>Weights not blocked</source>
+        <translation>未被屏蔽的权重</translation>
+    </message>
+    <message>
+        <source>Tiles computed</source>
+        <translation>已计算的分块</translation>
+    </message>
+    <message>
+        <source>Tiles skipped</source>
+        <translation>跳过的分块</translation>
+    </message>
+    <message>
+        <source>Full matrix, long sequence (bytes)</source>
+        <translation>完整矩阵，长序列（字节）</translation>
+    </message>
+    <message>
+        <source>Tiles, long sequence (bytes)</source>
+        <translation>分块，长序列（字节）</translation>
+    </message>
+    <message>
+        <source>padding</source>
+        <translation>填充</translation>
+    </message>
+    <message>
+        <source>sliding window w = {window}</source>
+        <translation>滑动窗口 w = {window}</translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
+    <message>
+        <source>Mask %1 of %2: %3</source>
+        <translation>掩码 %1 / %2：%3</translation>
+    </message>
+    <message>
+        <source>Tile %1 of %2: %3</source>
+        <translation>分块 %1 / %2：%3</translation>
+    </message>
+    <message>
+        <source>◀ Previous mask</source>
+        <translation>◀ 上一个掩码</translation>
+    </message>
+    <message>
+        <source>Next mask ▶</source>
+        <translation>下一个掩码 ▶</translation>
+    </message>
+    <message>
+        <source>◀ Previous tile</source>
+        <translation>◀ 上一个分块</translation>
+    </message>
+    <message>
+        <source>Next tile ▶</source>
+        <translation>下一个分块 ▶</translation>
+    </message>
 </context>
 <context>
     <name>attn::HeatmapWidget</name>
@@ -1782,6 +1898,10 @@
     <message>
         <source>Embeddings as arrows</source>
         <translation>以箭头表示的嵌入</translation>
+    </message>
+    <message>
+        <source>%1 · part %2 of %3</source>
+        <translation>%1 · 第 %2 部分，共 %3 部分</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <vector>
 
 #include "app/io/example_file.h"
 #include "cli_run.h"
@@ -487,6 +488,20 @@ private slots:
         QVERIFY(json.value(QStringLiteral("elapsed_ms")).toDouble(-1.0) >= 0.0);
         QVERIFY(json.value(QStringLiteral("peak_rss_mb")).toDouble() > 0.0);
         QVERIFY(run.out.size() < 1000);
+    }
+
+    // peak_rss_mb is the CLI's own peak, not that of the large process that started it (a
+    // forked child inherits its parent's high-water mark in ru_maxrss, even across exec).
+    void summaryPeakIsTheCliOwn() {
+        std::vector<char> big(400u << 20);
+        for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>(i >> 12);
+        const CliRun run =
+            runCli({QStringLiteral("compute"), QStringLiteral("--module"),
+                    QStringLiteral("multi-head-attention"), QStringLiteral("--summary")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const double peak = parseOutput(run).value(QStringLiteral("peak_rss_mb")).toDouble();
+        QVERIFY2(peak > 1.0 && peak < 200.0, qPrintable(QString::number(peak)));
+        QVERIFY(big[4096] == 1);
     }
 
     void help() {

@@ -62,8 +62,12 @@ private slots:
         steps_ = doc.object().value(QStringLiteral("steps")).toArray();
     }
 
-    void sixteenStepsWithTheirTexts() {
-        QCOMPARE(steps_.size(), 16);
+    void everyStepWithItsText() {
+        QCOMPARE(steps_.size(), 18);
+        QCOMPARE(steps_.at(16).toObject().value(QStringLiteral("id")).toString(),
+                 QStringLiteral("masks"));
+        QCOMPARE(steps_.at(17).toObject().value(QStringLiteral("title")).toString(),
+                 QStringLiteral("FlashAttention's tiles"));
         const QJsonObject first = steps_.at(0).toObject();
         QCOMPARE(first.value(QStringLiteral("number")).toInt(), 1);
         QCOMPARE(first.value(QStringLiteral("id")).toString(), QStringLiteral("inputs"));
@@ -178,7 +182,7 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
         const QJsonArray steps =
             QJsonDocument::fromJson(run.out).object().value(QStringLiteral("steps")).toArray();
-        QCOMPARE(steps.size(), 16);
+        QCOMPARE(steps.size(), 18);
         // Step ids stay ("scores-journey"); no title, text or caption names the tutorial.
         for (const QJsonValue& v : steps) {
             const QJsonObject s = v.toObject();

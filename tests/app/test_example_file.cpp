@@ -375,7 +375,8 @@ private slots:
             << "line 2, column 22: unknown key \"heads\": \"config\" has the keys module, seed, "
                "d_out, "
                "num_heads, batch, context_length, dropout, qkv_bias, training, causal, scale, "
-               "mask_convention, fill, dim_k, dim_v, head_mask, prune_heads";
+               "mask_convention, fill, dim_k, dim_v, head_mask, prune_heads, num_kv_heads, mask, "
+               "window, lengths, rope, rope_base, position_offset";
         QTest::newRow("config unknown module")
             << QByteArray(
                    "{\"tokens\": [\"a\"], \"embeddings\": [[1]],\n \"config\": {\"module\": "

@@ -1,4 +1,4 @@
-// The walkthrough window: opens on step 1, keys and clickers move through all sixteen steps and
+// The walkthrough window: opens on step 1, keys and clickers move through all eighteen steps and
 // back from wherever the focus is (except a text field), the last step is remembered, the
 // language switches at run time, and the command line is read as documented. File > Export is
 // tested in test_export_actions.cpp, presentation mode in test_presentation_mode.cpp.
@@ -66,12 +66,13 @@ void TestMainWindow::init() { QSettings().clear(); }
 
 void TestMainWindow::opensOnStepOne() {
     MainWindow w;
-    QCOMPARE(w.stepCount(), 16);
+    QCOMPARE(w.stepCount(), 18);
     QCOMPARE(w.currentStep(), 1);
     QCOMPARE(w.stepList()->currentRow(), 0);
-    QCOMPARE(w.stepList()->count(), 16);
+    QCOMPARE(w.stepList()->count(), 18);
     QCOMPARE(w.stepList()->item(0)->text(), QStringLiteral("1. Input embeddings"));
     QVERIFY(w.stepList()->item(15)->text().startsWith(QStringLiteral("16. ")));
+    QVERIFY(w.stepList()->item(17)->text().startsWith(QStringLiteral("18. ")));
     // The current step is marked in the list.
     QVERIFY(w.stepList()->item(0)->font().bold());
     QVERIFY(!w.stepList()->item(1)->font().bold());
@@ -89,20 +90,33 @@ void TestMainWindow::keysNavigate() {
     for (int i = 0; i < 15; ++i) QTest::keyClick(&w, Qt::Key_Right);
     QCOMPARE(w.currentStep(), 16);
     QCOMPARE(w.currentPage()->step().id, std::string("kv-cache"));
-    QTest::keyClick(&w, Qt::Key_Right);  // past the end stays on the last step
-    QCOMPARE(w.currentStep(), 16);
     QTest::keyClick(&w, Qt::Key_Home);
     QCOMPARE(w.currentStep(), 1);
     QTest::keyClick(&w, Qt::Key_Left);  // before the start stays on step 1
     QCOMPARE(w.currentStep(), 1);
     QTest::keyClick(&w, Qt::Key_End);
-    QCOMPARE(w.currentStep(), 16);
+    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentPage()->step().id, std::string("flash-tiles"));
+    // Its 12 tiles one key at a time, then past the end stays on the last step.
+    for (int i = 0; i < 11; ++i) QTest::keyClick(&w, Qt::Key_Right);
+    QCOMPARE(w.currentPage()->frame(), 11);
+    QTest::keyClick(&w, Qt::Key_Right);
+    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentPage()->frame(), 11);
+    QTest::keyClick(&w, Qt::Key_Home);
+    QTest::keyClick(&w, Qt::Key_End);  // entered afresh: on its first tile
+    QCOMPARE(w.currentStep(), 18);
+    QTest::keyClick(&w, Qt::Key_PageUp);  // back into the masks, on their last frame
+    QCOMPARE(w.currentStep(), 17);
+    QCOMPARE(w.currentPage()->frame(), 2);
     QTest::keyClick(&w, Qt::Key_PageUp);
-    QCOMPARE(w.currentStep(), 15);
-    QTest::keyClick(&w, Qt::Key_PageUp);
-    QCOMPARE(w.currentStep(), 14);
+    QCOMPARE(w.currentStep(), 17);
+    QCOMPARE(w.currentPage()->frame(), 1);
     QTest::keyClick(&w, Qt::Key_PageDown);
-    QCOMPARE(w.currentStep(), 15);
+    QCOMPARE(w.currentPage()->frame(), 2);
+    QTest::keyClick(&w, Qt::Key_PageDown);
+    QCOMPARE(w.currentStep(), 18);
+    w.goToStep(15);
     for (int i = 0; i < 14; ++i) QTest::keyClick(&w, Qt::Key_Left);
     QCOMPARE(w.currentStep(), 1);
     QCOMPARE(w.stepList()->currentRow(), 0);
@@ -120,12 +134,12 @@ void TestMainWindow::keysWorkFromChildren() {
     QTest::keyClick(w.stepList(), Qt::Key_Right);
     QCOMPARE(w.currentStep(), 2);
     QTest::keyClick(w.stepList(), Qt::Key_End);
-    QCOMPARE(w.currentStep(), 16);
+    QCOMPARE(w.currentStep(), 18);
     // From a heatmap of the page and from the read-only snippet.
     attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
     map->setFocus();
     QTest::keyClick(map, Qt::Key_PageUp);
-    QCOMPARE(w.currentStep(), 15);
+    QCOMPARE(w.currentStep(), 17);
     QPlainTextEdit* snippet = w.currentPage()->findChild<QPlainTextEdit*>();
     QVERIFY(snippet && snippet->isReadOnly());
     QTest::keyClick(snippet, Qt::Key_Home);
@@ -171,7 +185,7 @@ void TestMainWindow::buttonsAndListNavigate() {
     QCOMPARE(spy.count(), 3);
     QCOMPARE(spy.last().at(0).toInt(), 11);
     w.goToStep(99);
-    QCOMPARE(w.currentStep(), 16);
+    QCOMPARE(w.currentStep(), 18);
     QVERIFY(!next->isEnabled());
 }
 

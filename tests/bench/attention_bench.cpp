@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "model/fast_attention.h"
+#include "model/gpt2_forward.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
@@ -151,6 +152,10 @@ void BM_DecodeStep(benchmark::State& state) {
     }
     const double d = kModel;
     report_gflops(state, 8.0 * d * d + 4.0 * static_cast<double>(n) * d);
+    // Bytes read per step: the layer's weights (w_qkv, w_out, biases) and the n cached keys and
+    // values.
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 4 *
+                            (4 * kModel * kModel + 4 * kModel + 2 * n * kModel));
 }
 
 // The same n-th output without a cache: the fast pass over all n tokens.
@@ -192,6 +197,75 @@ void BM_ExploreRecompute(benchmark::State& state) {
     report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
 }
 
+// --- the whole GPT-2 model, GPT-2-small shaped random weights -----------------------------
+const attn::Gpt2Weights& gpt2_small() {
+    static const attn::Gpt2Weights w = attn::make_random_gpt2_weights(attn::gpt2_small_config(), 0);
+    return w;
+}
+
+std::vector<int> gpt2_ids(Eigen::Index n) {
+    std::vector<int> ids(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>((i * 7919) % 50257);
+    return ids;
+}
+
+// FLOPs: per layer 24·T·d² (c_attn 6·T·d², c_proj 2·T·d², MLP 16·T·d²) + causal core 2·T²·d,
+// plus the last position's logits 2·d·vocab.
+void BM_Gpt2Forward(benchmark::State& state) {
+    const attn::Gpt2Weights& w = gpt2_small();
+    const std::vector<int> ids = gpt2_ids(state.range(0));
+    attn::Gpt2ForwardOptions options;
+    options.keep_attentions = false;
+    for (auto _ : state) {
+        const attn::Gpt2ForwardResult r = attn::gpt2_forward(w, ids, options);
+        benchmark::DoNotOptimize(r.logits.data());
+        benchmark::ClobberMemory();
+    }
+    const double t = static_cast<double>(state.range(0));
+    const double d = static_cast<double>(w.config.n_embd);
+    report_gflops(state,
+                  static_cast<double>(w.config.n_layer) * (24.0 * t * d * d + 2.0 * t * t * d) +
+                      2.0 * d * static_cast<double>(w.config.vocab_size));
+}
+
+std::int64_t gpt2_weight_bytes(const attn::Gpt2Weights& w) {
+    const auto c = w.config;
+    const std::int64_t d = c.n_embd;
+    return 4 * (c.vocab_size * d + c.n_positions * d + d * 2 +
+                c.n_layer * (4 * d + 3 * d * d + 3 * d + d * d + d + d * c.n_inner + c.n_inner +
+                             c.n_inner * d + d));
+}
+
+// The n-th token with n - 1 cached (as BM_DecodeStep): bytes = weights read once + the kv_cache
+// read.
+void BM_Gpt2DecodeToken(benchmark::State& state) {
+    const attn::Gpt2Weights& w = gpt2_small();
+    attn::Gpt2GenerationOptions options;
+    options.max_new_tokens = 1;
+    attn::Gpt2Generator gen(w, gpt2_ids(state.range(0) - 1), options);
+    for (auto _ : state) {
+        gen.restart();
+        const attn::Gpt2Step s = gen.step();
+        benchmark::DoNotOptimize(s.id);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            (gpt2_weight_bytes(w) + gen.cache_bytes()));
+}
+
+// Sequential read of 512 MB summed with a reduction: the memory bandwidth the decode steps
+// are compared with.
+void BM_StreamRead(benchmark::State& state) {
+    const Eigen::Index n = Eigen::Index{128} * 1024 * 1024;
+    const Eigen::VectorXf buffer = Eigen::VectorXf::Constant(n, 1.0f);
+    for (auto _ : state) {
+        float sum = buffer.sum();
+        benchmark::DoNotOptimize(sum);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * n * 4);
+}
+
 // Registered here rather than with BENCHMARK() so that a multi-threaded run measures wall-clock
 // time: Google Benchmark's CPU time counts only the main thread, not OpenMP's workers.
 void register_benchmarks(int threads) {
@@ -214,6 +288,9 @@ void register_benchmarks(int threads) {
     add("BM_FullRecompute", BM_FullRecompute, {128, 512, 1024, 2048}, benchmark::kMillisecond);
     add("BM_WalkthroughRecompute", BM_WalkthroughRecompute, {}, benchmark::kMicrosecond);
     add("BM_ExploreRecompute", BM_ExploreRecompute, {}, benchmark::kMillisecond);
+    add("BM_Gpt2Forward", BM_Gpt2Forward, {128, 1024}, benchmark::kMillisecond);
+    add("BM_Gpt2DecodeToken", BM_Gpt2DecodeToken, {128, 1024}, benchmark::kMillisecond);
+    add("BM_StreamRead", BM_StreamRead, {}, benchmark::kMillisecond);
 }
 
 // --threads=N or ATTN_THREADS=N; removed from argv before Google Benchmark parses it.

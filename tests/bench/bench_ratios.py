@@ -58,6 +58,16 @@ def main():
         r = ratio(f"BM_FullRecompute/{n}", f"BM_DecodeStep/{n}")
         goal = f"(>= n/4 = {n // 4})" if n >= 512 else "(no target below 512)"
         print(f"  FullRecompute/{n} / DecodeStep/{n} = {r:.0f}  {goal}")
+    for t in (128, 1024):
+        r = runs[f"BM_Gpt2Forward/{t}"]["gflops"] / gemm
+        print(f"  Gpt2Forward/{t} gflops / Gemm/1024 gflops = {r:.3f}  (>= 0.8)")
+    stream = runs["BM_StreamRead"]["bytes_per_second"]
+    for n in (128, 1024):
+        r = runs[f"BM_Gpt2DecodeToken/{n}"]["bytes_per_second"] / stream
+        print(f"  Gpt2DecodeToken/{n} bytes/s / StreamRead bytes/s = {r:.2f}  (>= 0.7)")
+    for n in (128, 512, 1024, 2048):
+        r = runs[f"BM_DecodeStep/{n}"]["bytes_per_second"] / stream
+        print(f"  DecodeStep/{n} bytes/s / StreamRead bytes/s = {r:.2f}  (>= 0.8)")
     w = seconds(runs["BM_WalkthroughRecompute"]) * 1e3
     e = seconds(runs["BM_ExploreRecompute"]) * 1e3
     print(f"  WalkthroughRecompute = {w:.3f} ms  (< 1 ms)")

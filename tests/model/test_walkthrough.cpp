@@ -1,5 +1,6 @@
-// The walkthrough's records: sixteen steps in the tutorial's order, their numbers equal to the
-// tutorial's printed tensors, and the cell explanations quoting the right numbers.
+// The walkthrough's records: the tutorial's sixteen steps in its order, then the chapters, their
+// numbers equal to the tutorial's printed tensors, and the cell explanations quoting the right
+// numbers.
 #include <QtTest>
 #include <cmath>
 #include <set>
@@ -42,8 +43,8 @@ private:
     std::vector<attn::Step> steps_ = attn::build_walkthrough();
 
 private slots:
-    void sixteenStepsInOrder() {
-        QCOMPARE(steps_.size(), std::size_t{16});
+    void stepsInOrder() {
+        QCOMPARE(steps_.size(), std::size_t{18});
         std::set<std::string> ids;
         for (std::size_t i = 0; i < steps_.size(); ++i) {
             QCOMPARE(steps_[i].number, static_cast<int>(i + 1));
@@ -51,9 +52,11 @@ private slots:
             QVERIFY2(!steps_[i].snippet.empty(), steps_[i].id.c_str());
             ids.insert(steps_[i].id);
         }
-        QCOMPARE(ids.size(), std::size_t{16});
+        QCOMPARE(ids.size(), std::size_t{18});
         QCOMPARE(steps_[10].id, std::string("causal-softmax"));
         QCOMPARE(steps_[15].id, std::string("kv-cache"));
+        QCOMPARE(steps_[16].id, std::string("masks"));
+        QCOMPARE(steps_[17].id, std::string("flash-tiles"));
     }
 
     void derivationsReferToMatricesOfTheirStep() {

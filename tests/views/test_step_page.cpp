@@ -130,13 +130,15 @@ void TestStepPage::everyStepBuilds_data() {
     QTest::newRow("14 multi-head") << 14 << "multi-head" << 9;
     QTest::newRow("15 cross-attention") << 15 << "cross-attention" << 6;
     QTest::newRow("16 kv-cache") << 16 << "kv-cache" << 7;
+    QTest::newRow("17 masks") << 17 << "masks" << 4;
+    QTest::newRow("18 flash-tiles") << 18 << "flash-tiles" << 7;
 }
 
 void TestStepPage::everyStepBuilds() {
     QFETCH(int, number);
     QFETCH(QString, id);
     QFETCH(int, heatmaps);
-    QCOMPARE(static_cast<int>(walkthrough().size()), 16);
+    QCOMPARE(static_cast<int>(walkthrough().size()), 18);
     const attn::Step& step = stepNumber(number);
     QCOMPARE(QString::fromStdString(step.id), id);
     StepPage page(step);

@@ -1,0 +1,308 @@
+// attention-cli tokenize / forward / generate: a GPT-2 model from a Hugging Face folder (or a
+// name found in the Hugging Face cache), its tokenizer, its forward pass and KV-cached generation.
+#include "app/cli/cli_model.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QStringList>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "app/cli/cli_command.h"
+#include "app/io/bpe_tokenizer.h"
+#include "app/io/gpt2_folder.h"
+#include "app/io/hf_cache.h"
+#include "app/io/json_text.h"
+#include "model/gpt2_forward.h"
+
+namespace {
+
+const QString kModelHelp = QStringLiteral(
+    "A GPT-2 folder (config.json, model.safetensors or its index and shards, vocab.json + "
+    "merges.txt or tokenizer.json), or a model name found in the Hugging Face cache "
+    "(e.g. gpt2, distilgpt2, org/name).");
+
+QJsonArray jsonIds(const std::vector<int>& ids) {
+    QJsonArray out;
+    for (int id : ids) out.append(id);
+    return out;
+}
+
+QJsonArray jsonTokens(const BpeTokenizer& tokenizer, const std::vector<int>& ids) {
+    QJsonArray out;
+    for (int id : ids) out.append(tokenizer.token(id));
+    return out;
+}
+
+QString textOption(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("text")))
+        cliFail(QStringLiteral("give --text TEXT, the text to run the model on"));
+    const QString text = parser.value(QStringLiteral("text"));
+    if (text.isEmpty()) cliFail(QStringLiteral("--text is empty: give at least one character"));
+    return text;
+}
+
+// "--ids 1,2,3": every id a whole number inside the vocabulary.
+std::vector<int> idsOption(const QCommandLineParser& parser, int vocabSize) {
+    const QString text = parser.value(QStringLiteral("ids"));
+    std::vector<int> ids;
+    for (const QString& item : text.split(QLatin1Char(','))) {
+        bool ok = false;
+        const qlonglong id = item.trimmed().toLongLong(&ok);
+        if (!ok)
+            cliFail(QStringLiteral("--ids \"%1\": \"%2\" is not a whole number: give token ids "
+                                   "separated by commas, e.g. --ids 15496,11,995")
+                        .arg(text, item));
+        if (id < 0 || id >= vocabSize)
+            cliFail(QStringLiteral("--ids: id %1 is outside the vocabulary (0 .. %2)")
+                        .arg(id)
+                        .arg(vocabSize - 1));
+        ids.push_back(static_cast<int>(id));
+    }
+    return ids;
+}
+
+QJsonObject modelJson(const attn::Gpt2Weights& weights) {
+    const attn::Gpt2Config& c = weights.config;
+    QJsonObject model;
+    model.insert(QStringLiteral("model_type"), QStringLiteral("gpt2"));
+    model.insert(QStringLiteral("n_layer"), static_cast<qint64>(c.n_layer));
+    model.insert(QStringLiteral("n_head"), static_cast<qint64>(c.n_head));
+    model.insert(QStringLiteral("n_embd"), static_cast<qint64>(c.n_embd));
+    model.insert(QStringLiteral("vocab_size"), static_cast<qint64>(c.vocab_size));
+    model.insert(QStringLiteral("n_positions"), static_cast<qint64>(c.n_positions));
+    model.insert(QStringLiteral("dtype"), QString::fromStdString(weights.dtype));
+    return model;
+}
+
+QJsonArray nextTokensJson(const BpeTokenizer& tokenizer,
+                          const std::vector<attn::Gpt2TopToken>& top) {
+    QJsonArray out;
+    for (const attn::Gpt2TopToken& t : top) {
+        QJsonObject o;
+        o.insert(QStringLiteral("id"), t.id);
+        o.insert(QStringLiteral("token"), tokenizer.token(t.id));
+        o.insert(QStringLiteral("prob"), jsonNumber(t.prob));
+        out.append(o);
+    }
+    return out;
+}
+
+// The ids of --text, refused when longer than the model's context.
+std::vector<int> encodeText(const ModelFolder& model, const QString& text) {
+    std::vector<int> ids = model.tokenizer->encode(text);
+    if (ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
+    return ids;
+}
+
+void checkLength(const attn::Gpt2Config& config, std::size_t tokens) {
+    if (static_cast<Eigen::Index>(tokens) > config.n_positions)
+        cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
+                               "%2: give a shorter text")
+                    .arg(tokens)
+                    .arg(config.n_positions));
+}
+
+void addModelOption(QCommandLineParser& parser) {
+    parser.addOption({QStringLiteral("model"), kModelHelp, QStringLiteral("DIR|NAME")});
+}
+
+}  // namespace
+
+ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) {
+    if (!parser.isSet(QStringLiteral("model")))
+        cliFail(QStringLiteral("give --model DIR|NAME: %1").arg(kModelHelp));
+    const attn::ModelPathResult path =
+        attn::resolveModelPath(parser.value(QStringLiteral("model")));
+    if (!path.ok()) cliFail(path.error);
+    ModelFolder model;
+    model.folder = path.folder;
+    const BpeLoadResult tokenizer = BpeTokenizer::load(model.folder);
+    if (!tokenizer.ok())
+        cliFail(
+            QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(model.folder), tokenizer.error));
+    model.tokenizer = tokenizer.tokenizer;
+    if (withWeights) {
+        attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model.folder);
+        if (!loaded.ok())
+            cliFail(
+                QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(model.folder), loaded.error));
+        model.weights = std::make_shared<attn::Gpt2Weights>(std::move(*loaded.weights));
+        if (model.tokenizer->vocabSize() > model.weights->config.vocab_size)
+            cliFail(QStringLiteral("%1: the tokenizer has %2 tokens but config.json's "
+                                   "vocab_size is %3: the folder mixes two models")
+                        .arg(QDir::toNativeSeparators(model.folder))
+                        .arg(model.tokenizer->vocabSize())
+                        .arg(model.weights->config.vocab_size));
+    }
+    return model;
+}
+
+void addTokenizeOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "Split a text into GPT-2 tokens as the model's own tokenizer does: {\"ids\", \"tokens\"},\n"
+        "tokens as vocab.json writes them (\"Ġjourney\": Ġ marks the leading space)."));
+    addModelOption(parser);
+    parser.addOption({QStringLiteral("text"), QStringLiteral("The text."), QStringLiteral("TEXT")});
+}
+
+QByteArray runTokenize(const QCommandLineParser& parser) {
+    const QString text = textOption(parser);
+    const ModelFolder model = openModelOption(parser, false);
+    const std::vector<int> ids = model.tokenizer->encode(text);
+    return writeJsonObject({{QStringLiteral("ids"), jsonIds(ids)},
+                            {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)}});
+}
+
+void addForwardOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "Run the whole model on a text (or token ids) as Hugging Face's GPT2LMHeadModel does,\n"
+        "in float32: every layer's and head's attention weights [layer][head][query][key] (zeros\n"
+        "above the diagonal) and the five most probable next tokens. --summary prints only the\n"
+        "model, the token count, the next tokens, the time of the forward pass (loading\n"
+        "excluded) and the process's peak memory."));
+    addModelOption(parser);
+    parser.addOptions({
+        {QStringLiteral("text"), QStringLiteral("The text."), QStringLiteral("TEXT")},
+        {QStringLiteral("ids"), QStringLiteral("Token ids instead of --text, e.g. 15496,11,995."),
+         QStringLiteral("IDS")},
+        {QStringLiteral("logits"),
+         QStringLiteral("Also print the logits of every position [position][vocab].")},
+        {QStringLiteral("summary"),
+         QStringLiteral("Print only model, tokens (the count), next_tokens, elapsed_ms and "
+                        "peak_rss_mb.")},
+    });
+}
+
+QByteArray runForward(const QCommandLineParser& parser) {
+    const bool byIds = parser.isSet(QStringLiteral("ids"));
+    if (byIds == parser.isSet(QStringLiteral("text")))
+        cliFail(QStringLiteral("give either --text TEXT or --ids 1,2,3"));
+    const bool summary = parser.isSet(QStringLiteral("summary"));
+    const bool logits = parser.isSet(QStringLiteral("logits"));
+    if (summary && logits)
+        cliFail(QStringLiteral("--summary prints no logits: give --summary or --logits"));
+    const QString text = byIds ? QString() : textOption(parser);
+    const ModelFolder model = openModelOption(parser, true);
+    const attn::Gpt2Weights& weights = *model.weights;
+    const std::vector<int> ids =
+        byIds ? idsOption(parser, static_cast<int>(weights.config.vocab_size))
+              : encodeText(model, text);
+    checkLength(weights.config, ids.size());
+
+    attn::Gpt2ForwardOptions options;
+    options.keep_attentions = !summary;
+    options.all_logits = logits;
+    QElapsedTimer timer;
+    timer.start();
+    const attn::Gpt2ForwardResult result = attn::gpt2_forward(weights, ids, options);
+    const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+
+    if (summary) {
+        return writeJsonObject(
+            {{QStringLiteral("model"), modelJson(weights)},
+             {QStringLiteral("tokens"), static_cast<qint64>(ids.size())},
+             {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
+             {QStringLiteral("elapsed_ms"), elapsed},
+             {QStringLiteral("peak_rss_mb"), peakResidentMegabytes()}});
+    }
+    QJsonArray attentions;
+    for (const std::vector<attn::Matrix>& layer : result.attentions) {
+        QJsonArray heads;
+        for (const attn::Matrix& head : layer) heads.append(jsonMatrix(head));
+        attentions.append(heads);
+    }
+    OrderedMembers members{
+        {QStringLiteral("model"), modelJson(weights)},
+        {QStringLiteral("ids"), jsonIds(ids)},
+        {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)},
+        {QStringLiteral("attentions"), attentions},
+        {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
+    };
+    if (logits) members.emplace_back(QStringLiteral("logits"), jsonMatrix(result.logits));
+    return writeJsonObject(members);
+}
+
+void addGenerateOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "Continue a text token by token with a KV cache per layer: greedy by default, or sampled\n"
+        "with --temperature (and --top-k, --seed). Stops early after <|endoftext|> (kept in\n"
+        "new_ids). Prints the ids (prompt + new), the new ids, the text, the bytes the K and V\n"
+        "caches hold, how far the cached logits are from one full pass, the time of the\n"
+        "generation alone and tokens per second."));
+    addModelOption(parser);
+    parser.addOptions({
+        {QStringLiteral("text"), QStringLiteral("The prompt."), QStringLiteral("TEXT")},
+        {QStringLiteral("max-new-tokens"), QStringLiteral("How many tokens to add at most."),
+         QStringLiteral("N")},
+        {QStringLiteral("temperature"),
+         QStringLiteral("Sample at this temperature (> 0; default 0: greedy)."),
+         QStringLiteral("T")},
+        {QStringLiteral("top-k"), QStringLiteral("Sample among the K most probable tokens only."),
+         QStringLiteral("K")},
+        {QStringLiteral("seed"), QStringLiteral("Seed of the sampling (default 0)."),
+         QStringLiteral("S")},
+    });
+}
+
+QByteArray runGenerate(const QCommandLineParser& parser) {
+    const QString text = textOption(parser);
+    if (!parser.isSet(QStringLiteral("max-new-tokens")))
+        cliFail(QStringLiteral("give --max-new-tokens N, how many tokens to add"));
+    attn::Gpt2GenerationOptions options;
+    options.max_new_tokens = integerOption(parser, QStringLiteral("max-new-tokens"), 0, 1, 100000);
+    options.top_k = integerOption(parser, QStringLiteral("top-k"), 0, 1, 10000000);
+    options.seed = static_cast<std::uint64_t>(
+        integerOption(parser, QStringLiteral("seed"), 0, 0, qint64{1} << 53));
+    if (parser.isSet(QStringLiteral("temperature"))) {
+        const QString value = parser.value(QStringLiteral("temperature"));
+        bool ok = false;
+        const double t = value.trimmed().toDouble(&ok);
+        if (!ok || !(t > 0.0 && t <= 100.0))
+            cliFail(QStringLiteral("--temperature \"%1\" is not a number in (0, 100]: give e.g. "
+                                   "--temperature 0.8 (leave it out for greedy decoding)")
+                        .arg(value));
+        options.temperature = static_cast<float>(t);
+    } else if (parser.isSet(QStringLiteral("top-k")) || parser.isSet(QStringLiteral("seed"))) {
+        cliFail(
+            QStringLiteral("--top-k and --seed choose how to sample: give --temperature T "
+                           "too (without it decoding is greedy)"));
+    }
+    const ModelFolder model = openModelOption(parser, true);
+    const attn::Gpt2Weights& weights = *model.weights;
+    const std::vector<int> prompt = encodeText(model, text);
+    if (static_cast<Eigen::Index>(prompt.size()) + options.max_new_tokens >
+        weights.config.n_positions)
+        cliFail(QStringLiteral("the prompt is %1 tokens and --max-new-tokens %2 more, beyond the "
+                               "model's n_positions = %3: give fewer new tokens or a shorter "
+                               "prompt")
+                    .arg(prompt.size())
+                    .arg(options.max_new_tokens)
+                    .arg(weights.config.n_positions));
+    if (const std::optional<int> eos = model.tokenizer->endOfTextId()) options.eos_id = *eos;
+
+    QElapsedTimer timer;
+    timer.start();
+    const attn::Gpt2GenerationResult result = attn::gpt2_generate(weights, prompt, options);
+    const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+
+    std::vector<int> all = prompt;
+    all.insert(all.end(), result.new_ids.begin(), result.new_ids.end());
+    const BpeDecodeResult decoded = model.tokenizer->decode(all);
+    if (!decoded.ok()) cliFail(decoded.error);
+    const double seconds = elapsed / 1000.0;
+    return writeJsonObject({
+        {QStringLiteral("ids"), jsonIds(all)},
+        {QStringLiteral("new_ids"), jsonIds(result.new_ids)},
+        {QStringLiteral("text"), *decoded.text},
+        {QStringLiteral("cache_bytes"), static_cast<qint64>(result.cache_bytes)},
+        {QStringLiteral("max_abs_diff_vs_full_pass"), jsonNumber(result.max_abs_diff_vs_full_pass)},
+        {QStringLiteral("elapsed_ms"), elapsed},
+        {QStringLiteral("tokens_per_second"),
+         seconds > 0.0 ? static_cast<double>(result.new_ids.size()) / seconds : 0.0},
+    });
+}
