@@ -543,4 +543,79 @@ Gpt2Weights round_gpt2_weights(const Gpt2Weights& weights, std::string_view dtyp
     return w;
 }
 
+Step gpt2_layer_step(const Gpt2ForwardResult& result, const Gpt2Config& config, Eigen::Index layer,
+                     const std::vector<std::string>& tokens) {
+    if (layer < 0 || layer >= static_cast<Eigen::Index>(result.attentions.size())) {
+        throw AttentionError("layer " + std::to_string(layer + 1) +
+                             " has no attention weights: run gpt2_forward with keep_attentions "
+                             "and give a layer from 1 to " +
+                             std::to_string(result.attentions.size()));
+    }
+    const auto l = static_cast<std::size_t>(layer);
+    const std::vector<Matrix>& heads = result.attentions[l];
+    const Eigen::Index t = heads.empty() ? 0 : heads.front().rows();
+    if (static_cast<Eigen::Index>(tokens.size()) != t)
+        throw AttentionError("gpt2_layer_step: " + std::to_string(tokens.size()) +
+                             " token labels for " + std::to_string(t) + " tokens");
+    const Eigen::Index head_dim = config.n_embd / std::max<Eigen::Index>(config.n_head, 1);
+    const bool explained = l < result.queries.size() && l < result.keys.size();
+    const BoolMatrix future = causal_mask(t, t);
+    std::vector<std::string> dims;
+    for (Eigen::Index d = 0; d < head_dim; ++d) dims.push_back(std::to_string(d + 1));
+
+    Step step;
+    step.number = 0;  // not a step of the walkthrough: files are named after the id
+    step.id = "layer-" + std::to_string(layer + 1);
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        const std::string n = std::to_string(h + 1);
+        StepMatrix w;
+        w.id = step.id + "-head-" + n;
+        w.symbol = "α";
+        w.values = heads[h];
+        w.row_labels = tokens;
+        w.col_labels = tokens;
+        w.kind = MatrixKind::Weights;
+        w.blocked = future;
+        w.fill_value = kNegInf;
+        w.head = static_cast<int>(h + 1);
+        w.head_dim = head_dim;
+        if (explained) {
+            const Eigen::Index c0 = static_cast<Eigen::Index>(h) * head_dim;
+            const Matrix q = result.queries[l].middleCols(c0, head_dim);
+            const Matrix k = result.keys[l].middleCols(c0, head_dim);
+            auto operand = [&](std::string id, std::string symbol, Matrix values,
+                               std::vector<std::string> cols, MatrixKind kind) -> StepMatrix& {
+                StepMatrix m;
+                m.id = std::move(id);
+                m.symbol = std::move(symbol);
+                m.values = std::move(values);
+                m.row_labels = tokens;
+                m.col_labels = std::move(cols);
+                m.kind = kind;
+                step.operands.push_back(std::move(m));
+                return step.operands.back();
+            };
+            operand("queries-" + n, "q", q, dims, MatrixKind::Projections);
+            operand("keys-" + n, "k", k, dims, MatrixKind::Projections);
+            StepMatrix& scores =
+                operand("scores-" + n, "ω", q * k.transpose(), tokens, MatrixKind::Scores);
+            scores.derivation = Derivation::DotProduct;
+            scores.lhs = "queries-" + n;
+            scores.rhs = "keys-" + n;
+            StepMatrix& masked =
+                operand("masked-" + n, "ω", masked_fill(q * k.transpose(), future, kNegInf), tokens,
+                        MatrixKind::Scores);
+            masked.derivation = Derivation::MaskedFill;
+            masked.lhs = "scores-" + n;
+            masked.blocked = future;
+            masked.fill_value = kNegInf;
+            w.derivation = Derivation::Softmax;
+            w.lhs = "masked-" + n;
+            w.divisor = std::sqrt(static_cast<float>(head_dim));
+        }
+        step.matrices.push_back(std::move(w));
+    }
+    return step;
+}
+
 }  // namespace attn

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpt2_model.h"
 #include "rng.h"
 #include "tensor.h"
+#include "walkthrough.h"
 
 namespace attn {
 
@@ -150,5 +152,16 @@ Gpt2Config gpt2_small_config();
 // A copy of the weights rounded to float16 ("F16") or bfloat16 ("BF16") and back to float32,
 // round-to-nearest-even as torch's w.half().float() / w.bfloat16().float().
 Gpt2Weights round_gpt2_weights(const Gpt2Weights& weights, std::string_view dtype);
+
+// --- a layer as a walkthrough record ----------------------------------------------------------
+//
+// One layer's attention as a Step, so the views draw, explain and export a real model's heads as
+// they do the tutorial's: matrices "layer-L-head-H" (1-based; attn_weights, causal cells
+// blocked), and when the forward pass kept queries and keys, each derived by Softmax (divided by
+// √head_dim) from operand "masked-H", the MaskedFill of "scores-H" = "queries-H" · "keys-H"ᵀ, so
+// hovering a cell gives q·k, /√d and the softmax with the model's own numbers. `tokens` label
+// the rows and columns. Throws AttentionError for a layer that was not kept.
+Step gpt2_layer_step(const Gpt2ForwardResult& result, const Gpt2Config& config, Eigen::Index layer,
+                     const std::vector<std::string>& tokens);
 
 }  // namespace attn

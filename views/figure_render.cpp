@@ -92,8 +92,12 @@ QList<Figure> pageFigures(StepPage& page) {
 }
 
 QString figureBaseName(const StepPage& page, const QString& matrixId) {
-    QString name =
-        QStringLiteral("step-%1-%2").arg(page.step().number, 2, 10, QLatin1Char('0')).arg(matrixId);
+    // A record that is not a walkthrough step (a model's layer, number 0) is named by its
+    // matrices alone: "layer-3-head-5".
+    QString name = page.step().number > 0 ? QStringLiteral("step-%1-%2")
+                                                .arg(page.step().number, 2, 10, QLatin1Char('0'))
+                                                .arg(matrixId)
+                                          : matrixId;
     const attn::StepMatrix* m = page.shownMatrix(matrixId);
     if (!m) return name;
     // The last frame is the page's default view and needs no suffix; earlier frames must not

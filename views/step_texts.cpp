@@ -354,6 +354,10 @@ QString rawCaption(const std::string& matrixId) {
             if (base == e.id)
                 return QCoreApplication::translate("StepText", "Head %1 · %2")
                     .arg(QString::fromStdString(head), tr(e.caption));
+        // A real model's head (attn::gpt2_layer_step): "layer-3-head-5".
+        if (base.rfind("layer-", 0) == 0)
+            return QCoreApplication::translate("StepText", "Layer %1 · head %2")
+                .arg(QString::fromStdString(base.substr(6)), QString::fromStdString(head));
     }
     return QString::fromStdString(matrixId);
 }

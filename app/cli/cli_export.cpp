@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/cli_model.h"
 #include "app/io/example_file.h"
 #include "app/io/file_batch.h"
+#include "model/gpt2_forward.h"
 #include "model/walkthrough.h"
 #include "views/colormaps.h"
 #include "views/figure_render.h"
@@ -85,6 +87,66 @@ std::vector<std::size_t> selectSteps(const std::vector<attn::Step>& steps, const
     return chosen;
 }
 
+// "--layer 3" or "--layer all": 0-based indices among 1..count.
+std::vector<Eigen::Index> selectIndices(const QCommandLineParser& parser, const QString& name,
+                                        Eigen::Index count) {
+    const QString which = parser.isSet(name) ? parser.value(name).trimmed() : QStringLiteral("all");
+    std::vector<Eigen::Index> chosen;
+    if (which.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0) {
+        for (Eigen::Index i = 0; i < count; ++i) chosen.push_back(i);
+        return chosen;
+    }
+    bool ok = false;
+    const qlonglong n = which.toLongLong(&ok);
+    if (!ok || n < 1 || n > count)
+        cliFail(QStringLiteral("--%1 \"%2\" is not all or a number from 1 to %3")
+                    .arg(name, which)
+                    .arg(count));
+    chosen.push_back(static_cast<Eigen::Index>(n - 1));
+    return chosen;
+}
+
+// --model: the heads of a real model on --text, one walkthrough-like record per layer
+// (attn::gpt2_layer_step), so they are drawn and named as the window draws them.
+std::vector<attn::Step> modelSteps(const QCommandLineParser& parser, QString* matrixFilter) {
+    if (!parser.isSet(QStringLiteral("text")) || parser.value(QStringLiteral("text")).isEmpty())
+        cliFail(QStringLiteral("give --text TEXT, the text whose attention to export"));
+    for (const char* walkthroughOnly : {"step", "matrix", "example"})
+        if (parser.isSet(QString::fromLatin1(walkthroughOnly)))
+            cliFail(QStringLiteral("--%1 belongs to the walkthrough's figures: with --model choose "
+                                   "--layer and --head")
+                        .arg(QLatin1String(walkthroughOnly)));
+    const ModelFolder model = openModelOption(parser, true);
+    const attn::Gpt2Config& config = model.weights->config;
+    const std::vector<int> ids = model.tokenizer->encode(parser.value(QStringLiteral("text")));
+    if (ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
+    if (static_cast<Eigen::Index>(ids.size()) > config.n_positions)
+        cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
+                               "%2: give a shorter text")
+                    .arg(ids.size())
+                    .arg(config.n_positions));
+    const std::vector<Eigen::Index> layers =
+        selectIndices(parser, QStringLiteral("layer"), config.n_layer);
+    const std::vector<Eigen::Index> heads =
+        selectIndices(parser, QStringLiteral("head"), config.n_head);
+    attn::Gpt2ForwardOptions options;
+    options.keep_qkv = true;
+    const attn::Gpt2ForwardResult result = attn::gpt2_forward(*model.weights, ids, options);
+    std::vector<std::string> tokens;
+    for (int id : ids) tokens.push_back(model.tokenizer->displayToken(id).toStdString());
+    std::vector<attn::Step> steps;
+    for (Eigen::Index layer : layers) {
+        attn::Step step = attn::gpt2_layer_step(result, config, layer, tokens);
+        if (heads.size() == 1) {
+            const attn::StepMatrix kept = step.matrices.at(static_cast<std::size_t>(heads[0]));
+            step.matrices = {kept};
+        }
+        steps.push_back(std::move(step));
+    }
+    matrixFilter->clear();
+    return steps;
+}
+
 }  // namespace
 
 void addExportOptions(QCommandLineParser& parser) {
@@ -126,6 +188,16 @@ void addExportOptions(QCommandLineParser& parser) {
                         "tutorial's."),
          QStringLiteral("FILE")},
         {QStringLiteral("force"), QStringLiteral("Replace figures that already exist.")},
+        {QStringLiteral("model"),
+         QStringLiteral("Export a GPT-2 model's attention on --text instead of the walkthrough: "
+                        "a folder or a name in the Hugging Face cache. Files are named "
+                        "layer-L-head-H.<format>."),
+         QStringLiteral("DIR|NAME")},
+        {QStringLiteral("text"), QStringLiteral("With --model: the text."), QStringLiteral("TEXT")},
+        {QStringLiteral("layer"), QStringLiteral("With --model: all (default) or a layer from 1."),
+         QStringLiteral("L")},
+        {QStringLiteral("head"), QStringLiteral("With --model: all (default) or a head from 1."),
+         QStringLiteral("H")},
     });
 }
 
@@ -158,15 +230,29 @@ QByteArray runExport(const QCommandLineParser& parser) {
     }
 
     const auto translation = installLanguageOption(parser);
-    const std::vector<attn::Step> steps = walkthroughOption(parser, QStringLiteral("example"));
-    const std::vector<std::size_t> chosen = selectSteps(
-        steps, parser.isSet(QStringLiteral("step")) ? parser.value(QStringLiteral("step"))
-                                                    : QStringLiteral("all"));
+    QString matrix = parser.value(QStringLiteral("matrix"));
+    const bool byModel = parser.isSet(QStringLiteral("model"));
+    if (!byModel) {
+        for (const char* modelOnly : {"text", "layer", "head"})
+            if (parser.isSet(QString::fromLatin1(modelOnly)))
+                cliFail(
+                    QStringLiteral("--%1 needs --model DIR|NAME").arg(QLatin1String(modelOnly)));
+    }
+    const std::vector<attn::Step> steps =
+        byModel ? modelSteps(parser, &matrix)
+                : walkthroughOption(parser, QStringLiteral("example"));
+    std::vector<std::size_t> chosen;
+    if (byModel) {
+        for (std::size_t i = 0; i < steps.size(); ++i) chosen.push_back(i);
+    } else {
+        chosen = selectSteps(steps, parser.isSet(QStringLiteral("step"))
+                                        ? parser.value(QStringLiteral("step"))
+                                        : QStringLiteral("all"));
+    }
 
     // The pages as the window opens them (last frame, training mode, the step's highlights).
     std::vector<std::unique_ptr<views::StepPage>> pages;
     QList<views::Figure> figures;
-    const QString matrix = parser.value(QStringLiteral("matrix"));
     for (std::size_t i : chosen) {
         pages.push_back(std::make_unique<views::StepPage>(steps[i]));
         for (const views::Figure& f : views::pageFigures(*pages.back()))

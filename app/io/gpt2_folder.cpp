@@ -38,9 +38,10 @@ JsonResult readJsonObject(const QString& path) {
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
     if (error.error != QJsonParseError::NoError)
-        return {{}, QStringLiteral("%1: not valid JSON (%2 at byte %3)")
-                        .arg(name, error.errorString())
-                        .arg(error.offset)};
+        return {{},
+                QStringLiteral("%1: not valid JSON (%2 at byte %3)")
+                    .arg(name, error.errorString())
+                    .arg(error.offset)};
     if (!doc.isObject()) return {{}, QStringLiteral("%1: not a JSON object").arg(name)};
     return {doc.object(), QString()};
 }
@@ -106,8 +107,9 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
     if (!eps.isUndefined()) {
         const double e = eps.toDouble(-1.0);
         if (!eps.isDouble() || !(e > 0.0) || e > 1.0)
-            return fail(QStringLiteral("config.json: \"layer_norm_epsilon\" must be a small "
-                                       "positive number"));
+            return fail(
+                QStringLiteral("config.json: \"layer_norm_epsilon\" must be a small "
+                               "positive number"));
         config.layer_norm_epsilon = static_cast<float>(e);
     }
     const QJsonValue act = o.value(QLatin1String("activation_function"));
@@ -120,8 +122,9 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
     const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
     if (!tie.isUndefined()) {
         if (!tie.isBool())
-            return fail(QStringLiteral("config.json: \"tie_word_embeddings\" must be true or "
-                                       "false"));
+            return fail(
+                QStringLiteral("config.json: \"tie_word_embeddings\" must be true or "
+                               "false"));
         config.tie_word_embeddings = tie.toBool();
     }
     return {config, QString()};
@@ -157,8 +160,9 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
         if (!index.error.isEmpty()) return fail(index.error);
         const QJsonValue map = index.object.value(QLatin1String("weight_map"));
         if (!map.isObject())
-            return fail(QStringLiteral("model.safetensors.index.json has no \"weight_map\" "
-                                       "object"));
+            return fail(
+                QStringLiteral("model.safetensors.index.json has no \"weight_map\" "
+                               "object"));
         const QJsonObject weightMap = map.toObject();
         for (auto it = weightMap.begin(); it != weightMap.end(); ++it) {
             const QString shard = it.value().toString();
@@ -181,8 +185,8 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
     for (const QString& name : files) {
         const QString path = dir.filePath(name);
         if (!QFileInfo::exists(path))
-            return fail(QStringLiteral("%1 is missing (named in model.safetensors.index.json)")
-                            .arg(name));
+            return fail(
+                QStringLiteral("%1 is missing (named in model.safetensors.index.json)").arg(name));
         SafetensorsOpenResult result = SafetensorsFile::open(path);
         if (!result.ok()) return fail(QStringLiteral("%1: %2").arg(name, result.error));
         opened.insert(name, std::move(result.file));
@@ -192,9 +196,8 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
         if (!fileOf.isEmpty()) return fileOf.contains(tensor);
         return opened.first()->contains(tensor);
     };
-    const QString prefix = has(QStringLiteral("transformer.wte.weight"))
-                               ? QStringLiteral("transformer.")
-                               : QString();
+    const QString prefix =
+        has(QStringLiteral("transformer.wte.weight")) ? QStringLiteral("transformer.") : QString();
 
     auto storage = std::make_shared<Storage>();
     Gpt2Weights weights;
@@ -235,7 +238,8 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
         view->cols = static_cast<Eigen::Index>(expected.back());
         storage->owners.push_back(std::move(values.tensor.owner));
         ++done;
-        if (options.progress) options.progress(static_cast<double>(done) / static_cast<double>(total));
+        if (options.progress)
+            options.progress(static_cast<double>(done) / static_cast<double>(total));
         return true;
     };
     const qint64 e = config.n_embd, inner = config.n_inner;

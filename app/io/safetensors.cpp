@@ -17,10 +17,10 @@ namespace {
 
 // Bytes per element of every dtype the format defines; 0 for an unknown name.
 qint64 dtypeSize(const QString& dtype) {
-    static const QMap<QString, qint64> sizes{
-        {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1},
-        {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
-        {"U32", 4},  {"F32", 4}, {"F64", 8}, {"I64", 8},     {"U64", 8}};
+    static const QMap<QString, qint64> sizes{{"BOOL", 1},    {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1},
+                                             {"F8_E4M3", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},
+                                             {"BF16", 2},    {"I32", 4}, {"U32", 4}, {"F32", 4},
+                                             {"F64", 8},     {"I64", 8}, {"U64", 8}};
     return sizes.value(dtype, 0);
 }
 
@@ -46,9 +46,7 @@ float bitsFloat(std::uint32_t bits) {
     return value;
 }
 
-std::uint16_t readU16(const uchar* p) {
-    return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
-}
+std::uint16_t readU16(const uchar* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
 
 }  // namespace
 
@@ -71,9 +69,9 @@ std::uint16_t floatToHalf(float value) {
     const std::uint32_t bits = floatBits(value);
     const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
     const std::uint32_t x = bits & 0x7FFFFFFFu;
-    if (x > 0x7F800000u) return sign | 0x7E00u;          // NaN
-    if (x >= 0x47800000u) return sign | 0x7C00u;         // ≥ 65536 and inf: inf
-    if (x >= 0x38800000u) {                              // a normal half (≥ 2^-14)
+    if (x > 0x7F800000u) return sign | 0x7E00u;   // NaN
+    if (x >= 0x47800000u) return sign | 0x7C00u;  // ≥ 65536 and inf: inf
+    if (x >= 0x38800000u) {                       // a normal half (≥ 2^-14)
         // Rebias the exponent (−112 · 2^23) and round the 13 dropped bits to nearest even; a
         // carry into the exponent is the right result (up to inf from 65520 on).
         const std::uint32_t odd = (x >> 13) & 1u;
@@ -144,8 +142,8 @@ SafetensorsOpenResult SafetensorsFile::parse(std::shared_ptr<SafetensorsFile> fi
         return fail(QStringLiteral("the header is %1 bytes, more than the 100 MB allowed")
                         .arg(headerLength));
     const auto headerSize = static_cast<qsizetype>(headerLength);
-    const QByteArray header = QByteArray::fromRawData(
-        reinterpret_cast<const char*>(file->base_ + 8), headerSize);
+    const QByteArray header =
+        QByteArray::fromRawData(reinterpret_cast<const char*>(file->base_ + 8), headerSize);
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(header, &parseError);
     if (parseError.error != QJsonParseError::NoError)
@@ -166,8 +164,8 @@ SafetensorsOpenResult SafetensorsFile::parse(std::shared_ptr<SafetensorsFile> fi
             const QJsonObject meta = it.value().toObject();
             for (auto m = meta.begin(); m != meta.end(); ++m) {
                 if (!m.value().isString())
-                    return fail(QStringLiteral("__metadata__ entry \"%1\" is not a string")
-                                    .arg(m.key()));
+                    return fail(
+                        QStringLiteral("__metadata__ entry \"%1\" is not a string").arg(m.key()));
                 file->metadata_.insert(m.key(), m.value().toString());
             }
             continue;
@@ -279,8 +277,9 @@ FloatTensorResult SafetensorsFile::floats(const QString& name) const {
     }
     const bool half = info->dtype == QLatin1String("F16");
     if (!half && info->dtype != QLatin1String("BF16")) {
-        result.error = QStringLiteral("tensor \"%1\" has dtype %2; only F32, F16 and BF16 are "
-                                      "supported")
+        result.error = QStringLiteral(
+                           "tensor \"%1\" has dtype %2; only F32, F16 and BF16 are "
+                           "supported")
                            .arg(name, info->dtype);
         return result;
     }
@@ -310,12 +309,13 @@ QByteArray serializeSafetensors(const std::vector<SafetensorsTensorToWrite>& ten
     QByteArray data;
     for (const SafetensorsTensorToWrite& tensor : tensors) {
         if (tensor.name == QLatin1String("__metadata__") || header.contains(tensor.name))
-            return fail(QStringLiteral("tensor name \"%1\" is reserved or repeated")
-                            .arg(tensor.name));
+            return fail(
+                QStringLiteral("tensor name \"%1\" is reserved or repeated").arg(tensor.name));
         qint64 elements = 1;
         QJsonArray shape;
         for (qint64 d : tensor.shape) {
-            if (d < 0) return fail(QStringLiteral("tensor \"%1\": negative dimension").arg(tensor.name));
+            if (d < 0)
+                return fail(QStringLiteral("tensor \"%1\": negative dimension").arg(tensor.name));
             elements *= d;
             shape.append(d);
         }
@@ -328,7 +328,8 @@ QByteArray serializeSafetensors(const std::vector<SafetensorsTensorToWrite>& ten
         if (tensor.dtype == QLatin1String("F32")) {
             for (float v : tensor.values) {
                 const std::uint32_t bits = floatBits(v);
-                for (int b = 0; b < 4; ++b) data.append(static_cast<char>((bits >> (8 * b)) & 0xFF));
+                for (int b = 0; b < 4; ++b)
+                    data.append(static_cast<char>((bits >> (8 * b)) & 0xFF));
             }
         } else if (tensor.dtype == QLatin1String("F16") || tensor.dtype == QLatin1String("BF16")) {
             const bool half = tensor.dtype == QLatin1String("F16");

@@ -21,10 +21,10 @@ namespace attn {
 inline constexpr quint64 kMaxSafetensorsHeaderBytes = quint64{100} << 20;
 
 struct SafetensorsTensorInfo {
-    QString dtype;               // as the header names it: "F32", "F16", "BF16", "I64", ...
-    std::vector<qint64> shape;   // [] for a scalar
-    qint64 elements = 0;         // product of shape
-    qint64 begin = 0, end = 0;   // byte offsets into the data buffer
+    QString dtype;              // as the header names it: "F32", "F16", "BF16", "I64", ...
+    std::vector<qint64> shape;  // [] for a scalar
+    qint64 elements = 0;        // product of shape
+    qint64 begin = 0, end = 0;  // byte offsets into the data buffer
 };
 
 // float32 values of one tensor. `data` stays valid while `owner` lives (the mapping for F32,
@@ -78,7 +78,7 @@ private:
     QByteArray bytes_;             // fromBytes
     const uchar* base_ = nullptr;  // whole file
     qint64 size_ = 0;
-    qint64 dataStart_ = 0;         // 8 + header length
+    qint64 dataStart_ = 0;  // 8 + header length
     QMap<QString, SafetensorsTensorInfo> tensors_;
     QMap<QString, QString> metadata_;
 };

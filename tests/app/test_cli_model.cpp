@@ -27,6 +27,7 @@ private slots:
     void forwardSummaryAndIds();
     void generate();
     void modelByNameInTheCache();
+    void exportHeads();
     void errors();
 
 private:
@@ -210,6 +211,47 @@ void TestCliModel::modelByNameInTheCache() {
     QVERIFY2(missing.err.contains("someone/absent") && missing.err.contains(home.path().toUtf8()),
              missing.err.constData());
     qunsetenv("HF_HOME");
+}
+
+// export --model: one figure per head, named layer-L-head-H, holding the model's weights.
+void TestCliModel::exportHeads() {
+    QTemporaryDir out;
+    const CliRun csv = runCli({"export", "--model", model_, "--text", "Your journey starts",
+                               "--layer", "2", "--format", "csv", "--out", out.path()});
+    QVERIFY2(csv.exitCode == 0, csv.err.constData());
+    QCOMPARE(csv.lines().size(), 2);
+    QVERIFY(csv.lines().at(0).endsWith("layer-2-head-1.csv"));
+    QVERIFY(csv.lines().at(1).endsWith("layer-2-head-2.csv"));
+    const attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model_);
+    const attn::Gpt2ForwardResult expected =
+        attn::gpt2_forward(*loaded.weights, {7120, 7002, 4940});
+    QFile file(out.filePath("layer-2-head-2.csv"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList rows =
+        QString::fromUtf8(file.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 4);  // header + 3 tokens
+    QCOMPARE(rows[0], QString::fromUtf8(",Your,␣journey,␣starts"));
+    for (int r = 0; r < 3; ++r) {
+        const QStringList cells = rows[r + 1].split(',');
+        QCOMPARE(cells.size(), 4);
+        for (int c = 0; c < 3; ++c)
+            QCOMPARE(cells[c + 1].toFloat(), expected.attentions[1][1](r, c));
+    }
+    const CliRun png = runCli({"export", "--model", model_, "--text", "Your journey", "--layer",
+                               "1", "--head", "2", "--out", out.path()});
+    QVERIFY2(png.exitCode == 0, png.err.constData());
+    QCOMPARE(png.lines().size(), 1);
+    QFile image(png.lines().at(0));
+    QVERIFY(image.open(QIODevice::ReadOnly));
+    const QByteArray bytes = image.readAll();
+    QVERIFY(bytes.startsWith("\x89PNG") && bytes.size() > 2000);
+    const CliRun badLayer =
+        runCli({"export", "--model", model_, "--text", "a", "--layer", "3", "--out", out.path()});
+    QCOMPARE(badLayer.exitCode, 2);
+    QVERIFY2(badLayer.err.contains("--layer \"3\" is not all or a number from 1 to 2"),
+             badLayer.err.constData());
+    const CliRun noModel = runCli({"export", "--text", "a", "--out", out.path()});
+    QVERIFY2(noModel.err.contains("--text needs --model"), noModel.err.constData());
 }
 
 void TestCliModel::errors() {

@@ -237,6 +237,45 @@ private slots:
         QVERIFY(error_of([&] { attn::gpt2_forward(broken, {1}); }).contains("n_layer = 2"));
         QVERIFY(error_of([&] { attn::round_gpt2_weights(w, "F8"); }).contains("use F16 or BF16"));
     }
+
+    // A layer as a walkthrough record: every head's weights are PyTorch's, and hovering a cell
+    // explains it as the walkthrough does, softmax of q·k / √head_dim, ending in that value.
+    void layerStepExplainsEveryCell() {
+        const gpt2_model_reference::Case& c = gpt2_model_reference::kCases.at(1);
+        QCOMPARE(c.ids.size(), std::size_t{5});
+        const attn::Gpt2Weights w = weights_for(c);
+        Gpt2ForwardOptions options;
+        options.keep_qkv = true;
+        const attn::Gpt2ForwardResult result = attn::gpt2_forward(w, c.ids, options);
+        const std::vector<std::string> tokens{"a", "b", "c", "d", "e"};
+        std::size_t k = 0;
+        for (Eigen::Index layer = 0; layer < 2; ++layer) {
+            const attn::Step step = attn::gpt2_layer_step(result, w.config, layer, tokens);
+            QCOMPARE(step.id, "layer-" + std::to_string(layer + 1));
+            QCOMPARE(step.matrices.size(), std::size_t{2});
+            for (const attn::StepMatrix& m : step.matrices) {
+                QCOMPARE(m.kind, attn::MatrixKind::Weights);
+                for (Eigen::Index r = 0; r < 5; ++r) {
+                    for (Eigen::Index col = 0; col < 5; ++col, ++k) {
+                        const float torch = c.attentions.at(k);
+                        QVERIFY(std::abs(m.values(r, col) - torch) <= 1e-5f);
+                        QCOMPARE(m.blocked(r, col), col > r);
+                        const QString text =
+                            QString::fromStdString(attn::explain_cell(step, m, r, col));
+                        if (col > r) continue;
+                        QVERIFY2(text.contains("exp(") && text.contains(QString::fromUtf8("√")),
+                                 qPrintable(text));
+                        QVERIFY2(text.endsWith(QString::number(static_cast<double>(torch), 'f', 4)),
+                                 qPrintable(text));
+                    }
+                }
+            }
+        }
+        QCOMPARE(k, c.attentions.size());
+        QVERIFY(error_of([&] {
+                    attn::gpt2_layer_step(result, w.config, 2, tokens);
+                }).contains("give a layer from 1 to 2"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestGpt2Forward)
