@@ -118,13 +118,8 @@ std::vector<attn::Step> modelSteps(const QCommandLineParser& parser, QString* ma
                         .arg(QLatin1String(walkthroughOnly)));
     const ModelFolder model = openModelOption(parser, true);
     const attn::Gpt2Config& config = model.weights->config;
-    const std::vector<int> ids = model.tokenizer->encode(parser.value(QStringLiteral("text")));
-    if (ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
-    if (static_cast<Eigen::Index>(ids.size()) > config.n_positions)
-        cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
-                               "%2: give a shorter text")
-                    .arg(ids.size())
-                    .arg(config.n_positions));
+    const std::vector<int> ids = encodeModelText(model, parser.value(QStringLiteral("text")));
+    checkModelLength(config, ids.size());
     const std::vector<Eigen::Index> layers =
         selectIndices(parser, QStringLiteral("layer"), config.n_layer);
     const std::vector<Eigen::Index> heads =

@@ -92,26 +92,25 @@ QJsonArray nextTokensJson(const BpeTokenizer& tokenizer,
     return out;
 }
 
-// The ids of --text, refused when longer than the model's context.
-std::vector<int> encodeText(const ModelFolder& model, const QString& text) {
+void addModelOption(QCommandLineParser& parser) {
+    parser.addOption({QStringLiteral("model"), kModelHelp, QStringLiteral("DIR|NAME")});
+}
+
+}  // namespace
+
+std::vector<int> encodeModelText(const ModelFolder& model, const QString& text) {
     std::vector<int> ids = model.tokenizer->encode(text);
     if (ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
     return ids;
 }
 
-void checkLength(const attn::Gpt2Config& config, std::size_t tokens) {
+void checkModelLength(const attn::Gpt2Config& config, std::size_t tokens) {
     if (static_cast<Eigen::Index>(tokens) > config.n_positions)
         cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
                                "%2: give a shorter text")
                     .arg(tokens)
                     .arg(config.n_positions));
 }
-
-void addModelOption(QCommandLineParser& parser) {
-    parser.addOption({QStringLiteral("model"), kModelHelp, QStringLiteral("DIR|NAME")});
-}
-
-}  // namespace
 
 ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) {
     if (!parser.isSet(QStringLiteral("model")))
@@ -191,8 +190,8 @@ QByteArray runForward(const QCommandLineParser& parser) {
     const attn::Gpt2Weights& weights = *model.weights;
     const std::vector<int> ids =
         byIds ? idsOption(parser, static_cast<int>(weights.config.vocab_size))
-              : encodeText(model, text);
-    checkLength(weights.config, ids.size());
+              : encodeModelText(model, text);
+    checkModelLength(weights.config, ids.size());
 
     attn::Gpt2ForwardOptions options;
     options.keep_attentions = !summary;
@@ -274,7 +273,7 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
     }
     const ModelFolder model = openModelOption(parser, true);
     const attn::Gpt2Weights& weights = *model.weights;
-    const std::vector<int> prompt = encodeText(model, text);
+    const std::vector<int> prompt = encodeModelText(model, text);
     if (static_cast<Eigen::Index>(prompt.size()) + options.max_new_tokens >
         weights.config.n_positions)
         cliFail(QStringLiteral("the prompt is %1 tokens and --max-new-tokens %2 more, beyond the "

@@ -1386,6 +1386,10 @@
         <source>Next tile ▶</source>
         <translation>下一个分块 ▶</translation>
     </message>
+    <message>
+        <source>Layer %1 · head %2</source>
+        <translation>第 %1 层 · 头 %2</translation>
+    </message>
 </context>
 <context>
     <name>attn::HeatmapWidget</name>
