@@ -7,7 +7,9 @@
 #include <numeric>
 #include <string>
 
+#include "attention_layer_step.h"
 #include "fast_attention.h"
+#include "number_format.h"
 #include "ops.h"
 
 namespace attn {
@@ -554,30 +556,22 @@ Step gpt2_layer_step(const Gpt2ForwardResult& result, const Gpt2Config& config, 
     const auto l = static_cast<std::size_t>(layer);
     const std::vector<Matrix>& heads = result.attentions[l];
     const Eigen::Index t = heads.empty() ? 0 : heads.front().rows();
-    if (static_cast<Eigen::Index>(tokens.size()) != t)
-        throw AttentionError("gpt2_layer_step: " + std::to_string(tokens.size()) +
-                             " token labels for " + std::to_string(t) + " tokens");
     const Eigen::Index head_dim = config.n_embd / std::max<Eigen::Index>(config.n_head, 1);
     const bool explained = l < result.queries.size() && l < result.keys.size();
     const BoolMatrix future = causal_mask(t, t);
     std::vector<std::string> dims;
     for (Eigen::Index d = 0; d < head_dim; ++d) dims.push_back(std::to_string(d + 1));
 
-    Step step;
-    step.number = 0;  // not a step of the walkthrough: files are named after the id
-    step.id = "layer-" + std::to_string(layer + 1);
+    Step step = attention_layer_step(heads, layer, tokens);
+    step.text_args.emplace_back("head_dim", std::to_string(head_dim));
+    if (explained)
+        step.text_args.emplace_back("sqrt_head_dim",
+                                    format_shortest(std::sqrt(static_cast<float>(head_dim))));
     for (std::size_t h = 0; h < heads.size(); ++h) {
         const std::string n = std::to_string(h + 1);
-        StepMatrix w;
-        w.id = step.id + "-head-" + n;
-        w.symbol = "α";
-        w.values = heads[h];
-        w.row_labels = tokens;
-        w.col_labels = tokens;
-        w.kind = MatrixKind::Weights;
+        StepMatrix& w = step.matrices[h];
+        // GPT-2 is causal by construction, whatever its numbers (attention_layer_step detects it)
         w.blocked = future;
-        w.fill_value = kNegInf;
-        w.head = static_cast<int>(h + 1);
         w.head_dim = head_dim;
         if (explained) {
             const Eigen::Index c0 = static_cast<Eigen::Index>(h) * head_dim;
@@ -613,7 +607,6 @@ Step gpt2_layer_step(const Gpt2ForwardResult& result, const Gpt2Config& config, 
             w.lhs = "masked-" + n;
             w.divisor = std::sqrt(static_cast<float>(head_dim));
         }
-        step.matrices.push_back(std::move(w));
     }
     return step;
 }

@@ -49,6 +49,11 @@ enum class Derivation {
                     //   parts {o, s, m_new}, rhs: the tile's values
     TileNormalize,  // m[i][c] = lhs[i][c] / rhs[i]               (output / running sum)
     TileMap,        // m[r][c] = 1 current tile, 0.5 done, 0 not yet; blocked = skipped
+    // Grouped-query attention: m[h][g] = 1 if query head h reads K/V head g (kv_head_of).
+    KvHeadMap,
+    // Rotary position embeddings, HF LLaMA's convention (pair i with i + hd/2):
+    RopeAngle,  // m[p][i] = (position_offset + p) · base^(−2i/hd), hd = 2 · m.cols()
+    RopeRotation,  // m[p][c] = lhs[p][c]·cos θ ∓ lhs[p][c ± hd/2]·sin θ, θ = rhs[p][c mod hd/2]
 };
 
 // Why a cell of a mask other than causal is blocked (the masks chapter).
@@ -85,6 +90,9 @@ struct StepMatrix {
     // A tile of a larger matrix: its cell (0, 0) is the larger one's (row_offset, col_offset),
     // so explanations name cells by their place in the whole (FlashAttention's tiles).
     Eigen::Index row_offset = 0, col_offset = 0;
+    int kv_head = 0;  // GQA: the 1-based K/V head that query head `head` reads; 0 = not GQA
+    Eigen::Index position_offset = 0;  // RopeAngle: the first token's position
+    float rope_base = 10000.0f;        // RopeAngle: θ_i = base^(−2i/hd); 0 = no RoPE, θ = 0
 };
 
 // A number the page states, e.g. the multiplications saved by the KV cache.
@@ -136,6 +144,10 @@ struct WalkthroughConfig {
     // FlashAttention's tiles: key tiles of 1 so that the running maximum grows on the
     // tutorial's tokens (with 2, "journey" leads every row's first tile and nothing rescales).
     Eigen::Index query_tile = 2, key_tile = 1;
+    // Grouped-query attention: 4 query heads of head_dim 2 (the tutorial's head width) share
+    // 4, 2, then 1 K/V heads.
+    Eigen::Index gqa_num_heads = 4, gqa_d_out = 8;
+    Eigen::Index rope_shift = 3;  // RoPE: every position moved by this much, same scores
 };
 
 // The tutorial's sixteen steps and the chapters past it, for the given sequence (the tutorial's by

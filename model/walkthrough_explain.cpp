@@ -325,6 +325,51 @@ std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row
             if (value > 0.0) return head + ", computed earlier: only m, ℓ and o were kept";
             return head + ", not yet computed";
         }
+        case Derivation::KvHeadMap: {
+            const Eigen::Index heads = m.values.rows();
+            const Eigen::Index groups = m.values.cols();
+            if (groups <= 0 || heads % groups != 0) return {};
+            const Eigen::Index size = heads / groups;
+            const Eigen::Index g = row / size;
+            const std::string reads = "query head " + std::to_string(row + 1) + " reads K/V head " +
+                                      std::to_string(g + 1);
+            if (col != g) return name + " = 0: " + reads + ", not " + std::to_string(col + 1);
+            return name + " = 1: " + reads + " = ⌊" + std::to_string(row) + " / " +
+                   std::to_string(size) + "⌋ + 1 (" + std::to_string(heads) + " query heads / " +
+                   std::to_string(groups) + " K/V heads = groups of " + std::to_string(size) +
+                   ": query heads " + std::to_string(g * size + 1) + "–" +
+                   std::to_string((g + 1) * size) + " share it)";
+        }
+        case Derivation::RopeAngle: {
+            if (m.rope_base <= 0.0f) return name + " = 0: without RoPE nothing turns";
+            const Eigen::Index hd = 2 * m.values.cols();
+            const Eigen::Index position = m.position_offset + row;
+            const double theta =
+                std::pow(static_cast<double>(m.rope_base),
+                         -2.0 * static_cast<double>(col) / static_cast<double>(hd));
+            std::string pos = std::to_string(position);
+            if (m.position_offset != 0)
+                pos = "(" + std::to_string(m.position_offset) + " + " + std::to_string(row) + ")";
+            return name + " = position · θ" + subscript(col + 1) + " = " + pos + " · " +
+                   format_shortest(m.rope_base) + "^(−2·" + std::to_string(col) + "/" +
+                   std::to_string(hd) + ") = " + std::to_string(position) + " · " + bare(theta) +
+                   " = " + bare(value) + " rad";
+        }
+        case Derivation::RopeRotation: {
+            if (!lhs || !rhs) return {};
+            const Eigen::Index half = m.values.cols() / 2;
+            if (half <= 0 || rhs->values.cols() < half) return {};
+            const Eigen::Index i = col % half;
+            const Eigen::Index partner = col < half ? col + half : col - half;
+            const double theta = static_cast<double>(rhs->values(row, i));
+            const double x = static_cast<double>(lhs->values(row, col));
+            const double y = static_cast<double>(lhs->values(row, partner));
+            const std::string sign = col < half ? " − " : " + ";
+            return name + " = " + cell_name(*lhs, row, col) + "·cos θ" + sign +
+                   cell_name(*lhs, row, partner) + "·sin θ, θ = " + cell_name(*rhs, row, i) +
+                   " = " + bare(theta) + " rad: " + num(x) + "·" + num(std::cos(theta)) + sign +
+                   num(y) + "·" + num(std::sin(theta)) + " = " + bare(value);
+        }
     }
     return {};
 }

@@ -5,11 +5,13 @@
 #include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
 #include "heatmap_widget.h"
+#include "model/ops.h"
 
 namespace views {
 
@@ -60,6 +62,13 @@ ExploreHeadsGrid::ExploreHeadsGrid(QWidget* parent) : QWidget(parent) {
     range_->setCurrentIndex(static_cast<int>(Range::PerRow));
     note_ = new QLabel(this);
     note_->setWordWrap(true);
+    sentenceCaption_ = new QLabel(this);
+    sentence_ = new QComboBox(this);
+    sentenceCaption_->setBuddy(sentence_);
+    sentenceCaption_->hide();
+    sentence_->hide();
+    top->addWidget(sentenceCaption_);
+    top->addWidget(sentence_);
     top->addWidget(rangeCaption_);
     top->addWidget(range_);
     top->addWidget(note_, 1);
@@ -68,10 +77,13 @@ ExploreHeadsGrid::ExploreHeadsGrid(QWidget* parent) : QWidget(parent) {
     grid_->setSpacing(6);
     layout->addLayout(grid_, 1);
     connect(range_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
+    connect(sentence_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { emit sentenceChanged(index); });
     retranslate();
 }
 
 void ExploreHeadsGrid::retranslate() {
+    sentenceCaption_->setText(tr("&Sentence:"));
     rangeCaption_->setText(tr("Colour &range:"));
     range_->setItemText(static_cast<int>(Range::Shared), tr("Shared by all heads"));
     range_->setItemText(static_cast<int>(Range::PerHead), tr("Each head its own"));
@@ -107,6 +119,25 @@ void ExploreHeadsGrid::setTooltipProvider(std::function<QString(int, int, int)> 
     tooltip_ = std::move(provider);
     rebuild();
 }
+
+void ExploreHeadsGrid::setKvHeads(int numKvHeads) {
+    if (numKvHeads == kvHeads_) return;
+    kvHeads_ = numKvHeads;
+    rebuild();
+}
+
+void ExploreHeadsGrid::setSentences(const QStringList& names) {
+    const QSignalBlocker block(sentence_);
+    const int current = sentence_->currentIndex();
+    sentence_->clear();
+    sentence_->addItems(names);
+    sentence_->setCurrentIndex(
+        std::clamp(current, 0, std::max(0, static_cast<int>(names.size()) - 1)));
+    sentence_->setVisible(names.size() > 1);
+    sentenceCaption_->setVisible(names.size() > 1);
+}
+
+int ExploreHeadsGrid::sentence() const { return std::max(0, sentence_->currentIndex()); }
 
 void ExploreHeadsGrid::setRange(Range range) { range_->setCurrentIndex(static_cast<int>(range)); }
 ExploreHeadsGrid::Range ExploreHeadsGrid::range() const {
@@ -188,7 +219,15 @@ void ExploreHeadsGrid::rebuild() {
         } else {
             decorate(map, h);
         }
-        map->setTitle(tr("head %1").arg(h + 1));
+        // Query head h reads K/V head kv_head_of(h): LLaMA's repeat_kv.
+        const int heads = static_cast<int>(count);
+        if (kvHeads_ > 0 && kvHeads_ < heads && heads % kvHeads_ == 0)
+            map->setTitle(
+                tr("head %1 · K/V %2")
+                    .arg(h + 1)
+                    .arg(attn::kv_head_of(static_cast<Eigen::Index>(h), heads, kvHeads_) + 1));
+        else
+            map->setTitle(tr("head %1").arg(h + 1));
         map->setDecimals(2);
         switch (range()) {
             case Range::Shared:

@@ -3,7 +3,9 @@
 // range or each row's own (the default: with causal attention the first row's 1.0 would otherwise
 // wash out every other row); clicking a head enlarges it in a dialog; hovering a row highlights
 // the same query row in every head; hovering a cell shows its arithmetic (setTooltipProvider).
-// Matrices larger than kMaxGridCells per side are shown as block averages and say so.
+// Matrices larger than kMaxGridCells per side are shown as block averages and say so. With
+// grouped-query attention each title names the K/V head its query head reads; a padded batch
+// gets a sentence selector.
 #pragma once
 
 #include <QStringList>
@@ -44,6 +46,13 @@ public:
     // averages. Empty function: the heatmap's own "row → column: value".
     void setTooltipProvider(std::function<QString(int head, int row, int column)> provider);
     int headCount() const { return static_cast<int>(heatmaps_.size()); }
+    // K/V heads the query heads share (GQA); 0 or the head count: one each, titles say "head n".
+    void setKvHeads(int numKvHeads);
+    // One entry per sentence of the batch; the selector shows when there are two or more. Keeps
+    // the chosen sentence when it is still there.
+    void setSentences(const QStringList& names);
+    int sentence() const;
+    QComboBox* sentenceBox() const { return sentence_; }
     attn::HeatmapWidget* heatmap(int head) const;
 
     void setRange(Range range);
@@ -58,6 +67,7 @@ public:
 
 signals:
     void rowHovered(int row);  // -1 when the pointer left
+    void sentenceChanged(int sentence);
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -78,6 +88,9 @@ private:
     QComboBox* range_ = nullptr;
     QLabel* rangeCaption_ = nullptr;
     QLabel* note_ = nullptr;
+    QLabel* sentenceCaption_ = nullptr;
+    QComboBox* sentence_ = nullptr;
+    int kvHeads_ = 0;
     bool simplified_ = false;
 };
 

@@ -14,6 +14,7 @@
 #include "heatmap_widget.h"
 #include "model/explain_attention.h"
 #include "model/number_format.h"
+#include "model/ops.h"
 #include "number_text.h"
 
 namespace views {
@@ -125,6 +126,15 @@ void ExploreKvStepper::changeEvent(QEvent* event) {
 void ExploreKvStepper::setTrace(attn::KvTrace trace, const QStringList& tokens,
                                 const QString& note) {
     trace_ = std::move(trace);
+    // Grouped-query attention: every query head is drawn with the K/V head it reads (repeat_kv),
+    // so head h indexes the cache as it indexes the queries; the byte counts stay the trace's.
+    kvHeads_ = trace_.steps.empty() ? static_cast<int>(trace_.num_heads)
+                                    : static_cast<int>(trace_.steps[0].cache_keys.size());
+    if (kvHeads_ > 0 && kvHeads_ < trace_.num_heads)
+        for (attn::KvTraceStep& s : trace_.steps) {
+            s.cache_keys = attn::repeat_kv(s.cache_keys, trace_.num_heads);
+            s.cache_values = attn::repeat_kv(s.cache_values, trace_.num_heads);
+        }
     tokens_ = tokens;
     note_ = note;
     const int count = static_cast<int>(trace_.steps.size());
@@ -192,11 +202,17 @@ void ExploreKvStepper::showStep() {
     const QStringList dims = numbered(trace_.head_dim, QStringLiteral("d"));
     try {
         keys_->setMatrix(s.cache_keys[h], seen, dims);
-        keys_->setTitle(
-            tr("K cache, head %1 (%2 × %3)").arg(head_ + 1).arg(s.token + 1).arg(trace_.head_dim));
+        const bool shared = kvHeads_ > 0 && kvHeads_ < trace_.num_heads;
+        const int kvHead =
+            shared ? static_cast<int>(attn::kv_head_of(head_, trace_.num_heads, kvHeads_)) : head_;
+        keys_->setTitle((shared ? tr("K cache, K/V head %1 (%2 × %3)").arg(kvHead + 1)
+                                : tr("K cache, head %1 (%2 × %3)").arg(head_ + 1))
+                            .arg(s.token + 1)
+                            .arg(trace_.head_dim));
         keys_->highlightRow(static_cast<int>(s.token));
         values_->setMatrix(s.cache_values[h], seen, dims);
-        values_->setTitle(tr("V cache, head %1").arg(head_ + 1));
+        values_->setTitle(shared ? tr("V cache, K/V head %1").arg(kvHead + 1)
+                                 : tr("V cache, head %1").arg(head_ + 1));
         values_->highlightRow(static_cast<int>(s.token));
         query_->setMatrix(rowMatrix(s.query[h]), QStringList{token}, dims);
         query_->setTitle(tr("new query row"));
@@ -227,10 +243,17 @@ void ExploreKvStepper::showStep() {
                  tr("%n token(s)", nullptr, seenCount),
                  attn::fixedText(static_cast<double>(s.total_cached), 0),
                  attn::fixedText(static_cast<double>(s.total_full), 0), attn::fixedText(saved, 1),
-                 tr("%n head(s)", nullptr, static_cast<int>(trace_.num_heads)),
-                 tr("%n token(s)", nullptr, seenCount))
+                 tr("%n head(s)", nullptr, kvHeads_), tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)
-            .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)));
+            .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)) +
+        (kvHeads_ > 0 && kvHeads_ < trace_.num_heads
+             ? QStringLiteral(" ") +
+                   tr("The %1 query heads share %2 K/V heads: the cache is %3 times smaller than "
+                      "with one K/V head per query head.")
+                       .arg(trace_.num_heads)
+                       .arg(kvHeads_)
+                       .arg(trace_.num_heads / kvHeads_)
+             : QString()));
 }
 
 }  // namespace views

@@ -2,7 +2,9 @@
 // Previous / slider) and shows, for one head, the cache's keys and values growing (the new row
 // outlined), the new query row and its weights over the cache, and the output row beside the full
 // recomputation's; counters compare the multiplications with and without the cache and give the
-// cache's size. It draws an attn::KvTrace (model/kv_trace.h) and computes nothing itself.
+// cache's size. It draws an attn::KvTrace (model/kv_trace.h) and computes nothing itself. With
+// grouped-query attention the cache holds fewer K/V heads than there are query heads; each query
+// head is shown with the K/V head it reads.
 #pragma once
 
 #include <QStringList>
@@ -34,6 +36,8 @@ public:
     int step() const { return step_; }
     void setHead(int head);
     int head() const { return head_; }
+    // K/V heads in the cache (= trace().num_heads unless the query heads share them).
+    int kvHeads() const { return kvHeads_; }
 
     attn::HeatmapWidget* keysHeatmap() const { return keys_; }
     attn::HeatmapWidget* valuesHeatmap() const { return values_; }
@@ -55,6 +59,7 @@ private:
     QString note_;
     int step_ = 0;
     int head_ = 0;
+    int kvHeads_ = 0;
     QPushButton* previous_ = nullptr;
     QPushButton* next_ = nullptr;
     QSlider* slider_ = nullptr;

@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPalette>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -85,44 +86,41 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     prune_ = new QWidget(this);
     (new FlowLayout(prune_, 8, 2))->setContentsMargins(0, 0, 0, 0);
 
-    auto addRow = [&](const QString& key, QWidget* field) {
-        auto* caption = new QLabel(this);
-        captions_.insert(key, caption);
-        auto* box = new QWidget(this);
-        auto* v = new QVBoxLayout(box);
-        v->setContentsMargins(0, 0, 0, 0);
-        v->setSpacing(2);
-        v->addWidget(field);
-        QLabel* error = makeErrorLabel(box);
-        v->addWidget(error);
-        errorLabels_.insert(key, error);
-        form->addRow(caption, box);
-    };
-    addRow(QStringLiteral("module"), module_);
+    createChapterWidgets();
+
+    addRow(form, QStringLiteral("module"), module_);
     form->addRow(description_);
-    addRow(QStringLiteral("d_in"), dIn_);
-    addRow(QStringLiteral("d_out"), dOut_);
-    addRow(QStringLiteral("dim_k"), dimK_);
-    addRow(QStringLiteral("dim_v"), dimV_);
-    addRow(QStringLiteral("num_heads"), heads_);
+    addRow(form, QStringLiteral("d_in"), dIn_);
+    addRow(form, QStringLiteral("d_out"), dOut_);
+    addRow(form, QStringLiteral("dim_k"), dimK_);
+    addRow(form, QStringLiteral("dim_v"), dimV_);
+    addRow(form, QStringLiteral("num_heads"), heads_);
     headsNotice_ = new QLabel(this);
     headsNotice_->setWordWrap(true);
     headsNotice_->hide();
     form->addRow(headsNotice_);
-    addRow(QStringLiteral("seed"), seed_);
-    addRow(QStringLiteral("dropout"), dropout_);
-    addRow(QStringLiteral("training"), training_);
+    addRow(form, QStringLiteral("num_kv_heads"), kvHeads_);
+    addRow(form, QStringLiteral("seed"), seed_);
+    addRow(form, QStringLiteral("dropout"), dropout_);
+    addRow(form, QStringLiteral("training"), training_);
     dropoutNote_ = new QLabel(this);
     dropoutNote_->setWordWrap(true);
     dropoutNote_->hide();
     form->addRow(dropoutNote_);
-    addRow(QStringLiteral("causal"), causal_);
-    addRow(QStringLiteral("mask_convention"), maskConvention_);
-    addRow(QStringLiteral("fill"), fill_);
-    addRow(QStringLiteral("prune_heads"), prune_);
-    addRow(QStringLiteral("head_mask"), headMask_);
-    addRow(QStringLiteral("scale"), scale_);
-    addRow(QStringLiteral("qkv_bias"), bias_);
+    addRow(form, QStringLiteral("causal"), causal_);
+    addRow(form, QStringLiteral("mask_kind"), maskRow_);
+    addRow(form, QStringLiteral("lengths"), lengths_);
+    lengthsProblem_ = makeErrorLabel(this);
+    form->addRow(lengthsProblem_);
+    addRow(form, QStringLiteral("mask_convention"), maskConvention_);
+    addRow(form, QStringLiteral("fill"), fill_);
+    addRow(form, QStringLiteral("prune_heads"), prune_);
+    addRow(form, QStringLiteral("head_mask"), headMask_);
+    addRow(form, QStringLiteral("scale"), scale_);
+    addRow(form, QStringLiteral("qkv_bias"), bias_);
+    addRow(form, QStringLiteral("rope"), rope_);
+    addRow(form, QStringLiteral("rope_base"), ropeBase_);
+    addRow(form, QStringLiteral("position_offset"), positionOffset_);
     QLabel* general = makeErrorLabel(this);
     errorLabels_.insert(QString(), general);
     form->addRow(general);
@@ -139,6 +137,7 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     for (QComboBox* box : {maskConvention_, fill_})
         connect(box, &QComboBox::currentIndexChanged, this, [this] { emitEdited(); });
     connect(causal_, &QCheckBox::toggled, this, [this] {
+        followCausalSwitch();
         updateEnabled();
         emitEdited();
     });
@@ -152,6 +151,7 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
         }
         rebuildHeadSwitches(remainingHeads());
     });
+    connectChapterWidgets();  // before the edit is sent: the K/V choices follow num_heads
     for (QSpinBox* box : {dOut_, dimK_, dimV_, heads_, seed_})
         connect(box, &QSpinBox::valueChanged, this, [this] { emitEdited(); });
     connect(dropout_, &QDoubleSpinBox::valueChanged, this, [this] { emitEdited(); });
@@ -162,6 +162,20 @@ ExploreParameterPanel::ExploreParameterPanel(QWidget* parent) : QWidget(parent) 
     });
     retranslate();
     updateEnabled();
+}
+
+void ExploreParameterPanel::addRow(QFormLayout* form, const QString& key, QWidget* field) {
+    auto* caption = new QLabel(this);
+    captions_.insert(key, caption);
+    auto* box = new QWidget(this);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    v->addWidget(field);
+    QLabel* error = makeErrorLabel(box);
+    v->addWidget(error);
+    errorLabels_.insert(key, error);
+    form->addRow(caption, box);
 }
 
 void ExploreParameterPanel::retranslate() {
@@ -202,14 +216,17 @@ void ExploreParameterPanel::retranslate() {
            "NaN with -inf and equal weights with -1e9 or -1e4."));
     bias_->setText(tr("bias in W_query, W_key, W_value"));
     module_->setToolTip(tr("The attention module of the tutorials to run."));
+    retranslateChapters();
     updateEnabled();
 }
 
 void ExploreParameterPanel::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange) retranslate();
-    if (event->type() == QEvent::PaletteChange)
+    if (event->type() == QEvent::PaletteChange) {
         for (QLabel* label : std::as_const(errorLabels_))
             label->setStyleSheet(errorStyleSheet(palette()));
+        lengthsProblem_->setStyleSheet(errorStyleSheet(palette()));
+    }
     QWidget::changeEvent(event);
 }
 
@@ -243,6 +260,7 @@ void ExploreParameterPanel::updateEnabled() {
     const bool masked = info.uses_causal ? causal_->isChecked() : info.causal_by_default;
     maskConvention_->setEnabled(info.uses_mask_convention && masked);
     fill_->setEnabled(info.uses_fill && masked);
+    updateChaptersEnabled(info);
 }
 
 void ExploreParameterPanel::showModuleDefaults() {
@@ -258,6 +276,7 @@ void ExploreParameterPanel::showModuleDefaults() {
         box->setChecked(false);
     }
     rebuildHeadSwitches(info.uses_head_mask ? remainingHeads() : 0);
+    showChapterDefaults(info);
 }
 
 void ExploreParameterPanel::rebuildPruneSwitches(int count) {
@@ -359,6 +378,7 @@ void ExploreParameterPanel::setConfig(const attn::ModuleConfig& config, bool tra
         headOn_[h]->setChecked(static_cast<std::size_t>(h) >= config.head_mask.size() ||
                                config.head_mask[static_cast<std::size_t>(h)] != 0.0f);
     }
+    showChapters(config, info);
     updateEnabled();
     updating_ = false;
 }
@@ -390,6 +410,7 @@ attn::ModuleConfig ExploreParameterPanel::config() const {
         if (!allOn)
             for (QCheckBox* on : headOn_) c.head_mask.push_back(on->isChecked() ? 1.0f : 0.0f);
     }
+    chaptersInto(c, info);
     return c;
 }
 
@@ -421,12 +442,13 @@ void ExploreParameterPanel::setError(const QString& message) {
     for (QLabel* label : std::as_const(errorLabels_)) label->hide();
     errorSetting_.clear();
     if (message.isEmpty()) return;
-    // A head count that does not divide the width is fixed at num_heads; otherwise the setting
+    // The chapters' settings first (their K/V heads and RoPE messages name num_heads too); then
+    // a head count that does not divide the width is fixed at num_heads; otherwise the setting
     // the message names first.
-    QString key;
-    if (message.contains(QStringLiteral("num_heads"))) {
+    QString key = chapterSettingOf(message);
+    if (key.isEmpty() && message.contains(QStringLiteral("num_heads"))) {
         key = QStringLiteral("num_heads");
-    } else {
+    } else if (key.isEmpty()) {
         qsizetype best = -1;
         const std::pair<const char*, const char*> names[] = {{"d_out", "d_out"},
                                                              {"d_model", "d_in"},

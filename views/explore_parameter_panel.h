@@ -2,6 +2,8 @@
 // attn::ModuleConfig plus d_in and training/inference; a control the chosen module does not use
 // (attn::ModuleInfo) is disabled. The engine's message about an invalid combination is shown
 // under the control it names, e.g. under num_heads: "d_out = 6 is not divisible by num_heads = 4".
+// multi-head-attention's switches of the chapters past the tutorial (K/V heads, mask kind and
+// window, per-sentence lengths, RoPE) are built in explore_parameter_panel_chapters.cpp.
 #pragma once
 
 #include <QHash>
@@ -14,7 +16,9 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QPalette;
 class QSpinBox;
 
@@ -73,6 +77,19 @@ public:
     // parameters are removed; the heads that remain are numbered 1.. again, as after pruning.
     QList<QCheckBox*> pruneSwitches() const { return pruneOn_; }
 
+    // multi-head-attention only (attn::ModuleInfo::uses_kv_heads_masks_rope).
+    enum class MaskKind { Causal, Bidirectional, Window };
+    QComboBox* kvHeadsBox() const { return kvHeads_; }    // data: num_kv_heads, divisors only
+    QComboBox* maskKindBox() const { return maskKind_; }  // data: MaskKind
+    QSpinBox* windowBox() const { return window_; }       // enabled for MaskKind::Window only
+    // One length per sentence, e.g. "6, 4": their count is the batch. Read when editing ends;
+    // text that is not a list of whole numbers is explained under it and not sent.
+    QLineEdit* lengthsEdit() const { return lengths_; }
+    QString lengthsProblem() const;
+    QCheckBox* ropeBox() const { return rope_; }
+    QDoubleSpinBox* ropeBaseBox() const { return ropeBase_; }
+    QSpinBox* positionOffsetBox() const { return positionOffset_; }
+
 signals:
     // The user changed a module setting.
     void configEdited(const attn::ModuleConfig& config, bool training);
@@ -82,7 +99,21 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void addRow(QFormLayout* form, const QString& key, QWidget* field);
     void updateEnabled();
+    // The chapters' switches (explore_parameter_panel_chapters.cpp).
+    void createChapterWidgets();
+    void connectChapterWidgets();
+    void retranslateChapters();
+    void updateChaptersEnabled(const attn::ModuleInfo& info);
+    void showChapterDefaults(const attn::ModuleInfo& info);
+    void showChapters(const attn::ModuleConfig& config, const attn::ModuleInfo& info);
+    void chaptersInto(attn::ModuleConfig& c, const attn::ModuleInfo& info) const;
+    void rebuildKvHeads(int numHeads, int chosen);
+    void lengthsEdited();
+    void followCausalSwitch();  // the mask kind shows what the causal switch says
+    // The row of a chapters' setting an engine message is about; empty when none.
+    static QString chapterSettingOf(const QString& message);
     // Shows the module's own causal switch, convention and fill (a newly chosen module).
     void showModuleDefaults();
     void setFill(float fill);
@@ -121,6 +152,16 @@ private:
     QString dropoutReason_;
     QLabel* headsNotice_ = nullptr;
     QLabel* dropoutNote_ = nullptr;
+    QComboBox* kvHeads_ = nullptr;
+    QComboBox* maskKind_ = nullptr;
+    QSpinBox* window_ = nullptr;
+    QLineEdit* lengths_ = nullptr;
+    QLabel* lengthsProblem_ = nullptr;
+    std::vector<Eigen::Index> validLengths_;  // the last lengths the edit held that parsed
+    QCheckBox* rope_ = nullptr;
+    QDoubleSpinBox* ropeBase_ = nullptr;
+    QSpinBox* positionOffset_ = nullptr;
+    QWidget* maskRow_ = nullptr;
     bool updating_ = false;
 };
 

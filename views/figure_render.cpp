@@ -4,8 +4,10 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <cmath>
 
 #include "colormaps.h"
+#include "figure_paint.h"
 #include "heatmap_widget.h"
 #include "model/number_format.h"
 #include "step_page.h"
@@ -44,6 +46,8 @@ private:
     QString colorMap_;
 };
 
+}  // namespace
+
 // One CSV field: quoted when it holds a separator, a quote, a line break or edge spaces.
 QByteArray csvField(const QString& text) {
     QByteArray bytes = text.toUtf8();
@@ -58,8 +62,6 @@ QByteArray csvNumber(float value) {
     // The shortest form reads back as the same float; it spells "-inf" and "nan".
     return QByteArray::fromStdString(attn::format_shortest(value));
 }
-
-}  // namespace
 
 QString figureSuffix(FigureFormat format) {
     switch (format) {
@@ -186,6 +188,90 @@ bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByte
         *error = FigureExport::tr("Could not save %1 to %2: %3")
                      .arg(figureKind(options.format),
                           figureFileName(*figure.page, figure.matrixId, options.format), reason);
+    return false;
+}
+
+// --- all figures of a page in one -----------------------------------------------------------
+
+QString figureGridBaseName(const StepPage& page) {
+    // A model's layer page (number 0, id "layer-3") holds that layer's heads.
+    if (page.step().number <= 0)
+        return QString::fromStdString(page.step().id) + QStringLiteral("-heads");
+    return QStringLiteral("step-%1-figures").arg(page.step().number, 2, 10, QLatin1Char('0'));
+}
+
+bool renderFiguresGrid(const QList<Figure>& figures, const FigureOptions& options, int columns,
+                       QByteArray* bytes, QString* error) {
+    if (figures.isEmpty()) {
+        if (error) *error = FigureExport::tr("There are no figures to put side by side.");
+        return false;
+    }
+    std::vector<attn::HeatmapWidget*> maps;
+    for (const Figure& f : figures) {
+        attn::HeatmapWidget* map = f.page ? f.page->heatmap(f.matrixId) : nullptr;
+        if (!map || !f.page->shownMatrix(f.matrixId)) {
+            if (error)
+                *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(f.matrixId);
+            return false;
+        }
+        maps.push_back(map);
+    }
+    if (options.format == FigureFormat::Csv) {
+        // One long table: a row per cell, named by its matrix, so all heads load as one frame.
+        QByteArray csv = "matrix,row,column,row_label,column_label,value\r\n";
+        for (std::size_t i = 0; i < maps.size(); ++i) {
+            const attn::HeatmapWidget& map = *maps[i];
+            const QByteArray id = csvField(figures[static_cast<qsizetype>(i)].matrixId);
+            const QStringList rowLabels = map.rowLabels(), columnLabels = map.columnLabels();
+            for (int r = 0; r < map.rowCount(); ++r)
+                for (int c = 0; c < map.columnCount(); ++c)
+                    csv += id + ',' + QByteArray::number(r + 1) + ',' + QByteArray::number(c + 1) +
+                           ',' + csvField(rowLabels.value(r)) + ',' +
+                           csvField(columnLabels.value(c)) + ',' +
+                           csvNumber(static_cast<float>(map.inputValue(r, c))) + "\r\n";
+        }
+        *bytes = csv;
+        return true;
+    }
+    const int count = static_cast<int>(figures.size());
+    const int cols = columns > 0
+                         ? std::min(columns, count)
+                         : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
+    const int rows = (count + cols - 1) / cols;
+    constexpr int kGap = 16;  // logical pixels between the figures
+    // Each figure keeps its own title and colour bar: ranges that differ stay honest.
+    QSize cell;
+    if (!options.size.isEmpty()) {
+        cell = QSize(std::max(1, (options.size.width() - kGap * (cols - 1)) / cols),
+                     std::max(1, (options.size.height() - kGap * (rows - 1)) / rows));
+    } else {
+        for (const Figure& f : figures) cell = cell.expandedTo(fittedFigureSize(f, options));
+    }
+    const QSize size(cols * cell.width() + (cols - 1) * kGap,
+                     rows * cell.height() + (rows - 1) * kGap);
+    const double scale = std::clamp(options.scale, 0.1, kMaxFigureScale);
+    QString reason;
+    *bytes = paintFigure(
+        options.format, size, scale, options.transparent, figureGridBaseName(*figures.front().page),
+        [&](QCPPainter& painter) {
+            for (int i = 0; i < count; ++i) {
+                const Figure& f = figures[i];
+                const FigureStyle style(*maps[static_cast<std::size_t>(i)],
+                                        f.page->caption(f.matrixId), options);
+                const QRectF target(QPointF((i % cols) * (cell.width() + kGap),
+                                            (i / cols) * (cell.height() + kGap)),
+                                    QSizeF(cell));
+                maps[static_cast<std::size_t>(i)]->renderTo(&painter, target, cell);
+            }
+        },
+        &reason);
+    if (!bytes->isEmpty()) return true;
+    if (error)
+        *error = FigureExport::tr("Could not save %1 to %2: %3")
+                     .arg(figureKind(options.format),
+                          figureGridBaseName(*figures.front().page) + QLatin1Char('.') +
+                              figureSuffix(options.format),
+                          reason);
     return false;
 }
 

@@ -85,5 +85,22 @@ bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByte
 // zeroed by dropout are the 0 PyTorch prints, with no extra column, so the file loads as the same
 // matrix in NumPy or a spreadsheet; the figures (PNG, SVG, PDF) mark them "⊘".
 QByteArray matrixCsv(const attn::HeatmapWidget& map);
+// The CSV rules of matrixCsv, for the other tables: a field quoted when it holds a separator, a
+// quote, a line break or edge spaces; a number in the shortest digits that read back as the float.
+QByteArray csvField(const QString& text);
+QByteArray csvNumber(float value);
+
+// --- all figures of a page in one -----------------------------------------------------------
+// "layer-3-heads" for a model's layer page (every head of layer 3), "step-14-figures" for a
+// walkthrough step; add ".<suffix>".
+QString figureGridBaseName(const StepPage& page);
+// The figures (e.g. pageFigures of a layer page: "layer-L-head-H") in one PNG, SVG or PDF, as a
+// grid of `columns` (0 = a near-square grid), each with its own title and colour bar so that
+// different ranges stay honest; options.size is the whole grid (empty = each cell the largest
+// fitted size); transparent clears the background between the figures. CSV: one long table
+// "matrix,row,column,row_label,column_label,value", a row per cell (1-based row and column).
+// False with *error a message for the user: no figures, an unknown matrix, a failed drawing.
+bool renderFiguresGrid(const QList<Figure>& figures, const FigureOptions& options, int columns,
+                       QByteArray* bytes, QString* error);
 
 }  // namespace views

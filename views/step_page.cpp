@@ -510,6 +510,13 @@ void StepPage::showCell(int index, int row, int column) {
         case Derivation::RescaleFactor:
         case Derivation::TileNormalize:
         case Derivation::TileMap:
+        case Derivation::KvHeadMap:
+        case Derivation::RopeAngle:
+            break;
+        case Derivation::RopeRotation:
+            // The coordinate and its partner of the same token, rotated by that token's angle.
+            if (lhs) lhs->highlightRow(row);
+            if (rhs) rhs->highlightRow(row);
             break;
         case Derivation::Scale:
         case Derivation::MaskProduct:
@@ -591,7 +598,10 @@ bool StepPage::partShowsFrames() const {
 }
 
 void StepPage::updateTitle() {
-    const QString title = tr("Step %1 · %2").arg(step_.number).arg(stepText(step_).title);
+    // Number 0: a record that is not a step of the walkthrough (a real model's layer).
+    const QString title = step_.number > 0
+                              ? tr("Step %1 · %2").arg(step_.number).arg(stepText(step_).title)
+                              : stepText(step_).title;
     title_->setText(partCount() > 1
                         ? tr("%1 · part %2 of %3").arg(title).arg(part_ + 1).arg(partCount())
                         : title);
@@ -627,7 +637,7 @@ void StepPage::setPart(int part) {
 double StepPage::readableScale() const {
     const double basePixels = std::max(1, QFontInfo(QApplication::font()).pixelSize());
     const double wanted = availableHeight() / kReadableLines / basePixels;
-    return std::clamp(wanted, kSmallestFitScale, std::max(scale_, kSmallestFitScale));
+    return std::clamp(wanted, smallestFit_, std::max(scale_, smallestFit_));
 }
 
 std::vector<StepPage::BlockRange> StepPage::packParts(double scale) {
@@ -744,7 +754,7 @@ void StepPage::fitScale() {
     auto largestFit = [&](double high) {
         if (fits(high)) return high;
         double low = std::min(readableScale(), high);
-        if (!fits(low)) low = kSmallestFitScale;
+        if (!fits(low)) low = smallestFit_;
         if (!fits(low)) return low;
         for (int i = 0; i < 7; ++i) {
             const double middle = (low + high) / 2;
@@ -759,7 +769,8 @@ void StepPage::fitScale() {
     part_ = 0;
     applyPart();
     const double readable = readableScale();
-    if (!fits(readable)) {
+    // With a floor (setSmallestFitScale) the page scrolls below it instead of splitting.
+    if (!fits(readable) && smallestFit_ <= kSmallestFitScale) {
         parts_ = packParts(readable);
         if (parts_.size() <= 1) parts_.clear();
     }
@@ -785,14 +796,23 @@ void StepPage::fitScale() {
 // The measured height can miss the laid-out one by a few pixels (wrapped text, a label that grew
 // with the font): once laid out, shrink a little while the page still scrolls.
 void StepPage::settleFit() {
-    if (!fitToHeight_ || fitting_ || !isVisible() || shownScale_ <= kSmallestFitScale) return;
+    if (!fitToHeight_ || fitting_ || !isVisible() || shownScale_ <= smallestFit_) return;
     if (scroll_->verticalScrollBar()->maximum() <= 0 || ++settleAttempts_ > 8) return;
-    applyShownScale(std::max(kSmallestFitScale, shownScale_ * 0.97));
+    applyShownScale(std::max(smallestFit_, shownScale_ * 0.97));
     QTimer::singleShot(50, this, &StepPage::settleFit);
+}
+
+void StepPage::setSmallestFitScale(double scale) {
+    smallestFit_ = std::max(scale, kSmallestFitScale);
+    fitScale();
 }
 
 void StepPage::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    // Texts wrap at the visible width even when a wide heatmap makes the page scroll sideways.
+    const int textWidth = std::max(
+        200, event->size().width() - 40 - scroll_->verticalScrollBar()->sizeHint().width());
+    for (QLabel* label : {title_, explanation_, facts_}) label->setMaximumWidth(textWidth);
     if (fitToHeight_) fitScale();
 }
 

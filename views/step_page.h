@@ -92,6 +92,10 @@ public:
     // every frame, fits the page's height, so nothing scrolls on a projector. Off: scale() itself.
     void setFitToHeight(bool fit);
     bool fitToHeight() const { return fitToHeight_; }
+    // Fitting shrinks no further than `scale` (default 0.35, the projector's limit); a page that
+    // still does not fit scrolls rather than splitting into parts. For a page beside other views,
+    // where small fonts are worse than a scroll bar.
+    void setSmallestFitScale(double scale);
     // The scale the page is drawn at now: scale(), or less when fitting needs it.
     double shownScale() const { return shownScale_; }
     // A page always opens at its top.
@@ -169,6 +173,7 @@ private:
     double scale_ = 1.0;
     double shownScale_ = 1.0;
     bool fitToHeight_ = false;
+    double smallestFit_ = 0.35;
     bool fitting_ = false;
     int settleAttempts_ = 0;
     bool cellTooltips_ = true;

@@ -165,6 +165,23 @@ constexpr StepEntry kSteps[] = {
                        "attends with its own columns. Step through the {num_tokens} "
                        "tokens: the cache grows by one row, the output equals the full causal "
                        "pass, and the counters show the multiplications saved.</p>")},
+    {"gqa", QT_TRANSLATE_NOOP("StepText", "Grouped-query and multi-query attention"),
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>The KV cache keeps every head's keys and values. In <b>grouped-query attention</b> "
+         "(GQA: LLaMA 2 and 3, Mistral) several query heads share one key/value head; with a "
+         "single K/V head it is <b>multi-query attention</b> (MQA). Here {num_heads} query heads "
+         "of head_dim {head_dim} (d_out = {gqa_d_out}) share 1, {gqa_kv_heads}, then "
+         "{num_heads} K/V heads: W_key and W_value have K/V heads × head_dim columns, and "
+         "<code>repeat_interleave</code> hands each K/V head to its group of query heads, "
+         "{gqa_group} of them with {gqa_kv_heads} K/V heads.</p>"
+         "<p>The cache a decoder keeps, 2 × {num_tokens} tokens × K/V heads × {head_dim} × 4 "
+         "bytes, shrinks by the group factor: {mha_cache_bytes} bytes with {num_heads} K/V "
+         "heads, {gqa_cache_bytes} with {gqa_kv_heads}, {mqa_cache_bytes} with 1. The query "
+         "heads still attend in their own ways, with fewer distinct keys.</p>"
+         "<p>With as many K/V heads as query heads nothing is shared: it is the seed's "
+         "<code>MultiHeadAttention</code> with the same seed, number for number (the largest "
+         "difference is among the page's numbers).</p>")},
     {"masks", QT_TRANSLATE_NOOP("StepText", "Masks beyond causal"),
      QT_TRANSLATE_NOOP(
          "StepText",
@@ -183,6 +200,23 @@ constexpr StepEntry kSteps[] = {
          "2, whose real rows equal step 11's first {valid_tokens} rows: a causal token never sees "
          "what follows "
          "it.</p>")},
+    {"rope", QT_TRANSLATE_NOOP("StepText", "Rotary position embeddings (RoPE)"),
+     QT_TRANSLATE_NOOP(
+         "StepText",
+         "<p>Attention has no notion of order: a score compares a query with a key wherever the "
+         "two tokens stand. Reverse the sentence to “{permuted_sentence}” and the scores are "
+         "the same numbers, reversed in rows and columns (ωᴾ): the difference is 0.</p>"
+         "<p><b>RoPE</b> (LLaMA, Mistral, Qwen) rotates every query and key before the scores. "
+         "Coordinate i pairs with coordinate i + head_dim/2, and the pair of the token at "
+         "position p turns by the angle p · θ<sub>i</sub>, θ<sub>i</sub> = "
+         "{rope_base}<sup>−2i/head_dim</sup>. Here head_dim = {rope_dim}, and the first pair "
+         "turns by p radians: <i>{query_token}</i> at position {query_position} turns by "
+         "{query_angle} rad. The scores change: their difference from those without RoPE is not "
+         "0.</p>"
+         "<p>Rotating both vectors keeps their lengths, and their dot product depends only on "
+         "the angle between them, so the score of query i and key j depends on j − i. Shift "
+         "every position by {rope_shift}: every angle changes, and the difference from the "
+         "unshifted scores is 0 up to float rounding.</p>")},
     {"flash-tiles", QT_TRANSLATE_NOOP("StepText", "FlashAttention's tiles"),
      QT_TRANSLATE_NOOP(
          "StepText",
@@ -273,6 +307,17 @@ constexpr CaptionEntry kCaptions[] = {
     {"cached-values", QT_TRANSLATE_NOOP("StepText", "Cached values")},
     {"new-weights", QT_TRANSLATE_NOOP("StepText", "New weights row")},
     {"cached-outputs", QT_TRANSLATE_NOOP("StepText", "Outputs with the cache")},
+    {"kv-map", QT_TRANSLATE_NOOP("StepText", "Query head → K/V head")},
+    {"gqa-keys", QT_TRANSLATE_NOOP("StepText", "Cached keys, K/V heads side by side")},
+    {"gqa-values", QT_TRANSLATE_NOOP("StepText", "Cached values, K/V heads side by side")},
+    {"gqa-output", QT_TRANSLATE_NOOP("StepText", "Output after out_proj")},
+    {"rope-angles", QT_TRANSLATE_NOOP("StepText", "Angles p · θᵢ (radians)")},
+    {"rope-queries-before", QT_TRANSLATE_NOOP("StepText", "Queries before rotation")},
+    {"rotated-queries", QT_TRANSLATE_NOOP("StepText", "Rotated queries qʳ")},
+    {"rotated-keys", QT_TRANSLATE_NOOP("StepText", "Rotated keys kʳ")},
+    {"rope-scores", QT_TRANSLATE_NOOP("StepText", "Scores ωʳ = qʳ · kʳ")},
+    {"rope-weights", QT_TRANSLATE_NOOP("StepText", "Attention weights α")},
+    {"rope-difference", QT_TRANSLATE_NOOP("StepText", "|Scores − the comparison|")},
     {"mask", QT_TRANSLATE_NOOP("StepText", "Mask (1 = attend, 0 = blocked)")},
     {"mask-weights", QT_TRANSLATE_NOOP("StepText", "Weights with this mask")},
     {"mask-context", QT_TRANSLATE_NOOP("StepText", "Context vectors with this mask")},
@@ -298,6 +343,10 @@ constexpr CaptionEntry kFacts[] = {
     {"mults_without_cache", QT_TRANSLATE_NOOP("StepText", "Multiplications without the cache")},
     {"cache_tokens", QT_TRANSLATE_NOOP("StepText", "Tokens in the cache")},
     {"cache_bytes", QT_TRANSLATE_NOOP("StepText", "Cache size (bytes)")},
+    {"num_kv_heads", QT_TRANSLATE_NOOP("StepText", "K/V heads")},
+    {"group_size", QT_TRANSLATE_NOOP("StepText", "Query heads per K/V head")},
+    {"max_abs_diff_mha",
+     QT_TRANSLATE_NOOP("StepText", "Largest difference from MultiHeadAttention")},
     {"visible_cells", QT_TRANSLATE_NOOP("StepText", "Weights not blocked")},
     {"tiles_done", QT_TRANSLATE_NOOP("StepText", "Tiles computed")},
     {"tiles_skipped", QT_TRANSLATE_NOOP("StepText", "Tiles skipped")},
@@ -310,7 +359,42 @@ constexpr CaptionEntry kFrameLabels[] = {
     {"padding", QT_TRANSLATE_NOOP("StepText", "padding")},
     {"window", QT_TRANSLATE_NOOP("StepText", "sliding window w = {window}")},
     {"bidirectional", QT_TRANSLATE_NOOP("StepText", "bidirectional")},
+    {"mha", QT_TRANSLATE_NOOP("StepText", "{num_heads} K/V heads (MHA)")},
+    {"gqa", QT_TRANSLATE_NOOP("StepText", "{gqa_kv_heads} K/V heads (GQA)")},
+    {"mqa", QT_TRANSLATE_NOOP("StepText", "1 K/V head (MQA)")},
+    {"reversed", QT_TRANSLATE_NOOP("StepText", "reversed, no RoPE")},
+    {"rope", QT_TRANSLATE_NOOP("StepText", "RoPE, positions 0–{last_position}")},
+    {"shift", QT_TRANSLATE_NOOP("StepText", "RoPE, positions + {rope_shift}")},
 };
+
+// The frame control of each chapter: "Mask 2 of 3: …" and its two buttons.
+struct FrameEntry {
+    const char* step_id;
+    const char* frame_text;  // %1 of %2: %3 (the frame's label)
+    const char* previous;
+    const char* next;
+};
+
+constexpr FrameEntry kFrames[] = {
+    {"gqa", QT_TRANSLATE_NOOP("StepText", "%1 of %2: %3"),
+     QT_TRANSLATE_NOOP("StepText", "◀ Fewer K/V heads"),
+     QT_TRANSLATE_NOOP("StepText", "More K/V heads ▶")},
+    {"masks", QT_TRANSLATE_NOOP("StepText", "Mask %1 of %2: %3"),
+     QT_TRANSLATE_NOOP("StepText", "◀ Previous mask"),
+     QT_TRANSLATE_NOOP("StepText", "Next mask ▶")},
+    {"rope", QT_TRANSLATE_NOOP("StepText", "Part %1 of %2: %3"),
+     QT_TRANSLATE_NOOP("StepText", "◀ Previous part"),
+     QT_TRANSLATE_NOOP("StepText", "Next part ▶")},
+    {"flash-tiles", QT_TRANSLATE_NOOP("StepText", "Tile %1 of %2: %3"),
+     QT_TRANSLATE_NOOP("StepText", "◀ Previous tile"),
+     QT_TRANSLATE_NOOP("StepText", "Next tile ▶")},
+};
+
+const FrameEntry* frameEntry(const std::string& stepId) {
+    for (const FrameEntry& e : kFrames)
+        if (stepId == e.step_id) return &e;
+    return nullptr;
+}
 
 QString tr(const char* text) { return QCoreApplication::translate("StepText", text); }
 
@@ -333,8 +417,42 @@ QString substituted(QString text, const attn::Step& step, bool html) {
 
 }  // namespace
 
+// A layer of a real model (attn::attention_layer_step, attn::gpt2_layer_step): "layer-3".
+StepText rawLayerText(const attn::Step& step) {
+    const QString title = QCoreApplication::translate("StepText", "Layer {layer}");
+    if (!step.arg("sqrt_head_dim").empty())
+        return {title,
+                QCoreApplication::translate(
+                    "StepText",
+                    "<p>Each row is one token of your text as a query; its cells are the "
+                    "attention weights α it gives to itself and to the tokens before it (the "
+                    "causal mask hides the later ones): softmax(q·k / √{head_dim}) with this "
+                    "model's own queries and keys, head_dim = {head_dim}, √{head_dim} = "
+                    "{sqrt_head_dim}. Every row sums to 1.</p>"
+                    "<p>Point at a cell to see its arithmetic: the dot product q·k, the division "
+                    "by {sqrt_head_dim} and the softmax over the row.</p>")};
+    if (!step.arg("head_dim").empty())
+        return {title,
+                QCoreApplication::translate(
+                    "StepText",
+                    "<p>Each row is one token as a query, its cells the attention weights α it "
+                    "gives to itself and to the tokens before it: softmax(q·k / √{head_dim}). "
+                    "The rows of generated tokens come from the kv_cache, one new query against "
+                    "the cached keys. Every row sums to 1.</p>"
+                    "<p>The arithmetic of every cell comes back on hover once generation stops "
+                    "and one full pass has run.</p>")};
+    return {title, QCoreApplication::translate(
+                       "StepText",
+                       "<p>Attention weights as the model that wrote the file computed them: row "
+                       "= query token, column = key token, {num_heads} heads over {num_tokens} "
+                       "tokens. The file holds only the weights, not the queries and keys, so "
+                       "a cell shows its value but not its arithmetic.</p>")};
+}
+
 StepText stepText(const attn::Step& step) {
-    const StepText text = rawStepText(step.id);
+    const StepText text = step.number == 0 && step.id.rfind("layer-", 0) == 0
+                              ? rawLayerText(step)
+                              : rawStepText(step.id);
     return {substituted(text.title, step, false), substituted(text.html, step, true)};
 }
 
@@ -365,34 +483,31 @@ QString rawCaption(const std::string& matrixId) {
 }  // namespace
 
 QString matrixCaption(const attn::Step& step, const attn::StepMatrix& matrix) {
+    // Grouped-query attention: which K/V head this query head's weights read.
+    if (matrix.kv_head > 0 && matrix.head > 0)
+        return QCoreApplication::translate("StepText", "Query head %1 · K/V head %2")
+            .arg(matrix.head)
+            .arg(matrix.kv_head);
     return substituted(rawCaption(matrix.id), step, false);
 }
 
 QString frameText(const attn::Step& step, int frame) {
     if (frame < 0 || static_cast<std::size_t>(frame) >= step.frame_labels.size()) return {};
+    const FrameEntry* entry = frameEntry(step.id);
+    if (!entry) return {};
     const std::string& label = step.frame_labels[static_cast<std::size_t>(frame)];
-    const QString n = QString::number(frame + 1);
-    const QString total = QString::number(step.frame_count);
-    if (step.id == "masks") {
-        QString name = QString::fromStdString(label);
-        for (const CaptionEntry& e : kFrameLabels)
-            if (label == e.id) name = substituted(tr(e.caption), step, false);
-        return QCoreApplication::translate("StepText", "Mask %1 of %2: %3").arg(n, total, name);
-    }
-    if (step.id == "flash-tiles")
-        return QCoreApplication::translate("StepText", "Tile %1 of %2: %3")
-            .arg(n, total, QString::fromStdString(label));
-    return {};
+    // Named frames (masks, variants, parts) are translated; tiles are named by their tokens.
+    QString name = QString::fromStdString(label);
+    for (const CaptionEntry& e : kFrameLabels)
+        if (label == e.id) name = substituted(tr(e.caption), step, false);
+    return tr(entry->frame_text)
+        .arg(QString::number(frame + 1), QString::number(step.frame_count), name);
 }
 
 std::pair<QString, QString> frameButtonTexts(const attn::Step& step) {
-    if (step.id == "masks")
-        return {QCoreApplication::translate("StepText", "◀ Previous mask"),
-                QCoreApplication::translate("StepText", "Next mask ▶")};
-    if (step.id == "flash-tiles")
-        return {QCoreApplication::translate("StepText", "◀ Previous tile"),
-                QCoreApplication::translate("StepText", "Next tile ▶")};
-    return {};
+    const FrameEntry* entry = frameEntry(step.id);
+    if (!entry) return {};
+    return {tr(entry->previous), tr(entry->next)};
 }
 
 QString factLabel(const std::string& factId) {

@@ -5,13 +5,16 @@
 #include <QApplication>
 #include <QDir>
 #include <QRegularExpression>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/cli_model.h"
+#include "app/io/attention_dump.h"
 #include "app/io/example_file.h"
 #include "app/io/file_batch.h"
+#include "model/attention_layer_step.h"
 #include "model/gpt2_forward.h"
 #include "model/walkthrough.h"
 #include "views/colormaps.h"
@@ -106,16 +109,28 @@ std::vector<Eigen::Index> selectIndices(const QCommandLineParser& parser, const 
     return chosen;
 }
 
-// --model: the heads of a real model on --text, one walkthrough-like record per layer
-// (attn::gpt2_layer_step), so they are drawn and named as the window draws them.
-std::vector<attn::Step> modelSteps(const QCommandLineParser& parser, QString* matrixFilter) {
-    if (!parser.isSet(QStringLiteral("text")) || parser.value(QStringLiteral("text")).isEmpty())
-        cliFail(QStringLiteral("give --text TEXT, the text whose attention to export"));
+// --model and --dump draw a real model's heads: the walkthrough's own options do not apply.
+void refuseWalkthroughOptions(const QCommandLineParser& parser, const QString& source) {
     for (const char* walkthroughOnly : {"step", "matrix", "example"})
         if (parser.isSet(QString::fromLatin1(walkthroughOnly)))
-            cliFail(QStringLiteral("--%1 belongs to the walkthrough's figures: with --model choose "
+            cliFail(QStringLiteral("--%1 belongs to the walkthrough's figures: with --%2 choose "
                                    "--layer and --head")
-                        .arg(QLatin1String(walkthroughOnly)));
+                        .arg(QLatin1String(walkthroughOnly), source));
+}
+
+// A layer's Step reduced to the one head --head names (all heads when it names all).
+void keepHeads(attn::Step* step, const std::vector<Eigen::Index>& heads) {
+    if (heads.size() != 1) return;
+    const attn::StepMatrix kept = step->matrices.at(static_cast<std::size_t>(heads[0]));
+    step->matrices = {kept};
+}
+
+// --model: the heads of a real model on --text, one walkthrough-like record per layer
+// (attn::gpt2_layer_step), so they are drawn and named as the window draws them.
+std::vector<attn::Step> modelSteps(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("text")) || parser.value(QStringLiteral("text")).isEmpty())
+        cliFail(QStringLiteral("give --text TEXT, the text whose attention to export"));
+    refuseWalkthroughOptions(parser, QStringLiteral("model"));
     const ModelFolder model = openModelOption(parser, true);
     const attn::Gpt2Config& config = model.weights->config;
     const std::vector<int> ids = encodeModelText(model, parser.value(QStringLiteral("text")));
@@ -132,13 +147,37 @@ std::vector<attn::Step> modelSteps(const QCommandLineParser& parser, QString* ma
     std::vector<attn::Step> steps;
     for (Eigen::Index layer : layers) {
         attn::Step step = attn::gpt2_layer_step(result, config, layer, tokens);
-        if (heads.size() == 1) {
-            const attn::StepMatrix kept = step.matrices.at(static_cast<std::size_t>(heads[0]));
-            step.matrices = {kept};
-        }
+        keepHeads(&step, heads);
         steps.push_back(std::move(step));
     }
-    matrixFilter->clear();
+    return steps;
+}
+
+// --dump: attention saved from any model in Python (app/io/attention_dump.h), drawn as --model's
+// layers are (attn::attention_layer_step).
+std::vector<attn::Step> dumpSteps(const QCommandLineParser& parser) {
+    refuseWalkthroughOptions(parser, QStringLiteral("dump"));
+    const attn::AttentionDumpResult loaded = attn::loadAttentionDump(
+        parser.value(QStringLiteral("dump")), parser.value(QStringLiteral("tokens")));
+    if (!loaded.ok()) cliFail(loaded.error);
+    // Not an error: the figures are right, only labelled by position.
+    if (!loaded.dump.warning.isEmpty())
+        std::fprintf(stderr, "attention-cli: export: %s\n",
+                     loaded.dump.warning.toUtf8().constData());
+    const auto& attentions = loaded.dump.attentions;
+    const std::vector<Eigen::Index> layers = selectIndices(
+        parser, QStringLiteral("layer"), static_cast<Eigen::Index>(attentions.size()));
+    const std::vector<Eigen::Index> heads = selectIndices(
+        parser, QStringLiteral("head"), static_cast<Eigen::Index>(attentions.front().size()));
+    std::vector<std::string> tokens;
+    for (const QString& token : loaded.dump.tokens) tokens.push_back(token.toStdString());
+    std::vector<attn::Step> steps;
+    for (Eigen::Index layer : layers) {
+        attn::Step step =
+            attn::attention_layer_step(attentions[static_cast<std::size_t>(layer)], layer, tokens);
+        keepHeads(&step, heads);
+        steps.push_back(std::move(step));
+    }
     return steps;
 }
 
@@ -148,14 +187,17 @@ void addExportOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "Save the walkthrough's heatmaps as figures, drawn exactly as the window draws them, "
         "without\na display. One file per heatmap, named step-NN-<matrix>.<format> (e.g. "
-        "step-11-causal-weights.png);\nthe KV-cache step exports its last frame. Prints the files "
-        "written, one per line. Nothing is\nwritten when a file exists (unless --force) or when "
-        "a write fails (the files written before\nare removed again)."));
+        "step-11-causal-weights.png);\nthe KV-cache step exports its last frame. With --model or "
+        "--dump, a real model's heads:\nlayer-L-head-H.<format>, or layer-L-heads.<format> with "
+        "--one-figure. Prints the files written,\none per line. Nothing is written when a file "
+        "exists (unless --force) or when a write fails\n(the files written before are removed "
+        "again)."));
     parser.addOptions({
         {QStringLiteral("out"), QStringLiteral("Folder for the figures (created if missing)."),
          QStringLiteral("DIR")},
         {QStringLiteral("step"),
-         QStringLiteral("all (default), a step number 1-16 or a step id such as causal-softmax."),
+         QStringLiteral("all (default), a step number or a step id such as causal-softmax "
+                        "(attention-cli steps lists them)."),
          QStringLiteral("ID")},
         {QStringLiteral("matrix"),
          QStringLiteral("Only the heatmap of this matrix id, e.g. causal-weights or head-2."),
@@ -189,10 +231,26 @@ void addExportOptions(QCommandLineParser& parser) {
                         "layer-L-head-H.<format>."),
          QStringLiteral("DIR|NAME")},
         {QStringLiteral("text"), QStringLiteral("With --model: the text."), QStringLiteral("TEXT")},
-        {QStringLiteral("layer"), QStringLiteral("With --model: all (default) or a layer from 1."),
+        {QStringLiteral("dump"),
+         QStringLiteral("Export an attention dump saved from any model in Python instead of the "
+                        "walkthrough: .npy [layers, heads, queries, keys] or .safetensors (one "
+                        "tensor per layer). Files are named layer-L-head-H.<format>."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("tokens"),
+         QStringLiteral("With --dump: the JSON list of its tokens (default: <name>.tokens.json "
+                        "or tokens.json beside it, else the positions)."),
+         QStringLiteral("FILE.json")},
+        {QStringLiteral("layer"),
+         QStringLiteral("With --model or --dump: all (default) or a layer from 1."),
          QStringLiteral("L")},
-        {QStringLiteral("head"), QStringLiteral("With --model: all (default) or a head from 1."),
+        {QStringLiteral("head"),
+         QStringLiteral("With --model or --dump: all (default) or a head from 1."),
          QStringLiteral("H")},
+        {
+            QStringLiteral("one-figure"),
+            QStringLiteral("With --model or --dump: all heads of a layer in one figure, "
+                           "layer-L-heads.<format> (CSV: one long table)."),
+        },
     });
 }
 
@@ -225,19 +283,34 @@ QByteArray runExport(const QCommandLineParser& parser) {
     }
 
     const auto translation = installLanguageOption(parser);
-    QString matrix = parser.value(QStringLiteral("matrix"));
+    const QString matrix = parser.value(QStringLiteral("matrix"));
     const bool byModel = parser.isSet(QStringLiteral("model"));
-    if (!byModel) {
-        for (const char* modelOnly : {"text", "layer", "head"})
-            if (parser.isSet(QString::fromLatin1(modelOnly)))
-                cliFail(
-                    QStringLiteral("--%1 needs --model DIR|NAME").arg(QLatin1String(modelOnly)));
+    const bool byDump = parser.isSet(QStringLiteral("dump"));
+    const bool oneFigure = parser.isSet(QStringLiteral("one-figure"));
+    if (byModel && byDump) cliFail(QStringLiteral("give --model or --dump, not both"));
+    if (!byModel && parser.isSet(QStringLiteral("text")))
+        cliFail(QStringLiteral("--text needs --model DIR|NAME"));
+    if (!byDump && parser.isSet(QStringLiteral("tokens")))
+        cliFail(QStringLiteral("--tokens needs --dump FILE"));
+    if (!byModel && !byDump) {
+        for (const char* layerOption : {"layer", "head", "one-figure"})
+            if (parser.isSet(QString::fromLatin1(layerOption)))
+                cliFail(QStringLiteral("--%1 needs --model DIR|NAME or --dump FILE")
+                            .arg(QLatin1String(layerOption)));
     }
+    if (oneFigure && parser.isSet(QStringLiteral("head")) &&
+        parser.value(QStringLiteral("head"))
+                .trimmed()
+                .compare(QLatin1String("all"), Qt::CaseInsensitive) != 0)
+        cliFail(
+            QStringLiteral("--one-figure draws every head of a layer: leave out --head (or "
+                           "give --head all)"));
     const std::vector<attn::Step> steps =
-        byModel ? modelSteps(parser, &matrix)
-                : walkthroughOption(parser, QStringLiteral("example"));
+        byModel  ? modelSteps(parser)
+        : byDump ? dumpSteps(parser)
+                 : walkthroughOption(parser, QStringLiteral("example"));
     std::vector<std::size_t> chosen;
-    if (byModel) {
+    if (byModel || byDump) {
         for (std::size_t i = 0; i < steps.size(); ++i) chosen.push_back(i);
     } else {
         chosen = selectSteps(steps, parser.isSet(QStringLiteral("step"))
@@ -248,10 +321,15 @@ QByteArray runExport(const QCommandLineParser& parser) {
     // The pages as the window opens them (last frame, training mode, the step's highlights).
     std::vector<std::unique_ptr<views::StepPage>> pages;
     QList<views::Figure> figures;
+    // --one-figure: one file per page, the page's figures side by side.
+    QList<QList<views::Figure>> grids;
     for (std::size_t i : chosen) {
         pages.push_back(std::make_unique<views::StepPage>(steps[i]));
+        QList<views::Figure> shown;
         for (const views::Figure& f : views::pageFigures(*pages.back()))
-            if (matrix.isEmpty() || f.matrixId == matrix) figures.append(f);
+            if (matrix.isEmpty() || f.matrixId == matrix) shown.append(f);
+        figures.append(shown);
+        if (!shown.isEmpty()) grids.append(shown);
     }
     if (figures.isEmpty())
         cliFail(QStringLiteral("--matrix \"%1\" is not shown on the chosen step(s): the ids are "
@@ -259,7 +337,21 @@ QByteArray runExport(const QCommandLineParser& parser) {
                     .arg(matrix));
 
     const QString dir = QDir::cleanPath(parser.value(QStringLiteral("out")));
-    const QStringList names = views::figureFileNames(figures, options.format);
+    QStringList names;
+    attn::FileBytes render;
+    if (oneFigure) {
+        for (const QList<views::Figure>& grid : grids)
+            names << views::figureGridBaseName(*grid.front().page) + QLatin1Char('.') +
+                         views::figureSuffix(options.format);
+        render = [&](qsizetype i, QByteArray& bytes, QString& problem) {
+            return views::renderFiguresGrid(grids.at(i), options, 0, &bytes, &problem);
+        };
+    } else {
+        names = views::figureFileNames(figures, options.format);
+        render = [&](qsizetype i, QByteArray& bytes, QString& problem) {
+            return views::renderFigureBytes(figures.at(i), options, &bytes, &problem);
+        };
+    }
     if (!options.overwrite) {
         const QStringList existing = attn::existingFiles(dir, names);
         if (!existing.isEmpty())
@@ -267,13 +359,10 @@ QByteArray runExport(const QCommandLineParser& parser) {
                                    "--force replaces existing files")
                         .arg(QDir::toNativeSeparators(existing.first()))
                         .arg(existing.size())
-                        .arg(figures.size()));
+                        .arg(names.size()));
     }
     QStringList written;
     QString error;
-    const auto render = [&](qsizetype i, QByteArray& bytes, QString& problem) {
-        return views::renderFigureBytes(figures.at(i), options, &bytes, &problem);
-    };
     if (!attn::saveFileBatch(dir, names, views::figureKind(options.format), options.overwrite,
                              render, &written, &error))
         cliFail(error);

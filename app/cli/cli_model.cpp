@@ -115,30 +115,10 @@ void checkModelLength(const attn::Gpt2Config& config, std::size_t tokens) {
 ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) {
     if (!parser.isSet(QStringLiteral("model")))
         cliFail(QStringLiteral("give --model DIR|NAME: %1").arg(kModelHelp));
-    const attn::ModelPathResult path =
-        attn::resolveModelPath(parser.value(QStringLiteral("model")));
-    if (!path.ok()) cliFail(path.error);
-    ModelFolder model;
-    model.folder = path.folder;
-    const BpeLoadResult tokenizer = BpeTokenizer::load(model.folder);
-    if (!tokenizer.ok())
-        cliFail(
-            QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(model.folder), tokenizer.error));
-    model.tokenizer = tokenizer.tokenizer;
-    if (withWeights) {
-        attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model.folder);
-        if (!loaded.ok())
-            cliFail(
-                QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(model.folder), loaded.error));
-        model.weights = std::make_shared<attn::Gpt2Weights>(std::move(*loaded.weights));
-        if (model.tokenizer->vocabSize() > model.weights->config.vocab_size)
-            cliFail(QStringLiteral("%1: the tokenizer has %2 tokens but config.json's "
-                                   "vocab_size is %3: the folder mixes two models")
-                        .arg(QDir::toNativeSeparators(model.folder))
-                        .arg(model.tokenizer->vocabSize())
-                        .arg(model.weights->config.vocab_size));
-    }
-    return model;
+    attn::Gpt2ModelResult opened =
+        attn::openGpt2Model(parser.value(QStringLiteral("model")), withWeights);
+    if (!opened.ok()) cliFail(opened.error);
+    return opened.model;
 }
 
 void addTokenizeOptions(QCommandLineParser& parser) {

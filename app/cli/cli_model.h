@@ -7,14 +7,10 @@
 #include <memory>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/gpt2_folder.h"
 #include "model/gpt2_model.h"
 
-struct ModelFolder {
-    QString folder;  // the resolved folder (a cache snapshot for a model name)
-    std::shared_ptr<const BpeTokenizer> tokenizer;
-    std::shared_ptr<const attn::Gpt2Weights> weights;  // null unless asked for
-};
+using ModelFolder = attn::Gpt2Model;  // app/io/gpt2_folder.h
 
 // Resolves --model (a folder, else a name in the Hugging Face cache), loads the tokenizer and,
 // with `withWeights`, the weights; fails with the folder's own message.

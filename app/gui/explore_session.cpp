@@ -40,7 +40,7 @@ bool sameWeights(const std::vector<attn::NamedMatrix>& a, const std::vector<attn
 bool drawsNewWeights(const attn::ModuleConfig& a, const attn::ModuleConfig& b) {
     return a.module != b.module || a.seed != b.seed || a.d_out != b.d_out ||
            a.num_heads != b.num_heads || a.qkv_bias != b.qkv_bias || a.dim_k != b.dim_k ||
-           a.dim_v != b.dim_v || a.prune_heads != b.prune_heads;
+           a.dim_v != b.dim_v || a.prune_heads != b.prune_heads || a.num_kv_heads != b.num_kv_heads;
 }
 
 struct RunOutcome {
@@ -92,8 +92,10 @@ bool operator==(const ExploreState& a, const ExploreState& b) {
            x.qkv_bias == y.qkv_bias && x.causal == y.causal && x.scale == y.scale &&
            x.mask_convention == y.mask_convention && x.fill_value == y.fill_value &&
            x.head_mask == y.head_mask && x.prune_heads == y.prune_heads &&
-           sameWeights(x.weights, y.weights) && a.training == b.training &&
-           a.description == b.description;
+           x.num_kv_heads == y.num_kv_heads && x.window == y.window && x.lengths == y.lengths &&
+           x.rope == y.rope && x.rope_base == y.rope_base &&
+           x.position_offset == y.position_offset && sameWeights(x.weights, y.weights) &&
+           a.training == b.training && a.description == b.description;
 }
 
 // One edit: the whole state before and after, so undo is exact whatever the edit was.
@@ -158,12 +160,14 @@ void ExploreSession::fitHeadsToWidth(ExploreState& s) {
     for (Eigen::Index h = s.config.num_heads - 1; h >= 1; --h) {
         attn::ModuleConfig c = s.runConfig();
         c.num_heads = h;
+        c.num_kv_heads = 0;  // K/V heads shared in groups of the old count: one per head again
         c.prune_heads.clear();
         c.head_mask.clear();
         if (!headsProblem(c).isEmpty()) continue;
         adjustment_ =
             tr("%1 — num_heads set to %2, which divides the new width.").arg(problem).arg(h);
         s.config.num_heads = h;
+        s.config.num_kv_heads = 0;
         s.config.prune_heads.clear();
         s.config.head_mask.clear();
         return;

@@ -84,8 +84,8 @@ public:
     bool pasteEmbeddings(ExploreSide side, const QString& text, QString* error);
     // Changes d_in of both sequences: extra columns are zeros, missing ones are cut.
     void setEmbeddingWidth(Eigen::Index d_in);
-    // Module settings. A change of module, d_out, num_heads, qkv bias or seed draws new
-    // weights, so the user's weight edits are dropped with it (undo brings them back).
+    // Module settings. A change of module, d_out, num_heads, K/V heads, qkv bias or seed draws
+    // new weights, so the user's weight edits are dropped with it (undo brings them back).
     void setConfig(const attn::ModuleConfig& config, bool training);
     // One number of a parameter, by its state_dict name (attn::NamedMatrix::name).
     bool setWeight(const std::string& name, int row, int column, float value);

@@ -1,7 +1,7 @@
 // ExploreWindow: explore mode. The tokens and their embeddings, the module settings
 // and the weights are editable; every view (heads grid, output, lines, weight split, KV cache,
-// cross-attention) shows the session's last valid run and follows each edit. Edits go through
-// ExploreSession, so each one can be undone.
+// cross-attention, FlashAttention's tiles) shows the session's last valid run and follows each
+// edit. Edits go through ExploreSession, so each one can be undone.
 #pragma once
 
 #include <QMainWindow>
@@ -34,6 +34,7 @@ class ExploreWeightEditor;
 class ExploreKvStepper;
 class ExploreLinesView;
 class ExploreWeightSplit;
+class ExploreTilesView;
 }  // namespace views
 
 class ExploreWindow : public QMainWindow {
@@ -62,6 +63,7 @@ public:
     attn::HeatmapWidget* crossHeatmap() const { return crossHeatmap_; }
     views::ExploreLinesView* crossLines() const { return crossLines_; }
     QWidget* crossTab() const { return crossTab_; }
+    views::ExploreTilesView* tilesView() const { return tiles_; }
 
     // Opens `path`; on failure shows the message in the status bar and a dialog (unless quiet)
     // and keeps the session. Returns whether the file was loaded.
@@ -85,6 +87,8 @@ private:
     // Brings the shown view tab up to date if the result changed since it was last drawn.
     void updateCurrentView();
     void updateKvStepper();
+    void updateHeadsGrid();  // the sentence chosen in the grid, batch item 0 by default
+    void updateTiles();
     void updateWeightSplit();
     void updateCross();
     void updateRecentMenu();
@@ -96,6 +100,9 @@ private:
     void saveAs();
     void save();
     void openDialog();
+    static QStringList labelsOf(const attn::Sequence& s);
+    // The cells dropout zeroed in each head of batch item `batch`; empty without dropout.
+    static std::vector<attn::BoolMatrix> droppedOf(const attn::RunResult& r, std::size_t batch = 0);
 
     ExploreSession* session_ = nullptr;
     views::ExploreTokenModel* inputsModel_ = nullptr;
@@ -118,6 +125,7 @@ private:
     QSpinBox* crossHead_ = nullptr;
     attn::HeatmapWidget* crossHeatmap_ = nullptr;
     views::ExploreLinesView* crossLines_ = nullptr;
+    views::ExploreTilesView* tiles_ = nullptr;
     QLabel* status_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QString lastMessage_;

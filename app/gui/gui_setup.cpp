@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QFont>
 #include <QIcon>
+#include <QLineEdit>
 #include <QLocale>
 #include <QSettings>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "app/gui/explore_window.h"
 #include "app/gui/main_window.h"
+#include "app/gui/model_window.h"
 #include "app/gui/presentation_mode.h"
 #include "app/io/example_file.h"
 #include "views/language.h"
@@ -42,9 +44,10 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                                 "tutorial's six-token example."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    const QCommandLineOption step(QStringList{QStringLiteral("s"), QStringLiteral("step")},
-                                  QApplication::translate("GuiOptions", "Open on step <N> (1-16)."),
-                                  QStringLiteral("N"));
+    const QCommandLineOption step(
+        QStringList{QStringLiteral("s"), QStringLiteral("step")},
+        QApplication::translate("GuiOptions", "Open on step <N>, 1 the first."),
+        QStringLiteral("N"));
     const QCommandLineOption lang(
         QStringList{QStringLiteral("l"), QStringLiteral("lang")},
         QApplication::translate("GuiOptions", "Language: en or zh_CN (default: the system's)."),
@@ -58,7 +61,24 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
         QApplication::translate("GuiOptions",
                                 "Start in presentation mode: full screen, large text and "
                                 "heatmaps, no step list (F11 or Escape leaves it)."));
-    for (const QCommandLineOption& o : {step, lang, example, presentation}) parser.addOption(o);
+    const QCommandLineOption model(
+        QStringLiteral("model"),
+        QApplication::translate("GuiOptions",
+                                "Open the model window on a GPT-2 folder, or on a model name found "
+                                "in the Hugging Face cache (e.g. gpt2)."),
+        QStringLiteral("DIR|NAME"));
+    const QCommandLineOption dump(
+        QStringLiteral("dump"),
+        QApplication::translate("GuiOptions",
+                                "Open the model window on an attention dump (.npy or "
+                                ".safetensors with its tokens JSON beside it)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption text(
+        QStringLiteral("text"),
+        QApplication::translate("GuiOptions", "With --model: the text to run the model on."),
+        QStringLiteral("TEXT"));
+    for (const QCommandLineOption& o : {step, lang, example, presentation, model, dump, text})
+        parser.addOption(o);
 
     GuiParseResult result;
     if (!parser.parse(arguments)) {
@@ -94,7 +114,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
         if (!ok || o.step < 1)
             return fail(QApplication::translate("GuiOptions",
                                                 "--step '%1' is not a step number: give a whole "
-                                                "number from 1 to 16")
+                                                "number, 1 for the first step")
                             .arg(parser.value(step)));
     }
     if (parser.isSet(lang)) {
@@ -107,6 +127,15 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     }
     o.exampleFile = parser.value(example);
     o.presentation = parser.isSet(presentation);
+    o.model = parser.value(model);
+    o.dump = parser.value(dump);
+    o.modelText = parser.value(text);
+    if (!o.model.isEmpty() && !o.dump.isEmpty())
+        return fail(QApplication::translate("GuiOptions",
+                                            "--model and --dump both open the model window: "
+                                            "give one of them"));
+    if (parser.isSet(text) && o.model.isEmpty())
+        return fail(QApplication::translate("GuiOptions", "--text needs --model DIR|NAME"));
     return result;
 }
 
@@ -207,6 +236,14 @@ int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks)
                 QCoreApplication::translate("ExploreWindow",
                                             "%1 — showing the tutorial's example instead.")
                     .arg(exampleError));
+    }
+    if (!options.model.isEmpty() || !options.dump.isEmpty()) {
+        ModelWindow* modelWindow = ModelWindow::showFor(&window);
+        if (!options.modelText.isEmpty()) modelWindow->textEdit()->setText(options.modelText);
+        if (!options.model.isEmpty())
+            modelWindow->openModel(options.model);
+        else
+            modelWindow->openDump(options.dump);
     }
     if (hooks.insteadOfEventLoop) return hooks.insteadOfEventLoop(window);
     return QApplication::exec();

@@ -1,6 +1,7 @@
 // Start-up of the window application: its identity (QSettings keys), default fonts that render
 // Chinese, the command line
 //   attention-visualizer [--step N] [--lang en|zh_CN] [--example FILE] [--presentation]
+//                        [--model DIR|NAME [--text TEXT] | --dump FILE]
 // read by a pure function so tests can check it without starting a process, and the whole
 // start-up, which main() runs and a test program runs with hooks.
 #pragma once
@@ -23,6 +24,9 @@ struct GuiOptions {
     QString language;           // "en" or "zh_CN"; empty = remembered, else the system locale
     QString exampleFile;        // JSON example (app/io/example_file.h); empty = the tutorial's
     bool presentation = false;  // --presentation: full screen, large, step list hidden
+    QString model;              // --model DIR|NAME: the model window on a GPT-2
+    QString dump;               // --dump FILE: the model window on an attention dump
+    QString modelText;          // --text: the model's text
 };
 
 struct GuiParseResult {

@@ -34,6 +34,7 @@
 
 #include "app/gui/explore_window.h"
 #include "app/gui/export_actions.h"
+#include "app/gui/model_window.h"
 #include "app/gui/presentation_mode.h"
 #include "views/language.h"
 #include "views/step_page.h"
@@ -193,6 +194,13 @@ MainWindow::~MainWindow() { qApp->removeEventFilter(this); }
 
 void MainWindow::buildMenus() {
     fileMenu_ = menuBar()->addMenu(QString());
+    // A real model's attention lives in its own window (app/gui/model_window.h).
+    openModelAction_ = fileMenu_->addAction(QString(), this, [this] {
+        ModelWindow* window = ModelWindow::showFor(this);
+        QMetaObject::invokeMethod(window, "openModelWithDialog", Qt::QueuedConnection);
+    });
+    openModelAction_->setShortcut(QKeySequence::Open);
+    fileMenu_->addSeparator();
     exports_ = new ExportActions(this, fileMenu_);
     fileMenu_->addSeparator();
     quitAction_ = fileMenu_->addAction(QString(), this, &QWidget::close);
@@ -262,6 +270,10 @@ void MainWindow::buildMenus() {
     exploreAction_ = menuBar()->addAction(tr("&Explore"));
     exploreAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     connect(exploreAction_, &QAction::triggered, this, [this] { ExploreWindow::showFor(this); });
+    // Ctrl+M: the model window, a real model's heads on the user's text.
+    modelAction_ = menuBar()->addAction(tr("&Model"));
+    modelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    connect(modelAction_, &QAction::triggered, this, [this] { ModelWindow::showFor(this); });
 }
 
 views::StepPage* MainWindow::page(int number) {
@@ -420,6 +432,8 @@ void MainWindow::retranslate() {
     aboutAction_->setText(tr("&About Attention Visualizer"));
     shortcutsAction_->setText(tr("&Keyboard shortcuts…"));
     if (exploreAction_) exploreAction_->setText(tr("&Explore"));
+    if (modelAction_) modelAction_->setText(tr("&Model"));
+    openModelAction_->setText(tr("Open &model…"));
     stepsHeading_->setText(tr("&Steps"));
     previous_->setText(tr("◀ &Previous"));
     next_->setText(tr("&Next ▶"));

@@ -139,6 +139,8 @@ private:
     QAction* aboutAction_ = nullptr;
     QAction* shortcutsAction_ = nullptr;
     QAction* exploreAction_ = nullptr;
+    QAction* modelAction_ = nullptr;
+    QAction* openModelAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
     ExportActions* exports_ = nullptr;
     PresentationMode* presentation_ = nullptr;

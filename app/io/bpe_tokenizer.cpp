@@ -873,11 +873,10 @@ QString BpeTokenizer::token(int id) const {
     return id >= 0 && id < vocabSize() ? tokens_[static_cast<std::size_t>(id)] : QString();
 }
 
-QString BpeTokenizer::displayToken(int id) const {
-    if (id < 0 || id >= vocabSize()) {
-        return {};
-    }
-    const QByteArray& bytes = bytes_[static_cast<std::size_t>(id)];
+namespace {
+
+// Bytes for people: see BpeTokenizer::displayToken.
+QString displayBytes(const QByteArray& bytes) {
     QString out;
     for (qsizetype i = 0; i < bytes.size();) {
         char32_t c = 0;
@@ -898,6 +897,35 @@ QString BpeTokenizer::displayToken(int id) const {
             out += QChar(0x2421);  // ␡
         } else {
             appendCodePoint(out, c);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+QString BpeTokenizer::displayToken(int id) const {
+    if (id < 0 || id >= vocabSize()) {
+        return {};
+    }
+    return displayBytes(bytes_[static_cast<std::size_t>(id)]);
+}
+
+QStringList BpeTokenizer::displayVocabTokens(const QStringList& tokens) {
+    // Byte-level vocabularies give themselves away by the characters that stand for spaces and
+    // control bytes (U+0100..U+0143: "Ġ", "Ċ"); other tokenizers' "é" is just "é".
+    bool byteLevel = false;
+    for (const QString& token : tokens)
+        for (const QChar c : token) byteLevel |= c.unicode() >= 0x100 && c.unicode() < 0x144;
+    QStringList out;
+    out.reserve(tokens.size());
+    for (const QString& token : tokens) {
+        if (byteLevel) {
+            out << displayBytes(byteLevelBytes(token));
+        } else {
+            QString shown = token;
+            shown.replace(QChar(0x2581), QChar(0x2423));  // SentencePiece's "▁" is a space too
+            out << shown;
         }
     }
     return out;

@@ -26,6 +26,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QString>
+#include <QStringList>
 #include <QStringView>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,11 @@ public:
     // of a UTF-8 character (a Chinese character split in two tokens) as "<E6>". "Ġjourney" is
     // "␣journey", "Ċ" is "␊".
     QString displayToken(int id) const;
+    // Tokens as another program saved them (an attention dump's JSON list) shown the same way:
+    // GPT-2-style byte-level tokens ("Ġjourney", recognised by such characters anywhere in the
+    // list) are decoded as displayToken does; others keep their text, SentencePiece's "▁" shown
+    // as "␣".
+    static QStringList displayVocabTokens(const QStringList& tokens);
     // One more than the largest id (50,257 for GPT-2).
     int vocabSize() const { return static_cast<int>(tokens_.size()); }
     // The id of "<|endoftext|>" (50256 for GPT-2), if the tokenizer has that token.

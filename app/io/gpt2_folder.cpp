@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "app/io/hf_cache.h"
 #include "app/io/safetensors.h"
 
 namespace attn {
@@ -130,21 +131,31 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
     return {config, QString()};
 }
 
-Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& options) {
-    auto fail = [](const QString& message) { return Gpt2LoadResult{std::nullopt, message, false}; };
-    const QDir dir(folder);
+namespace {
+
+// The folder's config.json, checked before anything larger is read.
+Gpt2ConfigResult readFolderConfig(const QString& folder) {
+    auto fail = [](const QString& message) { return Gpt2ConfigResult{std::nullopt, message}; };
     if (!QFileInfo(folder).isDir())
         return fail(QStringLiteral("%1 is not a folder; give a GPT-2 model folder from the "
                                    "Hugging Face Hub (e.g. huggingface-cli download gpt2)")
                         .arg(folder));
-    const QString configPath = dir.filePath(QStringLiteral("config.json"));
+    const QString configPath = QDir(folder).filePath(QStringLiteral("config.json"));
     if (!QFileInfo::exists(configPath))
         return fail(QStringLiteral("%1 has no config.json; is it a Hugging Face model folder?")
                         .arg(folder));
     QFile configFile(configPath);
     if (!configFile.open(QIODevice::ReadOnly) || configFile.size() > kMaxJsonBytes)
         return fail(QStringLiteral("config.json: cannot read it"));
-    const Gpt2ConfigResult parsed = parseGpt2Config(configFile.readAll());
+    return parseGpt2Config(configFile.readAll());
+}
+
+}  // namespace
+
+Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& options) {
+    auto fail = [](const QString& message) { return Gpt2LoadResult{std::nullopt, message, false}; };
+    const QDir dir(folder);
+    const Gpt2ConfigResult parsed = readFolderConfig(folder);
     if (!parsed.ok()) return fail(parsed.error);
     const Gpt2Config& config = *parsed.config;
 
@@ -279,6 +290,51 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
     weights.dtype = dtypes.size() == 1 ? dtypes.begin()->toStdString() : std::string("mixed");
     weights.storage = std::move(storage);
     return Gpt2LoadResult{std::move(weights), QString(), false};
+}
+
+Gpt2ModelResult openGpt2Model(const QString& nameOrFolder, bool withWeights,
+                              const Gpt2LoadOptions& options) {
+    Gpt2ModelResult out;
+    const ModelPathResult path = resolveModelPath(nameOrFolder);
+    if (!path.ok()) {
+        out.error = path.error;
+        return out;
+    }
+    const QString where = QDir::toNativeSeparators(path.folder);
+    // Not a model folder at all: say so before complaining about its tokenizer.
+    const Gpt2ConfigResult config = readFolderConfig(path.folder);
+    if (!config.ok()) {
+        out.error = config.error.startsWith(path.folder)
+                        ? config.error
+                        : QStringLiteral("%1: %2").arg(where, config.error);
+        return out;
+    }
+    const BpeLoadResult tokenizer = BpeTokenizer::load(path.folder);
+    if (!tokenizer.ok()) {
+        out.error = QStringLiteral("%1: %2").arg(where, tokenizer.error);
+        return out;
+    }
+    if (withWeights) {
+        Gpt2LoadResult loaded = loadGpt2Folder(path.folder, options);
+        if (!loaded.ok()) {
+            out.error = QStringLiteral("%1: %2").arg(where, loaded.error);
+            out.cancelled = loaded.cancelled;
+            return out;
+        }
+        if (tokenizer.tokenizer->vocabSize() > loaded.weights->config.vocab_size) {
+            out.error = QStringLiteral(
+                            "%1: the tokenizer has %2 tokens but config.json's "
+                            "vocab_size is %3: the folder mixes two models")
+                            .arg(where)
+                            .arg(tokenizer.tokenizer->vocabSize())
+                            .arg(loaded.weights->config.vocab_size);
+            return out;
+        }
+        out.model.weights = std::make_shared<const Gpt2Weights>(std::move(*loaded.weights));
+    }
+    out.model.folder = path.folder;
+    out.model.tokenizer = tokenizer.tokenizer;
+    return out;
 }
 
 }  // namespace attn

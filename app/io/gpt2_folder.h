@@ -8,8 +8,10 @@
 #include <QString>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 
+#include "app/io/bpe_tokenizer.h"
 #include "model/gpt2_model.h"
 
 namespace attn {
@@ -38,5 +40,24 @@ struct Gpt2LoadResult {
 };
 
 Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& options = {});
+
+// A model as the app and the CLI open it: `nameOrFolder` resolved (a folder, else a name in the
+// Hugging Face cache, app/io/hf_cache.h), its tokenizer and, with `withWeights`, its weights,
+// checked against each other. Errors start with the folder.
+struct Gpt2Model {
+    QString folder;
+    std::shared_ptr<const BpeTokenizer> tokenizer;
+    std::shared_ptr<const Gpt2Weights> weights;  // null without withWeights
+};
+
+struct Gpt2ModelResult {
+    Gpt2Model model;
+    QString error;
+    bool cancelled = false;
+    bool ok() const { return model.tokenizer != nullptr; }
+};
+
+Gpt2ModelResult openGpt2Model(const QString& nameOrFolder, bool withWeights,
+                              const Gpt2LoadOptions& options = {});
 
 }  // namespace attn

@@ -33,6 +33,40 @@
     </message>
 </context>
 <context>
+    <name>ModelSession</name>
+    <message numerus="yes">
+        <source>The text is %n tokens but the model reads at most n_positions = %1: shorten it.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelWindow</name>
+    <message numerus="yes">
+        <source>Generate %n tokens</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n generated, </source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>views::ExploreKvStepper</name>
     <message numerus="yes">
         <source>%n earlier token(s)</source>
@@ -53,6 +87,16 @@
         <translation>
             <numerusform>%n head</numerusform>
             <numerusform>%n heads</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>views::ModelHeadsMosaic</name>
+    <message numerus="yes">
+        <source>(mean over the %n queries from the third token on)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
         </translation>
     </message>
 </context>

@@ -306,6 +306,22 @@
             <numerusform>%n 个源词元</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Tiles</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <source>The cache decodes the tokens one at a time from position 0: the sliding window, the sentence lengths and the position offset of the other tabs are not applied here.</source>
+        <translation>缓存从位置 0 开始逐个解码词元：其他标签页中的滑动窗口、句子长度和位置偏移在这里不适用。</translation>
+    </message>
+    <message>
+        <source>sentence %1 (length %2)</source>
+        <translation>句子 %1（长度 %2）</translation>
+    </message>
+    <message>
+        <source>sentence %1</source>
+        <translation>句子 %1</translation>
+    </message>
 </context>
 <context>
     <name>ExportActions</name>
@@ -567,16 +583,39 @@
         <source>The figures written before it were removed again.</source>
         <translation>在它之前写入的图形已被再次删除。</translation>
     </message>
+    <message>
+        <source>There are no figures to put side by side.</source>
+        <translation>没有可以并排放置的图形。</translation>
+    </message>
+</context>
+<context>
+    <name>FigurePaint</name>
+    <message>
+        <source>the figure has no size</source>
+        <translation>图形没有尺寸</translation>
+    </message>
+    <message>
+        <source>the PNG painter could not start</source>
+        <translation>PNG 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>the SVG painter could not start</source>
+        <translation>SVG 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>the PDF painter could not start</source>
+        <translation>PDF 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>CSV is a table, not a drawing</source>
+        <translation>CSV 是表格，不是图形</translation>
+    </message>
 </context>
 <context>
     <name>GuiOptions</name>
     <message>
         <source>Learn how transformer attention works, step by step, on the tutorial&apos;s six-token example.</source>
         <translation>以教程中的六词元示例，一步一步学习 Transformer 注意力机制的工作原理。</translation>
-    </message>
-    <message>
-        <source>Open on step &lt;N&gt; (1-16).</source>
-        <translation>打开第 &lt;N&gt; 步（1-16）。</translation>
     </message>
     <message>
         <source>Language: en or zh_CN (default: the system&apos;s).</source>
@@ -591,16 +630,40 @@
         <translation>无法识别的参数 &apos;%1&apos;：可用选项见 --help</translation>
     </message>
     <message>
-        <source>--step &apos;%1&apos; is not a step number: give a whole number from 1 to 16</source>
-        <translation>--step &apos;%1&apos; 不是步骤编号：请给出 1 到 16 之间的整数</translation>
-    </message>
-    <message>
         <source>--lang &apos;%1&apos; is not available: choose en or zh_CN</source>
         <translation>--lang &apos;%1&apos; 不可用：请选择 en 或 zh_CN</translation>
     </message>
     <message>
         <source>Start in presentation mode: full screen, large text and heatmaps, no step list (F11 or Escape leaves it).</source>
         <translation>以演示模式启动：全屏、大号文字和热力图、不显示步骤列表（按 F11 或 Escape 退出）。</translation>
+    </message>
+    <message>
+        <source>Open on step &lt;N&gt;, 1 the first.</source>
+        <translation>打开时显示第 &lt;N&gt; 步，1 为第一步。</translation>
+    </message>
+    <message>
+        <source>Open the model window on a GPT-2 folder, or on a model name found in the Hugging Face cache (e.g. gpt2).</source>
+        <translation>用 GPT-2 文件夹或 Hugging Face 缓存中的模型名称（例如 gpt2）打开模型窗口。</translation>
+    </message>
+    <message>
+        <source>Open the model window on an attention dump (.npy or .safetensors with its tokens JSON beside it).</source>
+        <translation>用注意力转储（.npy 或 .safetensors，旁边附带其词元 JSON）打开模型窗口。</translation>
+    </message>
+    <message>
+        <source>With --model: the text to run the model on.</source>
+        <translation>与 --model 一起使用：模型要处理的文本。</translation>
+    </message>
+    <message>
+        <source>--step &apos;%1&apos; is not a step number: give a whole number, 1 for the first step</source>
+        <translation>--step &apos;%1&apos; 不是步骤编号：请给出一个整数，1 表示第一步</translation>
+    </message>
+    <message>
+        <source>--model and --dump both open the model window: give one of them</source>
+        <translation>--model 和 --dump 都会打开模型窗口：请只给出其中一个</translation>
+    </message>
+    <message>
+        <source>--text needs --model DIR|NAME</source>
+        <translation>--text 需要 --model DIR|NAME</translation>
     </message>
 </context>
 <context>
@@ -791,6 +854,282 @@
     <message>
         <source>What they do</source>
         <translation>作用</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+</context>
+<context>
+    <name>ModelSession</name>
+    <message>
+        <source>%1 · %2 layers × %3 heads · n_embd %4 · %5</source>
+        <translation>%1 · %2 层 × %3 个头 · n_embd %4 · %5</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers × %3 heads · %4 × %5 · %6</source>
+        <translation>%1 · %2 层 × %3 个头 · %4 × %5 · %6</translation>
+    </message>
+    <message>
+        <source>The text gives no tokens.</source>
+        <translation>该文本没有产生任何词元。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The text is %n tokens but the model reads at most n_positions = %1: shorten it.</source>
+        <translation>
+            <numerusform>文本有 %n 个词元，但模型最多读取 n_positions = %1 个：请缩短文本。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model reads at most n_positions = %1 tokens: nothing more can be generated.</source>
+        <translation>模型最多读取 n_positions = %1 个词元：无法再生成更多内容。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelWindow</name>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>Loading cancelled.</source>
+        <translation>已取消加载。</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer — a real model</source>
+        <translation>Attention Visualizer — 真实模型</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;No model open&lt;/h2&gt;&lt;p&gt;Open a GPT-2 model (gpt2, distilgpt2, gpt2-medium, gpt2-large or a fine-tune of them) to see what its trained heads look at on your own text. A model is a folder from the &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; with &lt;code&gt;config.json&lt;/code&gt;, &lt;code&gt;model.safetensors&lt;/code&gt; and &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt; (or &lt;code&gt;tokenizer.json&lt;/code&gt;). To download GPT-2 small (about 500 MB):&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
+huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;Models downloaded this way are listed below and open by a double click. An attention dump saved from any model (&lt;code&gt;.npy&lt;/code&gt; or &lt;code&gt;.safetensors&lt;/code&gt;, the README shows how) opens the same way.&lt;/p&gt;&lt;p&gt;The tutorial&apos;s walkthrough does not need a model: it stays in the main window.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;尚未打开模型&lt;/h2&gt;&lt;p&gt;打开一个 GPT-2 模型（gpt2、distilgpt2、gpt2-medium、gpt2-large 或它们的微调版本），看看训练好的各个头在你自己的文本上关注什么。模型是来自 &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; 的一个文件夹，包含 &lt;code&gt;config.json&lt;/code&gt;、&lt;code&gt;model.safetensors&lt;/code&gt; 以及 &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt;（或 &lt;code&gt;tokenizer.json&lt;/code&gt;）。下载 GPT-2 small（约 500 MB）：&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
+huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;用这种方式下载的模型会列在下方，双击即可打开。从任意模型保存的注意力转储（&lt;code&gt;.npy&lt;/code&gt; 或 &lt;code&gt;.safetensors&lt;/code&gt;，做法见 README）也以同样方式打开。&lt;/p&gt;&lt;p&gt;教程的演练不需要模型：它仍在主窗口中进行。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Open model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Open attention dump…</source>
+        <translation>打开注意力转储…</translation>
+    </message>
+    <message>
+        <source>In the Hugging Face cache (%1):</source>
+        <translation>Hugging Face 缓存中（%1）：</translation>
+    </message>
+    <message>
+        <source>Recent:</source>
+        <translation>最近打开：</translation>
+    </message>
+    <message>
+        <source>Loading the model… the window stays usable; Cancel stops it.</source>
+        <translation>正在加载模型…窗口仍可使用；点击“取消”可停止。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Text:</source>
+        <translation>文本(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Type a text: the model runs on it as you type</source>
+        <translation>输入文本：模型会随输入实时运行</translation>
+    </message>
+    <message>
+        <source>Every layer (rows) × head (columns): click a head to see it large</source>
+        <translation>每一层（行）× 每个头（列）：点击一个头可放大查看</translation>
+    </message>
+    <message>
+        <source>Colours:</source>
+        <translation>颜色：</translation>
+    </message>
+    <message>
+        <source>each row its own range</source>
+        <translation>每行各自的范围</translation>
+    </message>
+    <message>
+        <source>each head its own range</source>
+        <translation>每个头各自的范围</translation>
+    </message>
+    <message>
+        <source>one range, 0 to 1</source>
+        <translation>统一范围，0 到 1</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Lines</source>
+        <translation>连线</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Generate next token</source>
+        <translation>生成下一个词元</translation>
+    </message>
+    <message numerus="yes">
+        <source>Generate %n tokens</source>
+        <translation>
+            <numerusform>生成 %n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Back to the text</source>
+        <translation>返回原始文本</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open model folder…</source>
+        <translation>打开模型文件夹(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open attention &amp;dump…</source>
+        <translation>打开注意力转储(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Models in the &amp;Hugging Face cache</source>
+        <translation>Hugging Face 缓存中的模型(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Head figure…</source>
+        <translation>头的图形(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>All heads of the &amp;layer as one figure…</source>
+        <translation>该层所有头合成一张图形(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Next-token chart…</source>
+        <translation>下一个词元图表(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Generate</source>
+        <translation>生成(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>%1 (not a GPT-2 model: cannot be run here)</source>
+        <translation>%1（不是 GPT-2 模型：无法在此运行）</translation>
+    </message>
+    <message>
+        <source>(no models found)</source>
+        <translation>（未找到模型）</translation>
+    </message>
+    <message>
+        <source>No models in %1</source>
+        <translation>%1 中没有模型</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>An attention dump holds only the weights: the hover shows each weight, not its q·k arithmetic.</source>
+        <translation>注意力转储只包含权重：悬停时显示每个权重，而不是它的 q·k 计算过程。</translation>
+    </message>
+    <message>
+        <source>Generate: each new token is one new attention row per head, read against the kv_cache of the tokens before it.</source>
+        <translation>生成：每个新词元在每个头中新增一行注意力，对照它之前各词元的 kv_cache 计算。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n generated, </source>
+        <translation>
+            <numerusform>已生成 %n 个， </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>kv_cache: %1 tokens × %2 layers × n_embd %3 × 2 (K and V) × 4 bytes = %4</source>
+        <translation>kv_cache：%1 个词元 × %2 层 × n_embd %3 × 2（K 和 V）× 4 字节 = %4</translation>
+    </message>
+    <message>
+        <source> · cached rows vs one full pass: max |difference| %1</source>
+        <translation> · 缓存计算的行与一次完整计算相比：最大 |差值| %1</translation>
+    </message>
+    <message>
+        <source>Open a GPT-2 model folder</source>
+        <translation>打开 GPT-2 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open an attention dump</source>
+        <translation>打开注意力转储</translation>
+    </message>
+    <message>
+        <source>Attention dumps (*.npy *.safetensors)</source>
+        <translation>注意力转储 (*.npy *.safetensors)</translation>
+    </message>
+    <message>
+        <source>Nothing to export: open a model and type a text first.</source>
+        <translation>没有可导出的内容：请先打开模型并输入文本。</translation>
+    </message>
+    <message>
+        <source>Nothing to export: the next-token chart is empty.</source>
+        <translation>没有可导出的内容：下一个词元图表为空。</translation>
+    </message>
+    <message>
+        <source>Replace existing file?</source>
+        <translation>替换已有文件？</translation>
+    </message>
+    <message>
+        <source>%1 exists. Replace it?</source>
+        <translation>%1 已存在。要替换它吗？</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>An attention dump: its tokens and weights are the file&apos;s</source>
+        <translation>注意力转储：词元和权重都来自文件</translation>
     </message>
 </context>
 <context>
@@ -1390,6 +1729,138 @@
         <source>Layer %1 · head %2</source>
         <translation>第 %1 层 · 头 %2</translation>
     </message>
+    <message>
+        <source>Grouped-query and multi-query attention</source>
+        <translation>分组查询注意力与多查询注意力</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The KV cache keeps every head&apos;s keys and values. In &lt;b&gt;grouped-query attention&lt;/b&gt; (GQA: LLaMA 2 and 3, Mistral) several query heads share one key/value head; with a single K/V head it is &lt;b&gt;multi-query attention&lt;/b&gt; (MQA). Here {num_heads} query heads of head_dim {head_dim} (d_out = {gqa_d_out}) share 1, {gqa_kv_heads}, then {num_heads} K/V heads: W_key and W_value have K/V heads × head_dim columns, and &lt;code&gt;repeat_interleave&lt;/code&gt; hands each K/V head to its group of query heads, {gqa_group} of them with {gqa_kv_heads} K/V heads.&lt;/p&gt;&lt;p&gt;The cache a decoder keeps, 2 × {num_tokens} tokens × K/V heads × {head_dim} × 4 bytes, shrinks by the group factor: {mha_cache_bytes} bytes with {num_heads} K/V heads, {gqa_cache_bytes} with {gqa_kv_heads}, {mqa_cache_bytes} with 1. The query heads still attend in their own ways, with fewer distinct keys.&lt;/p&gt;&lt;p&gt;With as many K/V heads as query heads nothing is shared: it is the seed&apos;s &lt;code&gt;MultiHeadAttention&lt;/code&gt; with the same seed, number for number (the largest difference is among the page&apos;s numbers).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;KV 缓存保存每个头的键和值。在&lt;b&gt;分组查询注意力&lt;/b&gt;（GQA：LLaMA 2 和 3、Mistral）中，若干个查询头共享一个键/值头；只有一个 K/V 头时就是&lt;b&gt;多查询注意力&lt;/b&gt;（MQA）。这里 {num_heads} 个 head_dim 为 {head_dim} 的查询头（d_out = {gqa_d_out}）依次共享 1 个、{gqa_kv_heads} 个和 {num_heads} 个 K/V 头：W_key 和 W_value 有 K/V 头数 × head_dim 列，&lt;code&gt;repeat_interleave&lt;/code&gt; 把每个 K/V 头交给它那一组查询头；有 {gqa_kv_heads} 个 K/V 头时，每组 {gqa_group} 个。&lt;/p&gt;&lt;p&gt;解码器保存的缓存为 2 × {num_tokens} 个词元 × K/V 头数 × {head_dim} × 4 字节，按分组倍数缩小：{num_heads} 个 K/V 头时为 {mha_cache_bytes} 字节，{gqa_kv_heads} 个时为 {gqa_cache_bytes} 字节，1 个时为 {mqa_cache_bytes} 字节。各查询头仍以各自的方式计算注意力，只是不同的键变少了。&lt;/p&gt;&lt;p&gt;K/V 头与查询头一样多时，没有任何共享：它就是使用同一 seed 的 &lt;code&gt;MultiHeadAttention&lt;/code&gt;，每个数都相同（最大差值见本页的数值）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Rotary position embeddings (RoPE)</source>
+        <translation>旋转位置编码（RoPE）</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Attention has no notion of order: a score compares a query with a key wherever the two tokens stand. Reverse the sentence to “{permuted_sentence}” and the scores are the same numbers, reversed in rows and columns (ωᴾ): the difference is 0.&lt;/p&gt;&lt;p&gt;&lt;b&gt;RoPE&lt;/b&gt; (LLaMA, Mistral, Qwen) rotates every query and key before the scores. Coordinate i pairs with coordinate i + head_dim/2, and the pair of the token at position p turns by the angle p · θ&lt;sub&gt;i&lt;/sub&gt;, θ&lt;sub&gt;i&lt;/sub&gt; = {rope_base}&lt;sup&gt;−2i/head_dim&lt;/sup&gt;. Here head_dim = {rope_dim}, and the first pair turns by p radians: &lt;i&gt;{query_token}&lt;/i&gt; at position {query_position} turns by {query_angle} rad. The scores change: their difference from those without RoPE is not 0.&lt;/p&gt;&lt;p&gt;Rotating both vectors keeps their lengths, and their dot product depends only on the angle between them, so the score of query i and key j depends on j − i. Shift every position by {rope_shift}: every angle changes, and the difference from the unshifted scores is 0 up to float rounding.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;注意力本身没有顺序的概念：无论两个词元处在什么位置，分数都只是把一个查询和一个键进行比较。把句子倒过来变成“{permuted_sentence}”，分数还是同样的数，只是行和列的顺序颠倒了（ωᴾ）：差值为 0。&lt;/p&gt;&lt;p&gt;&lt;b&gt;RoPE&lt;/b&gt;（LLaMA、Mistral、Qwen）在计算分数之前旋转每个查询和键。第 i 个坐标与第 i + head_dim/2 个坐标配成一对，位置 p 上的词元的这一对坐标旋转角度 p · θ&lt;sub&gt;i&lt;/sub&gt;，θ&lt;sub&gt;i&lt;/sub&gt; = {rope_base}&lt;sup&gt;−2i/head_dim&lt;/sup&gt;。这里 head_dim = {rope_dim}，第一对坐标旋转 p 弧度：位置 {query_position} 上的 &lt;i&gt;{query_token}&lt;/i&gt; 旋转 {query_angle} rad。分数随之改变：它们与不用 RoPE 时的分数之差不为 0。&lt;/p&gt;&lt;p&gt;同时旋转两个向量不会改变它们的长度，而它们的点积只取决于两者之间的夹角，因此查询 i 与键 j 的分数取决于 j − i。把每个位置都平移 {rope_shift}：每个角度都变了，但与未平移时的分数之差在浮点舍入误差内为 0。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Query head → K/V head</source>
+        <translation>查询头 → K/V 头</translation>
+    </message>
+    <message>
+        <source>Cached keys, K/V heads side by side</source>
+        <translation>缓存的键，各 K/V 头并排</translation>
+    </message>
+    <message>
+        <source>Cached values, K/V heads side by side</source>
+        <translation>缓存的值，各 K/V 头并排</translation>
+    </message>
+    <message>
+        <source>Angles p · θᵢ (radians)</source>
+        <translation>角度 p · θᵢ（弧度）</translation>
+    </message>
+    <message>
+        <source>Queries before rotation</source>
+        <translation>旋转前的查询</translation>
+    </message>
+    <message>
+        <source>Rotated queries qʳ</source>
+        <translation>旋转后的查询 qʳ</translation>
+    </message>
+    <message>
+        <source>Rotated keys kʳ</source>
+        <translation>旋转后的键 kʳ</translation>
+    </message>
+    <message>
+        <source>Scores ωʳ = qʳ · kʳ</source>
+        <translation>分数 ωʳ = qʳ · kʳ</translation>
+    </message>
+    <message>
+        <source>|Scores − the comparison|</source>
+        <translation>|分数 − 对照|</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头数</translation>
+    </message>
+    <message>
+        <source>Query heads per K/V head</source>
+        <translation>每个 K/V 头对应的查询头数</translation>
+    </message>
+    <message>
+        <source>Largest difference from MultiHeadAttention</source>
+        <translation>与 MultiHeadAttention 的最大差值</translation>
+    </message>
+    <message>
+        <source>{num_heads} K/V heads (MHA)</source>
+        <translation>{num_heads} 个 K/V 头（MHA）</translation>
+    </message>
+    <message>
+        <source>{gqa_kv_heads} K/V heads (GQA)</source>
+        <translation>{gqa_kv_heads} 个 K/V 头（GQA）</translation>
+    </message>
+    <message>
+        <source>1 K/V head (MQA)</source>
+        <translation>1 个 K/V 头（MQA）</translation>
+    </message>
+    <message>
+        <source>reversed, no RoPE</source>
+        <translation>倒序，无 RoPE</translation>
+    </message>
+    <message>
+        <source>RoPE, positions 0–{last_position}</source>
+        <translation>RoPE，位置 0–{last_position}</translation>
+    </message>
+    <message>
+        <source>RoPE, positions + {rope_shift}</source>
+        <translation>RoPE，位置 + {rope_shift}</translation>
+    </message>
+    <message>
+        <source>%1 of %2: %3</source>
+        <translation>%1 / %2：%3</translation>
+    </message>
+    <message>
+        <source>◀ Fewer K/V heads</source>
+        <translation>◀ 更少 K/V 头</translation>
+    </message>
+    <message>
+        <source>More K/V heads ▶</source>
+        <translation>更多 K/V 头 ▶</translation>
+    </message>
+    <message>
+        <source>Part %1 of %2: %3</source>
+        <translation>部分 %1 / %2：%3</translation>
+    </message>
+    <message>
+        <source>◀ Previous part</source>
+        <translation>◀ 上一部分</translation>
+    </message>
+    <message>
+        <source>Next part ▶</source>
+        <translation>下一部分 ▶</translation>
+    </message>
+    <message>
+        <source>Query head %1 · K/V head %2</source>
+        <translation>查询头 %1 · K/V 头 %2</translation>
+    </message>
+    <message>
+        <source>Layer {layer}</source>
+        <translation>第 {layer} 层</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each row is one token of your text as a query; its cells are the attention weights α it gives to itself and to the tokens before it (the causal mask hides the later ones): softmax(q·k / √{head_dim}) with this model&apos;s own queries and keys, head_dim = {head_dim}, √{head_dim} = {sqrt_head_dim}. Every row sums to 1.&lt;/p&gt;&lt;p&gt;Point at a cell to see its arithmetic: the dot product q·k, the division by {sqrt_head_dim} and the softmax over the row.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每一行是你的文本中作为查询的一个词元；行中的单元格是它分给自身和之前各词元的注意力权重 α（因果掩码遮住后面的词元）：softmax(q·k / √{head_dim})，用的是这个模型自己的查询和键，head_dim = {head_dim}，√{head_dim} = {sqrt_head_dim}。每一行之和为 1。&lt;/p&gt;&lt;p&gt;把鼠标指向一个单元格即可看到它的计算过程：点积 q·k、除以 {sqrt_head_dim}，以及对整行的 softmax。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Attention weights as the model that wrote the file computed them: row = query token, column = key token, {num_heads} heads over {num_tokens} tokens. The file holds only the weights, not the queries and keys, so a cell shows its value but not its arithmetic.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;注意力权重由写出该文件的模型计算：行 = 查询词元，列 = 键词元，{num_heads} 个头，{num_tokens} 个词元。文件只保存权重，没有查询和键，所以单元格只显示数值，不显示计算过程。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each row is one token as a query, its cells the attention weights α it gives to itself and to the tokens before it: softmax(q·k / √{head_dim}). The rows of generated tokens come from the kv_cache, one new query against the cached keys. Every row sums to 1.&lt;/p&gt;&lt;p&gt;The arithmetic of every cell comes back on hover once generation stops and one full pass has run.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每一行是作为查询的一个词元，行中的单元格是它分给自身和之前各词元的注意力权重 α：softmax(q·k / √{head_dim})。生成的词元所在的行来自 kv_cache：一个新查询对照缓存中的键。每一行之和为 1。&lt;/p&gt;&lt;p&gt;生成停止并完成一次完整计算后，鼠标悬停即可再次看到每个单元格的计算过程。&lt;/p&gt;</translation>
+    </message>
 </context>
 <context>
     <name>attn::HeatmapWidget</name>
@@ -1520,6 +1991,14 @@
         <source>Shared: the heads compare at a glance, but a row holding 1.0 washes out the others. Each head or each row: its own min → max, so small differences show.</source>
         <translation>共用：各头一眼可比，但含 1.0 的一行会让其他行褪色。每个头或每行各自：用自己的最小值 → 最大值，细小差别也能看出。</translation>
     </message>
+    <message>
+        <source>&amp;Sentence:</source>
+        <translation>句子(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>head %1 · K/V %2</source>
+        <translation>头 %1 · K/V %2</translation>
+    </message>
 </context>
 <context>
     <name>views::ExploreKvStepper</name>
@@ -1596,6 +2075,18 @@
         <translation>
             <numerusform>%n 个头</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>K cache, K/V head %1 (%2 × %3)</source>
+        <translation>K 缓存，K/V 头 %1（%2 × %3）</translation>
+    </message>
+    <message>
+        <source>V cache, K/V head %1</source>
+        <translation>V 缓存，K/V 头 %1</translation>
+    </message>
+    <message>
+        <source>The %1 query heads share %2 K/V heads: the cache is %3 times smaller than with one K/V head per query head.</source>
+        <translation>%1 个查询头共享 %2 个 K/V 头：缓存比每个查询头各配一个 K/V 头时小 %3 倍。</translation>
     </message>
 </context>
 <context>
@@ -1751,6 +2242,173 @@
         <source>GPT-2&apos;s prune_heads: a pruned head is removed with its parameters; the heads that remain are numbered again from 1.</source>
         <translation>GPT-2 的 prune_heads：被剪枝的头连同其参数一起删除；剩下的头从 1 开始重新编号。</translation>
     </message>
+    <message>
+        <source>K/V heads (GQA)</source>
+        <translation>K/V 头数（GQA）</translation>
+    </message>
+    <message>
+        <source>Mask kind</source>
+        <translation>掩码类型</translation>
+    </message>
+    <message>
+        <source>Sentence lengths</source>
+        <translation>句子长度</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE</translation>
+    </message>
+    <message>
+        <source>RoPE base</source>
+        <translation>RoPE 基数</translation>
+    </message>
+    <message>
+        <source>Position offset</source>
+        <translation>位置偏移</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
+    <message>
+        <source>sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>width </source>
+        <translation>宽度 </translation>
+    </message>
+    <message>
+        <source>e.g. 6, 4: one per sentence</source>
+        <translation>例如 6, 4：每个句子一个</translation>
+    </message>
+    <message>
+        <source>rotate queries and keys</source>
+        <translation>旋转查询和键</translation>
+    </message>
+    <message>
+        <source>Only multi-head-attention shares K/V heads and has window and padding masks and RoPE (the chapters after the tutorial).</source>
+        <translation>只有 multi-head-attention 支持共享 K/V 头、窗口掩码、填充掩码和 RoPE（教程之后的章节）。</translation>
+    </message>
+    <message>
+        <source>Query heads share K/V heads in groups (grouped-query attention): fewer K/V heads, a smaller KV cache. 1 is multi-query attention.</source>
+        <translation>查询头按组共享 K/V 头（分组查询注意力）：K/V 头更少，KV 缓存更小。1 即多查询注意力。</translation>
+    </message>
+    <message>
+        <source>causal: each token sees itself and the past. bidirectional: every token sees every token. sliding window: only the last “width” tokens.</source>
+        <translation>因果：每个词元看到自己和过去的词元。双向：每个词元看到所有词元。滑动窗口：只看最近的“宽度”个词元。</translation>
+    </message>
+    <message>
+        <source>A padded batch: one copy of the tokens per sentence, keys past a sentence&apos;s length are padding and get weight 0. Empty: one sentence, no padding.</source>
+        <translation>填充批次：每个句子一份词元副本，超出句子长度的键是填充，权重为 0。留空：一个句子，无填充。</translation>
+    </message>
+    <message>
+        <source>Choose the sliding window mask to set its width.</source>
+        <translation>选择滑动窗口掩码后才能设置其宽度。</translation>
+    </message>
+    <message>
+        <source>RoPE rotates pairs of coordinates: head_dim = d_out / num_heads = %1 / %2 must be even.</source>
+        <translation>RoPE 旋转成对的坐标：head_dim = d_out / num_heads = %1 / %2 必须为偶数。</translation>
+    </message>
+    <message>
+        <source>Rotary position embeddings: each query and key is rotated by its position, so the scores depend on how far apart two tokens are, not where they are.</source>
+        <translation>旋转位置编码：每个查询和键按其位置旋转，因此分数取决于两个词元相距多远，而不是它们在哪里。</translation>
+    </message>
+    <message>
+        <source>Turn RoPE on to set this.</source>
+        <translation>开启 RoPE 后才能设置此项。</translation>
+    </message>
+    <message>
+        <source>θᵢ = base^(−2i/head_dim); LLaMA uses 10000.</source>
+        <translation>θᵢ = base^(−2i/head_dim)；LLaMA 使用 10000。</translation>
+    </message>
+    <message>
+        <source>The first token&apos;s position: moving every position by the same amount changes the queries and keys but not the weights.</source>
+        <translation>第一个词元的位置：把所有位置平移相同的量会改变查询和键，但不改变权重。</translation>
+    </message>
+    <message>
+        <source>%1: one per query head</source>
+        <translation>%1：每个查询头一个</translation>
+    </message>
+    <message>
+        <source>1: shared by all (MQA)</source>
+        <translation>1：所有头共享（MQA）</translation>
+    </message>
+    <message>
+        <source>%1: %2 query heads each</source>
+        <translation>%1：每组 %2 个查询头</translation>
+    </message>
+    <message>
+        <source>“%1” is not a whole number: give one length per sentence, e.g. 6, 4.</source>
+        <translation>“%1”不是整数：请为每个句子给出一个长度，例如 6, 4。</translation>
+    </message>
+    <message>
+        <source>%1 lengths: give at most %2 sentences.</source>
+        <translation>%1 个长度：最多只能给出 %2 个句子。</translation>
+    </message>
+</context>
+<context>
+    <name>views::ExploreTilesView</name>
+    <message>
+        <source>&amp;Head</source>
+        <translation>头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Query tile</source>
+        <translation>查询分块(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Key tile</source>
+        <translation>键分块(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Queries per tile: rows of the weights computed together.</source>
+        <translation>每个分块的查询数：权重矩阵中一起计算的行。</translation>
+    </message>
+    <message>
+        <source>Keys per tile: columns of the weights computed together.</source>
+        <translation>每个分块的键数：权重矩阵中一起计算的列。</translation>
+    </message>
+    <message>
+        <source>This module&apos;s projections do not split into one matrix per head: choose multi-head-attention to see its tiles.</source>
+        <translation>此模块的投影无法切分成每个头一个矩阵：请选择 multi-head-attention 查看其分块。</translation>
+    </message>
+    <message>
+        <source>The tiles walk one sequence, but cross-attention&apos;s keys come from another: choose a self-attention module.</source>
+        <translation>分块沿着一个序列进行，但交叉注意力的键来自另一个序列：请选择一个自注意力模块。</translation>
+    </message>
+    <message>
+        <source>%1 tiles are too many to step through: choose larger tiles (at most %2).</source>
+        <translation>%1 个分块太多，无法逐个查看：请选择更大的分块（最多 %2 个）。</translation>
+    </message>
+    <message>
+        <source>Head %1 (K/V head %2)</source>
+        <translation>头 %1（K/V 头 %2）</translation>
+    </message>
+    <message>
+        <source>Head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>%1 of this run, tiled: %2 tiles of %3 × %4 give the head&apos;s context vectors.</source>
+        <translation>本次运行的%1，按分块计算：%2 个 %3 × %4 的分块得出该头的上下文向量。</translation>
+    </message>
+    <message>
+        <source>%1 of this run, tiled with the %2 mask and √head_dim only: this run&apos;s head differs by up to %3 (a sliding window, padding, dropout, another fill or no scaling).</source>
+        <translation>本次运行的%1，按分块计算，只考虑%2掩码和 √head_dim：本次运行中该头的结果与之最多相差 %3（因为有滑动窗口、填充、dropout、其他填充值或未缩放）。</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>bidirectional</source>
+        <translation>双向</translation>
+    </message>
 </context>
 <context>
     <name>views::ExploreTokenModel</name>
@@ -1819,6 +2477,90 @@
     <message>
         <source>context_vecs = concat (no out_proj)</source>
         <translation>context_vecs = 拼接（没有 out_proj）</translation>
+    </message>
+</context>
+<context>
+    <name>views::ModelHeadsMosaic</name>
+    <message>
+        <source>The layers have different head counts (%1 and %2): give every layer all its heads.</source>
+        <translation>各层的头数不同（%1 和 %2）：请为每一层提供它的全部头。</translation>
+    </message>
+    <message>
+        <source>The heads have different shapes (%1 × %2 and %3 × %4): give every head the weights of the same tokens.</source>
+        <translation>各头的形状不同（%1 × %2 和 %3 × %4）：请为每个头提供同一组词元的权重。</translation>
+    </message>
+    <message>
+        <source>The attention weights are empty: type a text first.</source>
+        <translation>注意力权重为空：请先输入文本。</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Layer %1 · head %2</source>
+        <translation>第 %1 层 · 头 %2</translation>
+    </message>
+    <message>
+        <source>Too few tokens to tell where this head looks.</source>
+        <translation>词元太少，无法判断这个头关注哪里。</translation>
+    </message>
+    <message>
+        <source>Mostly the previous token: %1 of the weight on it.</source>
+        <translation>主要关注前一个词元：%1 的权重落在它上面。</translation>
+    </message>
+    <message>
+        <source>Mostly the first token: %1 of the weight on it.</source>
+        <translation>主要关注第一个词元：%1 的权重落在它上面。</translation>
+    </message>
+    <message>
+        <source>Mostly itself: %1 of the weight on its own token.</source>
+        <translation>主要关注自身：%1 的权重落在它自己的词元上。</translation>
+    </message>
+    <message>
+        <source>No single favourite: %1 on the previous token, %2 on the first, %3 on itself.</source>
+        <translation>没有明显偏好：前一个词元 %1，第一个词元 %2，自身 %3。</translation>
+    </message>
+    <message numerus="yes">
+        <source>(mean over the %n queries from the third token on)</source>
+        <translation>
+            <numerusform>（对从第三个词元起的 %n 个查询取平均）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Thumbnail: the maximum of each block of about %1 × %2 weights.</source>
+        <translation>缩略图：每块约 %1 × %2 个权重中的最大值。</translation>
+    </message>
+    <message>
+        <source>No attention weights yet.</source>
+        <translation>尚无注意力权重。</translation>
+    </message>
+</context>
+<context>
+    <name>views::NextTokenChart</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>probability of the next token</source>
+        <translation>下一个词元的概率</translation>
+    </message>
+    <message>
+        <source>No prediction yet: type a text and run the model.</source>
+        <translation>尚无预测：请输入文本并运行模型。</translation>
+    </message>
+    <message>
+        <source>The next-token chart is empty: run the model on a text first.</source>
+        <translation>下一个词元图表为空：请先在文本上运行模型。</translation>
+    </message>
+    <message>
+        <source>Next-token probabilities</source>
+        <translation>下一个词元概率</translation>
+    </message>
+    <message>
+        <source>Could not draw the next-token chart as %1: %2</source>
+        <translation>无法将下一个词元图表绘制为 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1906,6 +2648,25 @@
     <message>
         <source>%1 · part %2 of %3</source>
         <translation>%1 · 第 %2 部分，共 %3 部分</translation>
+    </message>
+</context>
+<context>
+    <name>views::TokenStrip</name>
+    <message>
+        <source>Token %1 of %2: “%3”</source>
+        <translation>第 %1 个词元，共 %2 个：“%3”</translation>
+    </message>
+    <message>
+        <source>Token %1 of %2: “%3” · id %4</source>
+        <translation>第 %1 个词元，共 %2 个：“%3” · id %4</translation>
+    </message>
+    <message>
+        <source>␣ marks the space the token starts with.</source>
+        <translation>␣ 表示该词元开头的空格。</translation>
+    </message>
+    <message>
+        <source>Generated by the model.</source>
+        <translation>由模型生成。</translation>
     </message>
 </context>
 <context>

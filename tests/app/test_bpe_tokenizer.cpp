@@ -166,6 +166,25 @@ private slots:
         QCOMPARE(gpt2_->displayToken(-5), QString());
     }
 
+    // An attention dump's tokens as its program saved them.
+    void displayVocabTokens() {
+        // GPT-2's: "Ġ" is a space, "Ċ" a newline, "Ã©" the two bytes of "é".
+        QCOMPARE(
+            BpeTokenizer::displayVocabTokens({QStringLiteral("The"),
+                                              QStringLiteral("Ġcaf\u00c3\u00a9"),
+                                              QStringLiteral("\u010a")}),
+            (QStringList{QStringLiteral("The"), QStringLiteral("␣café"), QStringLiteral("␊")}));
+        // BERT's keep their text: "café" stays, "##s" stays.
+        QCOMPARE(
+            BpeTokenizer::displayVocabTokens(
+                {QStringLiteral("[CLS]"), QStringLiteral("caf\u00e9"), QStringLiteral("##s")}),
+            (QStringList{QStringLiteral("[CLS]"), QStringLiteral("café"), QStringLiteral("##s")}));
+        // SentencePiece's (LLaMA, T5): "▁" marks the space.
+        QCOMPARE(BpeTokenizer::displayVocabTokens(
+                     {QStringLiteral("\u2581The"), QStringLiteral("\u2581cat")}),
+                 (QStringList{QStringLiteral("␣The"), QStringLiteral("␣cat")}));
+    }
+
     // Hugging Face's replacement: bytes that are not UTF-8 become U+FFFD, as Python's
     // bytes.decode("utf-8", "replace") gives them.
     void decodeInvalidUtf8() {

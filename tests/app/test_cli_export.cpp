@@ -79,12 +79,12 @@ void TestCliExport::wholeWalkthroughWithoutDisplay() {
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     const QStringList files = run.lines();
     const int expected = expectedFigureCount();
-    // README: 95 heatmaps (step 8's d_k = 64 pair, step 16's weights row per head, steps 17
-    // and 18 at their last frame).
-    QCOMPARE(expected, 95);
+    // README: 110 heatmaps (step 8's d_k = 64 pair, step 16's weights row per head, steps 17
+    // to 20 at their last frame).
+    QCOMPARE(expected, 110);
     QCOMPARE(files.size(), expected);
     QCOMPARE(folderEntries(dir).size(), expected);  // one per heatmap, nothing else
-    const QRegularExpression name("/step-(0[1-9]|1[0-8])-[A-Za-z0-9_-]+\\.png$");
+    const QRegularExpression name("/step-(0[1-9]|1[0-9]|20)-[A-Za-z0-9_-]+\\.png$");
     QSet<QString> seen;
     for (const QString& file : files) {
         QVERIFY2(name.match(file).hasMatch(), qPrintable(file));
@@ -97,8 +97,9 @@ void TestCliExport::wholeWalkthroughWithoutDisplay() {
     }
     for (const char* wanted :
          {"step-01-inputs.png", "step-11-causal-weights.png", "step-14-head-2.png",
-          "step-15-cross-weights.png", "step-16-new-weights-head-1.png", "step-17-mask-weights.png",
-          "step-18-tiled-context.png"})
+          "step-15-cross-weights.png", "step-16-new-weights-head-1.png",
+          "step-17-gqa-weights-head-4.png", "step-18-mask-weights.png", "step-19-rope-scores.png",
+          "step-20-tiled-context.png"})
         QVERIFY2(seen.contains(QString::fromLatin1(wanted)), wanted);
 }
 

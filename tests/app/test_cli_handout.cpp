@@ -73,7 +73,7 @@ void TestCliHandout::englishPdfHasEveryStep() {
     QVERIFY(pdf.startsWith("%PDF-"));
     const QString text = squeezed(pdfText(path));
     const std::vector<attn::Step> steps = attn::build_walkthrough();
-    QCOMPARE(steps.size(), std::size_t{18});
+    QCOMPARE(steps.size(), std::size_t{20});
     for (const attn::Step& step : steps) {
         const QString heading = QStringLiteral("Step %1 · %2")
                                     .arg(step.number)
@@ -212,7 +212,7 @@ void TestCliHandout::failedWriteLeavesOldFile() {
     const CliRun run = runHandout({"--output", path});
     QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
     QVERIFY(readFile(path).startsWith("%PDF-"));
-    QVERIFY(squeezed(pdfText(path)).contains("Step 18 ·"));
+    QVERIFY(squeezed(pdfText(path)).contains("Step 20 ·"));
     QCOMPARE(folderEntries(dir.path()), QStringList{"handout.pdf"});
 }
 

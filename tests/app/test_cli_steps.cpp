@@ -63,10 +63,14 @@ private slots:
     }
 
     void everyStepWithItsText() {
-        QCOMPARE(steps_.size(), 18);
-        QCOMPARE(steps_.at(16).toObject().value(QStringLiteral("id")).toString(),
+        QCOMPARE(steps_.size(), 20);
+        QCOMPARE(steps_.at(16).toObject().value(QStringLiteral("title")).toString(),
+                 QStringLiteral("Grouped-query and multi-query attention"));
+        QCOMPARE(steps_.at(17).toObject().value(QStringLiteral("id")).toString(),
                  QStringLiteral("masks"));
-        QCOMPARE(steps_.at(17).toObject().value(QStringLiteral("title")).toString(),
+        QCOMPARE(steps_.at(18).toObject().value(QStringLiteral("title")).toString(),
+                 QStringLiteral("Rotary position embeddings (RoPE)"));
+        QCOMPARE(steps_.at(19).toObject().value(QStringLiteral("title")).toString(),
                  QStringLiteral("FlashAttention's tiles"));
         const QJsonObject first = steps_.at(0).toObject();
         QCOMPARE(first.value(QStringLiteral("number")).toInt(), 1);
@@ -182,7 +186,7 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(describe(run)));
         const QJsonArray steps =
             QJsonDocument::fromJson(run.out).object().value(QStringLiteral("steps")).toArray();
-        QCOMPARE(steps.size(), 18);
+        QCOMPARE(steps.size(), 20);
         // Step ids stay ("scores-journey"); no title, text or caption names the tutorial.
         for (const QJsonValue& v : steps) {
             const QJsonObject s = v.toObject();

@@ -149,8 +149,8 @@ void TestExportActions::exportFromWindow() {
     options.format = views::FigureFormat::Csv;
     QVERIFY2(exports->exportWalkthrough(dir.filePath("all"), options, &written, &error),
              qPrintable(error));
-    QCOMPARE(written.size(), 95);  // the tutorial's 84, then the masks' 4 and the tiles' 7
-    QCOMPARE(QDir(dir.filePath("all")).entryList(QDir::Files).size(), 95);
+    QCOMPARE(written.size(), 110);  // the tutorial's 84, GQA's 8, masks' 4, RoPE's 7, tiles' 7
+    QCOMPARE(QDir(dir.filePath("all")).entryList(QDir::Files).size(), 110);
 }
 
 void TestExportActions::exportDialogOptions() {

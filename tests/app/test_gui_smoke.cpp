@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr int kSteps = 18;  // the tutorial's 16, then the masks and tiles chapters
+constexpr int kSteps = 20;  // the tutorial's 16, then the GQA, masks, RoPE and tiles chapters
 const QSize kWindow(1400, 900);
 // The step page: right of the step list (250 px at the start) and below the menu bar; its top
 // holds the step's title and explanation.
@@ -167,7 +167,7 @@ void TestGuiSmoke::walkScreenshots() {
         }
         previous = image;
     }
-    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("step-19.png"))));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("step-21.png"))));
 }
 
 void TestGuiSmoke::helpNeedsNoDisplay() {
@@ -186,9 +186,9 @@ void TestGuiSmoke::helpNeedsNoDisplay() {
     const QString wrong = run({QStringLiteral("--lang"), QStringLiteral("fr")}, &code);
     QCOMPARE(code, 2);
     QVERIFY2(wrong.contains(QStringLiteral("zh_CN")), qPrintable(wrong));
-    const QString tooFar = run({QStringLiteral("--step"), QStringLiteral("19")}, &code);
+    const QString tooFar = run({QStringLiteral("--step"), QStringLiteral("21")}, &code);
     QCOMPARE(code, 2);
-    QVERIFY2(tooFar.contains(QStringLiteral("18 steps")), qPrintable(tooFar));
+    QVERIFY2(tooFar.contains(QStringLiteral("20 steps")), qPrintable(tooFar));
     const QString missing =
         run({QStringLiteral("--example"), QStringLiteral("/nonexistent/example.json")}, &code);
     QCOMPARE(code, 1);

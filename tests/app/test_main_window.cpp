@@ -58,6 +58,7 @@ private slots:
     void commandLine();
     void helpListsOptions();
     void presentationOption();
+    void modelOptions();
 };
 
 void TestMainWindow::initTestCase() { useTestSettings("main-window"); }
@@ -66,13 +67,13 @@ void TestMainWindow::init() { QSettings().clear(); }
 
 void TestMainWindow::opensOnStepOne() {
     MainWindow w;
-    QCOMPARE(w.stepCount(), 18);
+    QCOMPARE(w.stepCount(), 20);
     QCOMPARE(w.currentStep(), 1);
     QCOMPARE(w.stepList()->currentRow(), 0);
-    QCOMPARE(w.stepList()->count(), 18);
+    QCOMPARE(w.stepList()->count(), 20);
     QCOMPARE(w.stepList()->item(0)->text(), QStringLiteral("1. Input embeddings"));
     QVERIFY(w.stepList()->item(15)->text().startsWith(QStringLiteral("16. ")));
-    QVERIFY(w.stepList()->item(17)->text().startsWith(QStringLiteral("18. ")));
+    QVERIFY(w.stepList()->item(19)->text().startsWith(QStringLiteral("20. ")));
     // The current step is marked in the list.
     QVERIFY(w.stepList()->item(0)->font().bold());
     QVERIFY(!w.stepList()->item(1)->font().bold());
@@ -95,27 +96,27 @@ void TestMainWindow::keysNavigate() {
     QTest::keyClick(&w, Qt::Key_Left);  // before the start stays on step 1
     QCOMPARE(w.currentStep(), 1);
     QTest::keyClick(&w, Qt::Key_End);
-    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentStep(), 20);
     QCOMPARE(w.currentPage()->step().id, std::string("flash-tiles"));
     // Its 12 tiles one key at a time, then past the end stays on the last step.
     for (int i = 0; i < 11; ++i) QTest::keyClick(&w, Qt::Key_Right);
     QCOMPARE(w.currentPage()->frame(), 11);
     QTest::keyClick(&w, Qt::Key_Right);
-    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentStep(), 20);
     QCOMPARE(w.currentPage()->frame(), 11);
     QTest::keyClick(&w, Qt::Key_Home);
     QTest::keyClick(&w, Qt::Key_End);  // entered afresh: on its first tile
-    QCOMPARE(w.currentStep(), 18);
-    QTest::keyClick(&w, Qt::Key_PageUp);  // back into the masks, on their last frame
-    QCOMPARE(w.currentStep(), 17);
+    QCOMPARE(w.currentStep(), 20);
+    QTest::keyClick(&w, Qt::Key_PageUp);  // back into RoPE, on its last frame
+    QCOMPARE(w.currentStep(), 19);
     QCOMPARE(w.currentPage()->frame(), 2);
     QTest::keyClick(&w, Qt::Key_PageUp);
-    QCOMPARE(w.currentStep(), 17);
+    QCOMPARE(w.currentStep(), 19);
     QCOMPARE(w.currentPage()->frame(), 1);
     QTest::keyClick(&w, Qt::Key_PageDown);
     QCOMPARE(w.currentPage()->frame(), 2);
     QTest::keyClick(&w, Qt::Key_PageDown);
-    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentStep(), 20);
     w.goToStep(15);
     for (int i = 0; i < 14; ++i) QTest::keyClick(&w, Qt::Key_Left);
     QCOMPARE(w.currentStep(), 1);
@@ -134,12 +135,12 @@ void TestMainWindow::keysWorkFromChildren() {
     QTest::keyClick(w.stepList(), Qt::Key_Right);
     QCOMPARE(w.currentStep(), 2);
     QTest::keyClick(w.stepList(), Qt::Key_End);
-    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentStep(), 20);
     // From a heatmap of the page and from the read-only snippet.
     attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
     map->setFocus();
     QTest::keyClick(map, Qt::Key_PageUp);
-    QCOMPARE(w.currentStep(), 17);
+    QCOMPARE(w.currentStep(), 19);
     QPlainTextEdit* snippet = w.currentPage()->findChild<QPlainTextEdit*>();
     QVERIFY(snippet && snippet->isReadOnly());
     QTest::keyClick(snippet, Qt::Key_Home);
@@ -185,7 +186,7 @@ void TestMainWindow::buttonsAndListNavigate() {
     QCOMPARE(spy.count(), 3);
     QCOMPARE(spy.last().at(0).toInt(), 11);
     w.goToStep(99);
-    QCOMPARE(w.currentStep(), 18);
+    QCOMPARE(w.currentStep(), 20);
     QVERIFY(!next->isEnabled());
 }
 
@@ -362,6 +363,29 @@ void TestMainWindow::helpListsOptions() {
     parse({"--example", "e.json"}, &status, &options);
     QCOMPARE(status, GuiParseResult::Status::Ok);
     QCOMPARE(options.exampleFile, QStringLiteral("e.json"));
+}
+
+// --model, --dump and --text open the model window; mistakes are refused with the fix.
+void TestMainWindow::modelOptions() {
+    GuiParseResult::Status status{};
+    GuiOptions options;
+    parse({"--model", "gpt2", "--text", "The cat sat"}, &status, &options);
+    QCOMPARE(status, GuiParseResult::Status::Ok);
+    QCOMPARE(options.model, QStringLiteral("gpt2"));
+    QCOMPARE(options.modelText, QStringLiteral("The cat sat"));
+    parse({"--dump", "bert.npy"}, &status, &options);
+    QCOMPARE(status, GuiParseResult::Status::Ok);
+    QCOMPARE(options.dump, QStringLiteral("bert.npy"));
+    QVERIFY(options.model.isEmpty());
+    const QString both = parse({"--model", "gpt2", "--dump", "a.npy"}, &status, &options).first();
+    QCOMPARE(status, GuiParseResult::Status::Error);
+    QVERIFY2(both.contains("give one of them"), qPrintable(both));
+    const QString lonely = parse({"--text", "hello"}, &status, &options).first();
+    QCOMPARE(status, GuiParseResult::Status::Error);
+    QVERIFY2(lonely.contains("--text needs --model"), qPrintable(lonely));
+    const QString help = parse({"--help"}, &status, &options).constFirst();
+    for (const char* option : {"--model", "--dump", "--text"})
+        QVERIFY2(help.contains(QLatin1String(option)), option);
 }
 
 void TestMainWindow::presentationOption() {

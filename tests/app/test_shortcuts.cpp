@@ -1,6 +1,6 @@
 // Every key of a window does one thing: an ambiguous shortcut (two actions on Ctrl+E) makes Qt
 // do nothing at all, which a teacher discovers in front of the class. Lists every QAction and
-// QShortcut key of the walkthrough window and of the explore window and fails on a duplicate.
+// QShortcut key of the walkthrough, explore and model windows and fails on a duplicate.
 #include <QAction>
 #include <QDialog>
 #include <QHash>
@@ -12,6 +12,7 @@
 
 #include "app/gui/explore_window.h"
 #include "app/gui/main_window.h"
+#include "app/gui/model_window.h"
 
 namespace {
 
@@ -112,6 +113,18 @@ private slots:
         QVERIFY(keyCount(w) >= 5);
         const QString duplicates = duplicateKeys(w);
         QVERIFY2(duplicates.isEmpty(), qPrintable(duplicates));
+    }
+
+    void modelKeysAreUnique() {
+        ModelWindow w;
+        QVERIFY(keyCount(w) >= 7);
+        const QString duplicates = duplicateKeys(w);
+        QVERIFY2(duplicates.isEmpty(), qPrintable(duplicates));
+        // Every action with a key is one the window lists (and so keeps while a menu is closed).
+        for (const QAction* a : w.findChildren<QAction*>())
+            if (!a->shortcuts().isEmpty())
+                QVERIFY2(w.windowActions().contains(const_cast<QAction*>(a)),
+                         qPrintable(a->text()));
     }
 };
 

@@ -44,7 +44,7 @@ private:
 
 private slots:
     void stepsInOrder() {
-        QCOMPARE(steps_.size(), std::size_t{18});
+        QCOMPARE(steps_.size(), std::size_t{20});
         std::set<std::string> ids;
         for (std::size_t i = 0; i < steps_.size(); ++i) {
             QCOMPARE(steps_[i].number, static_cast<int>(i + 1));
@@ -52,11 +52,13 @@ private slots:
             QVERIFY2(!steps_[i].snippet.empty(), steps_[i].id.c_str());
             ids.insert(steps_[i].id);
         }
-        QCOMPARE(ids.size(), std::size_t{18});
+        QCOMPARE(ids.size(), std::size_t{20});
         QCOMPARE(steps_[10].id, std::string("causal-softmax"));
         QCOMPARE(steps_[15].id, std::string("kv-cache"));
-        QCOMPARE(steps_[16].id, std::string("masks"));
-        QCOMPARE(steps_[17].id, std::string("flash-tiles"));
+        QCOMPARE(steps_[16].id, std::string("gqa"));
+        QCOMPARE(steps_[17].id, std::string("masks"));
+        QCOMPARE(steps_[18].id, std::string("rope"));
+        QCOMPARE(steps_[19].id, std::string("flash-tiles"));
     }
 
     void derivationsReferToMatricesOfTheirStep() {

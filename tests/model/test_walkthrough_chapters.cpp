@@ -1,10 +1,14 @@
-// The walkthrough's chapters "Masks beyond causal" and "FlashAttention's tiles": their numbers
-// against plain PyTorch (tests/reference/chapters_walk_reference.py), the tiled result against
-// step 11, and the hover arithmetic of every new derivation.
+// The walkthrough's chapters "Grouped-query attention", "Masks beyond causal", "Rotary position
+// embeddings" and "FlashAttention's tiles": their numbers against plain PyTorch
+// (tests/reference/chapters_walk_reference.py), the tiled result against step 11, GQA against
+// MultiHeadAttention, RoPE's shift property, and the hover arithmetic of every new derivation.
 #include <QtTest>
 #include <cmath>
 
+#include "model/modules.h"
+#include "model/rng.h"
 #include "model/walkthrough.h"
+#include "model/walkthrough_chapters.h"
 #include "tests/reference/chapters_walk_reference.h"
 
 using attn::Matrix;
@@ -60,6 +64,8 @@ private:
     const attn::Step& masks_ = stepById(steps_, "masks");
     const attn::Step& tiles_ = stepById(steps_, "flash-tiles");
     const attn::Step& causal_ = stepById(steps_, "causal-softmax");
+    const attn::Step& gqa_ = stepById(steps_, "gqa");
+    const attn::Step& rope_ = stepById(steps_, "rope");
 
     // Step 11's context vectors: its causal weights times step 9's values of SelfAttention v2.
     Matrix step11Context() const {
@@ -78,6 +84,206 @@ private slots:
                  (std::vector<std::string>{"window", "bidirectional", "padding"}));
         QCOMPARE(masks_.arg("window"), std::to_string(ref::kWindow));
         QCOMPARE(masks_.arg("valid_tokens"), std::to_string(ref::kValidTokens));
+    }
+
+    void chaptersInTheirOrder() {
+        // GQA, masks, RoPE, tiles right after the tutorial's sixteen steps.
+        QCOMPARE(gqa_.number, 17);
+        QCOMPARE(masks_.number, 18);
+        QCOMPARE(rope_.number, 19);
+        QCOMPARE(tiles_.number, 20);
+        QCOMPARE(gqa_.frame_labels, (std::vector<std::string>{"mqa", "gqa", "mha"}));
+        QCOMPARE(rope_.frame_labels, (std::vector<std::string>{"reversed", "rope", "shift"}));
+    }
+
+    void gqaMatchesPyTorch() {
+        struct Frame {
+            const char* label;
+            int kv_heads;
+            const float (*weights[4])[6][6];
+            Matrix keys;
+            const float (*output)[6][8];
+            int cache_bytes;
+        };
+        const Frame frames[] = {
+            {"mqa",
+             1,
+             {&ref::kGqa1Weights1, &ref::kGqa1Weights2, &ref::kGqa1Weights3, &ref::kGqa1Weights4},
+             fromArray(ref::kGqa1Keys),
+             &ref::kGqa1Output,
+             ref::kGqa1CacheBytes},
+            {"gqa",
+             2,
+             {&ref::kGqa2Weights1, &ref::kGqa2Weights2, &ref::kGqa2Weights3, &ref::kGqa2Weights4},
+             fromArray(ref::kGqa2Keys),
+             &ref::kGqa2Output,
+             ref::kGqa2CacheBytes},
+            {"mha",
+             4,
+             {&ref::kGqa4Weights1, &ref::kGqa4Weights2, &ref::kGqa4Weights3, &ref::kGqa4Weights4},
+             fromArray(ref::kGqa4Keys),
+             &ref::kGqa4Output,
+             ref::kGqa4CacheBytes},
+        };
+        for (const Frame& fr : frames) {
+            const int f = frameOf(gqa_, fr.label);
+            QVERIFY(f >= 0);
+            for (int h = 0; h < 4; ++h) {
+                const attn::StepMatrix& w =
+                    matrix(gqa_, "gqa-weights-head-" + std::to_string(h + 1), f);
+                QVERIFY2(maxDiff(w.values, fromArray(*fr.weights[h])) < 1e-6, fr.label);
+                QCOMPARE(w.head, h + 1);
+                QCOMPARE(w.kv_head, h / (4 / fr.kv_heads) + 1);  // repeat_interleave's groups
+                // The map: one 1 per query head, at its K/V head.
+                const Matrix& map = matrix(gqa_, "kv-map", f).values;
+                QCOMPARE(map.cols(), Eigen::Index{fr.kv_heads});
+                QCOMPARE(map.row(h).sum(), 1.0f);
+                QCOMPARE(map(h, h / (4 / fr.kv_heads)), 1.0f);
+            }
+            QCOMPARE(fr.keys.cols(), Eigen::Index{2 * fr.kv_heads});
+            QVERIFY(maxDiff(matrix(gqa_, "gqa-keys", f).values, fr.keys) < 1e-6);
+            QVERIFY(maxDiff(matrix(gqa_, "gqa-output", f).values, fromArray(*fr.output)) < 1e-6);
+            QCOMPARE(fact(gqa_, "cache_bytes", f), double(fr.cache_bytes));
+            QCOMPARE(fact(gqa_, "num_kv_heads", f), double(fr.kv_heads));
+        }
+        // The cache shrinks by the group factor: 4 query heads over 2, then 1 K/V heads.
+        QCOMPARE(ref::kGqa4CacheBytes, 2 * ref::kGqa2CacheBytes);
+        QCOMPARE(ref::kGqa4CacheBytes, 4 * ref::kGqa1CacheBytes);
+        QCOMPARE(gqa_.arg("mha_cache_bytes"), std::to_string(ref::kGqa4CacheBytes));
+        QCOMPARE(gqa_.arg("gqa_cache_bytes"), std::to_string(ref::kGqa2CacheBytes));
+        QCOMPARE(gqa_.arg("mqa_cache_bytes"), std::to_string(ref::kGqa1CacheBytes));
+    }
+
+    void gqaWithAsManyKvHeadsIsMultiHeadAttention() {
+        const int f = frameOf(gqa_, "mha");
+        const Matrix& output = matrix(gqa_, "gqa-output", f).values;
+        // The seed's MultiHeadAttention in PyTorch, and the engine's module without
+        // num_kv_heads: the same numbers, the latter bit for bit.
+        QVERIFY(maxDiff(output, fromArray(ref::kMhaOutput)) < 1e-6);
+        attn::TorchGenerator gen(123);
+        const attn::MultiHeadAttention mha(3, 8, 6, 0.0f, 4, gen);
+        QCOMPARE(output, mha.forward({attn::tutorial_inputs().embeddings}).context_vecs[0]);
+        QCOMPARE(fact(gqa_, "max_abs_diff_mha", f), 0.0);
+        // Fewer K/V heads give other outputs (other W_key, W_value and out_proj draws).
+        QVERIFY(maxDiff(matrix(gqa_, "gqa-output", frameOf(gqa_, "gqa")).values, output) > 1e-3);
+        QVERIFY(std::isnan(fact(gqa_, "max_abs_diff_mha", frameOf(gqa_, "gqa"))));
+    }
+
+    void gqaHoverArithmetic() {
+        const int g = frameOf(gqa_, "gqa");
+        QCOMPARE(attn::explain_cell(gqa_, matrix(gqa_, "kv-map", g), 2, 1),
+                 std::string("r₃₂ = 1: query head 3 reads K/V head 2 = ⌊2 / 2⌋ + 1 (4 query "
+                             "heads / 2 K/V heads = groups of 2: query heads 3–4 share it)"));
+        QCOMPARE(attn::explain_cell(gqa_, matrix(gqa_, "kv-map", g), 2, 0),
+                 std::string("r₃₁ = 0: query head 3 reads K/V head 2, not 1"));
+        // Query head 4's scores use K/V head 2's keys.
+        const std::string weights =
+            attn::explain_cell(gqa_, matrix(gqa_, "gqa-weights-head-4", g), 1, 0);
+        QVERIFY2(weights.rfind("head 4: ω̃₂₁ = ω₂₁ / √2", 0) == 0, weights.c_str());
+        const attn::StepMatrix* scores = gqa_.find("gqa-scores-head-4", g);
+        QVERIFY(scores);
+        QCOMPARE(scores->rhs, std::string("gqa-keys-kv-2"));
+    }
+
+    void ropeMatchesPyTorch() {
+        const int r = frameOf(rope_, "reversed");
+        const int p = frameOf(rope_, "rope");
+        const int s = frameOf(rope_, "shift");
+        // Without RoPE the reversed sentence's scores are the scores reversed: difference 0.
+        QVERIFY(maxDiff(matrix(rope_, "rope-scores", r).values, fromArray(ref::kReversedScores)) <
+                1e-6);
+        Matrix reversed(6, 6);
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) reversed(i, j) = ref::kPlainScores[5 - i][5 - j];
+        QVERIFY(maxDiff(matrix(rope_, "rope-scores", r).values, reversed) < 1e-6);
+        QVERIFY(fact(rope_, "max_abs_diff", r) < 1e-6);
+        QCOMPARE(matrix(rope_, "rope-angles", r).values, Matrix::Zero(6, 1));
+        // With RoPE, positions 0-5 and 3-8.
+        QVERIFY(maxDiff(matrix(rope_, "rotated-queries", p).values, fromArray(ref::kRopeQueries)) <
+                1e-6);
+        QVERIFY(maxDiff(matrix(rope_, "rope-scores", p).values, fromArray(ref::kRopeScores)) <
+                1e-6);
+        QVERIFY(maxDiff(matrix(rope_, "rope-weights", p).values, fromArray(ref::kRopeWeights)) <
+                1e-6);
+        QVERIFY(fact(rope_, "max_abs_diff", p) > 0.1);  // RoPE changes the scores
+        QVERIFY(maxDiff(matrix(rope_, "rotated-queries", s).values,
+                        fromArray(ref::kShiftedQueries)) < 1e-6);
+        QVERIFY(maxDiff(matrix(rope_, "rope-scores", s).values, fromArray(ref::kShiftedScores)) <
+                1e-6);
+        QVERIFY(maxDiff(matrix(rope_, "rope-weights", s).values, fromArray(ref::kShiftedWeights)) <
+                1e-6);
+        QCOMPARE(rope_.arg("rope_shift"), std::to_string(ref::kRopeShift));
+    }
+
+    void ropeScoresDependOnlyOnRelativePosition() {
+        // PyTorch: scores at positions + 3 equal those at 0-5 to float rounding.
+        QVERIFY(maxDiff(fromArray(ref::kShiftedScores), fromArray(ref::kRopeScores)) < 1e-6);
+        const int s = frameOf(rope_, "shift");
+        QVERIFY(maxDiff(matrix(rope_, "rope-scores", s).values,
+                        matrix(rope_, "rope-scores", frameOf(rope_, "rope")).values) < 1e-6);
+        QVERIFY(fact(rope_, "max_abs_diff", s) < 1e-6);
+        // The angles did move: every one by 3 rad, and the rotated queries differ.
+        QVERIFY(maxDiff(matrix(rope_, "rope-angles", s).values,
+                        matrix(rope_, "rope-angles", frameOf(rope_, "rope")).values.array() +
+                            3.0f) < 1e-6);
+        QVERIFY(maxDiff(fromArray(ref::kShiftedQueries), fromArray(ref::kRopeQueries)) > 0.1);
+        // Another shift, another sentence width: the same property.
+        attn::WalkthroughConfig config;
+        config.rope_shift = 40;
+        config.d_out = 4;
+        const std::vector<attn::Step> steps =
+            attn::build_walkthrough(attn::tutorial_inputs(), config);
+        const attn::Step& rope = stepById(steps, "rope");
+        QCOMPARE(rope.arg("rope_dim"), std::string("4"));
+        QVERIFY(fact(rope, "max_abs_diff", frameOf(rope, "shift")) < 1e-5);
+        QVERIFY(fact(rope, "max_abs_diff", frameOf(rope, "rope")) > 1e-3);
+    }
+
+    void ropeHoverArithmetic() {
+        const int p = frameOf(rope_, "rope");
+        QCOMPARE(attn::explain_cell(rope_, matrix(rope_, "rope-angles", p), 1, 0),
+                 std::string("θ₂₁ = position · θ₁ = 1 · 10000^(−2·0/2) = 1 · 1.0000 = 1.0000 rad"));
+        QCOMPARE(
+            attn::explain_cell(rope_, matrix(rope_, "rope-angles", frameOf(rope_, "shift")), 1, 0),
+            std::string("θ′₂₁ = position · θ₁ = (3 + 1) · 10000^(−2·0/2) = 4 · 1.0000 = "
+                        "4.0000 rad"));
+        QCOMPARE(attn::explain_cell(rope_, matrix(rope_, "rope-angles", frameOf(rope_, "reversed")),
+                                    1, 0),
+                 std::string("θ₂₁ = 0: without RoPE nothing turns"));
+        // "journey" (position 1) turns by 1 rad: qʳ = (q₁ cos 1 − q₂ sin 1, q₂ cos 1 + q₁ sin 1).
+        QCOMPARE(attn::explain_cell(rope_, matrix(rope_, "rotated-queries", p), 1, 0),
+                 std::string("qʳ₂₁ = q₂₁·cos θ − q₂₂·sin θ, θ = θ₂₁ = 1.0000 rad: "
+                             "(−0.3021)·0.5403 − (−0.0289)·0.8415 = −0.1389"));
+        QCOMPARE(attn::explain_cell(rope_, matrix(rope_, "rotated-queries", p), 1, 1),
+                 std::string("qʳ₂₂ = q₂₂·cos θ + q₂₁·sin θ, θ = θ₂₁ = 1.0000 rad: "
+                             "(−0.0289)·0.5403 + (−0.3021)·0.8415 = −0.2698"));
+        QVERIFY(std::abs(ref::kRopeQueries[1][0] - (-0.1389f)) < 5e-5);
+        QVERIFY(std::abs(ref::kRopeQueries[1][1] - (-0.2698f)) < 5e-5);
+    }
+
+    void tilesStepForAnyRun() {
+        // explore mode's Tiles tab: the same tiles for other inputs, causal or not.
+        attn::TorchGenerator gen(7);
+        const Matrix q = gen.rand(5, 4), k = gen.rand(5, 4), v = gen.rand(5, 3);
+        const std::vector<std::string> tokens = {"a", "b", "c", "d", "e"};
+        const attn::Step causal = attn::tiles_step(q, k, v, tokens, true, 2, 2, 3, "flash-tiles");
+        QCOMPARE(causal.number, 3);
+        QCOMPARE(causal.frame_count, 6);  // 3 query tiles × 3 key tiles, 3 above the diagonal
+        QCOMPARE(causal.arg("tiles_skipped"), std::string("3"));
+        QVERIFY(fact(causal, "max_abs_diff", causal.frame_count - 1) < 1e-6);
+        const attn::Step full = attn::tiles_step(q, k, v, tokens, false, 2, 2);
+        QCOMPARE(full.frame_count, 9);
+        QCOMPARE(full.arg("tiles_skipped"), std::string("0"));
+        QVERIFY(fact(full, "max_abs_diff", full.frame_count - 1) < 1e-6);
+        QCOMPARE(matrix(full, "tiled-context", full.frame_count - 1).values.cols(),
+                 Eigen::Index{3});
+        // Bad input: one clear message, no crash.
+        QVERIFY_THROWS_EXCEPTION(attn::AttentionError,
+                                 attn::tiles_step(q, k, v, {"a"}, true, 2, 2));
+        QVERIFY_THROWS_EXCEPTION(attn::AttentionError,
+                                 attn::tiles_step(q, k, v, tokens, true, 0, 2));
+        QVERIFY_THROWS_EXCEPTION(attn::AttentionError,
+                                 attn::tiles_step(q, k.leftCols(3), v, tokens, true, 2, 2));
     }
 
     void paddingMatchesPyTorch() {
@@ -255,8 +461,8 @@ private slots:
         // Rows of a later query tile are named by their place in the whole sequence.
         QCOMPARE(attn::explain_cell(tiles_, matrix(tiles_, "running-max", 2), 0, 0),
                  std::string("m₃ = max(m_old, the tile's ω̃) = max(−∞, 0.1179) = 0.1179"));
-        // Every drawn cell of both chapters has its arithmetic.
-        for (const attn::Step* s : {&masks_, &tiles_})
+        // Every drawn cell of the chapters has its arithmetic.
+        for (const attn::Step* s : {&gqa_, &masks_, &rope_, &tiles_})
             for (const attn::StepMatrix& m : s->matrices)
                 for (Eigen::Index r = 0; r < m.values.rows(); ++r)
                     for (Eigen::Index c = 0; c < m.values.cols(); ++c)

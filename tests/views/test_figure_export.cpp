@@ -157,10 +157,10 @@ void TestFigureExport::walkthroughFigures() {
             if (m.frame < 0 || m.frame == s.frame_count - 1) ids.insert(m.id);
         expected += static_cast<int>(ids.size());
     }
-    QCOMPARE(expected, 95);  // the tutorial's 84, then the masks' 4 and the tiles' 7
+    QCOMPARE(expected, 110);  // the tutorial's 84, GQA's 8, masks' 4, RoPE's 7, tiles' 7
     std::vector<std::unique_ptr<views::StepPage>> pages;
     QSet<QString> names;
-    const QRegularExpression pattern("^step-(0[1-9]|1[0-8])-[A-Za-z0-9_-]+\\.png$");
+    const QRegularExpression pattern("^step-(0[1-9]|1[0-9]|20)-[A-Za-z0-9_-]+\\.png$");
     for (const attn::Step& s : walkthrough()) {
         pages.push_back(std::make_unique<views::StepPage>(s));
         for (const Figure& f : views::pageFigures(*pages.back())) {

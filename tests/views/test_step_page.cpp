@@ -130,15 +130,17 @@ void TestStepPage::everyStepBuilds_data() {
     QTest::newRow("14 multi-head") << 14 << "multi-head" << 9;
     QTest::newRow("15 cross-attention") << 15 << "cross-attention" << 6;
     QTest::newRow("16 kv-cache") << 16 << "kv-cache" << 7;
-    QTest::newRow("17 masks") << 17 << "masks" << 4;
-    QTest::newRow("18 flash-tiles") << 18 << "flash-tiles" << 7;
+    QTest::newRow("17 gqa") << 17 << "gqa" << 8;
+    QTest::newRow("18 masks") << 18 << "masks" << 4;
+    QTest::newRow("19 rope") << 19 << "rope" << 7;
+    QTest::newRow("20 flash-tiles") << 20 << "flash-tiles" << 7;
 }
 
 void TestStepPage::everyStepBuilds() {
     QFETCH(int, number);
     QFETCH(QString, id);
     QFETCH(int, heatmaps);
-    QCOMPARE(static_cast<int>(walkthrough().size()), 18);
+    QCOMPARE(static_cast<int>(walkthrough().size()), 20);
     const attn::Step& step = stepNumber(number);
     QCOMPARE(QString::fromStdString(step.id), id);
     StepPage page(step);

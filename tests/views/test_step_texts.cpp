@@ -124,6 +124,28 @@ private slots:
                  QStringLiteral("d_k = 64: weights of ω / √d_k"));
     }
 
+    // The chapters' numbers and frame names come from the example's records too.
+    void chapterTextsQuoteTheExample() {
+        // 2 × 4 tokens × K/V heads × head_dim 2 × 4 bytes.
+        const QString gqa = text("gqa");
+        QVERIFY(gqa.contains(QStringLiteral("256 bytes with 4 K/V heads, 128 with 2, 64 with 1")));
+        QVERIFY(gqa.contains(QStringLiteral("2 × 4 tokens")));
+        const QString rope = text("rope");
+        QVERIFY(rope.contains(QStringLiteral("“down sat cat the”")));
+        QVERIFY(rope.contains(QStringLiteral("<i>sat</i> at position 2 turns by 2.0000 rad")));
+        const attn::Step& g = stepById(steps_, "gqa");
+        QCOMPARE(views::frameText(g, 0), QStringLiteral("1 of 3: 1 K/V head (MQA)"));
+        QCOMPARE(views::frameText(g, 1), QStringLiteral("2 of 3: 2 K/V heads (GQA)"));
+        QCOMPARE(views::frameButtonTexts(g).second, QStringLiteral("More K/V heads ▶"));
+        const attn::StepMatrix* head3 = g.find("gqa-weights-head-3", 1);
+        QVERIFY(head3);
+        QCOMPARE(views::matrixCaption(g, *head3), QStringLiteral("Query head 3 · K/V head 2"));
+        const attn::Step& r = stepById(steps_, "rope");
+        QCOMPARE(views::frameText(r, 1), QStringLiteral("Part 2 of 3: RoPE, positions 0–3"));
+        QCOMPARE(views::frameText(r, 2), QStringLiteral("Part 3 of 3: RoPE, positions + 3"));
+        QCOMPARE(views::frameText(r, 3), QString());
+    }
+
     // The tutorial keeps its own words: the placeholders give back the printed numbers.
     void tutorialTextsKeepTheirNumbers() {
         const std::vector<attn::Step> tutorial = attn::build_walkthrough();

@@ -1,0 +1,755 @@
+#include "app/gui/model_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "app/gui/export_dialog.h"
+#include "app/gui/window_geometry.h"
+#include "app/io/file_batch.h"
+#include "app/io/hf_cache.h"
+#include "model/attention_layer_step.h"
+#include "views/explore_lines_view.h"
+#include "views/model_heads_mosaic.h"
+#include "views/next_token_chart.h"
+#include "views/number_text.h"
+#include "views/step_page.h"
+#include "views/token_strip.h"
+
+namespace {
+
+const QString kExportFolderKey = QStringLiteral("model/exportFolder");
+const QString kTextKey = QStringLiteral("model/text");
+// Tokens the "Generate" button with a count adds.
+constexpr int kGenerateMany = 10;
+// The text typed stops changing for this long before the forward pass runs.
+constexpr int kTypingPauseMs = 200;
+
+QString exportFolder() { return QSettings().value(kExportFolderKey, QDir::homePath()).toString(); }
+
+// "1664 bytes (1.6 KiB)": the exact count the arithmetic before it gives, then a readable
+// size, with the one number formatter.
+QString bytesText(qint64 bytes) {
+    const QString exact = QCoreApplication::translate("ModelWindow", "%1 bytes").arg(bytes);
+    if (bytes < 1024) return exact;
+    const QString readable =
+        bytes < 1024 * 1024
+            ? QCoreApplication::translate("ModelWindow", "%1 KiB")
+                  .arg(attn::fixedText(static_cast<double>(bytes) / 1024.0, 1))
+            : QCoreApplication::translate("ModelWindow", "%1 MiB")
+                  .arg(attn::fixedText(static_cast<double>(bytes) / (1024.0 * 1024.0), 1));
+    return QStringLiteral("%1 (%2)").arg(exact, readable);
+}
+
+std::vector<std::string> stdTokens(const QStringList& tokens) {
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(tokens.size()));
+    for (const QString& t : tokens) out.push_back(t.toStdString());
+    return out;
+}
+
+}  // namespace
+
+ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
+    setAttribute(Qt::WA_DeleteOnClose, false);
+    setWindowFlag(Qt::Window);
+    session_ = new ModelSession(this);
+
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(buildWelcomePage());
+    pages_->addWidget(buildLoadingPage());
+    pages_->addWidget(buildModelPage());
+    // Errors stay on screen above whatever page is shown (a modal box would block a lesson and
+    // hide the page behind it); opening something that works clears them.
+    errorBanner_ = new QLabel(this);
+    errorBanner_->setWordWrap(true);
+    errorBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    errorBanner_->setFrameShape(QFrame::StyledPanel);
+    errorBanner_->setMargin(8);
+    // White on a dark red reads the same under light and dark desktop themes.
+    QPalette bannerPalette = errorBanner_->palette();
+    bannerPalette.setColor(QPalette::Window, QColor(0xa8, 0x1f, 0x1f));
+    bannerPalette.setColor(QPalette::WindowText, Qt::white);
+    errorBanner_->setPalette(bannerPalette);
+    errorBanner_->setAutoFillBackground(true);
+    errorBanner_->hide();
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(errorBanner_);
+    centralLayout->addWidget(pages_, 1);
+    setCentralWidget(central);
+    buildMenus();
+
+    connect(session_, &ModelSession::loadingChanged, this, [this](bool loading) {
+        if (loading) {
+            progress_->setValue(0);
+            pages_->setCurrentIndex(static_cast<int>(Page::Loading));
+        }
+    });
+    connect(session_, &ModelSession::loadProgress, this,
+            [this](double f) { progress_->setValue(static_cast<int>(f * 1000.0)); });
+    connect(session_, &ModelSession::loadFailed, this, [this](const QString& message) {
+        pages_->setCurrentIndex(static_cast<int>(
+            session_->source() == ModelSession::Source::None ? Page::Welcome : Page::Model));
+        if (message.isEmpty()) {
+            showMessage(tr("Loading cancelled."));
+            return;
+        }
+        showMessage(message, true);
+    });
+    connect(session_, &ModelSession::sourceChanged, this, [this] {
+        pages_->setCurrentIndex(static_cast<int>(Page::Model));
+        if (!splitterSized_) {
+            // Once the page has its width: two fifths for the mosaic of every head, the rest
+            // for the large views (the user's dragging is kept after that).
+            splitterSized_ = true;
+            QTimer::singleShot(0, this, [this] {
+                const int width = splitter_->width();
+                splitter_->setSizes({width * 2 / 5, width - width * 2 / 5});
+            });
+        }
+        layer_ = 0;
+        head_ = 0;
+        const bool model = session_->source() == ModelSession::Source::Model;
+        text_->setEnabled(model);
+        if (!model) text_->clear();  // a dump's tokens are the file's
+        updateTextPlaceholder();
+        summary_->setText(session_->sourceSummary());
+        refreshRecentMenu();
+        refreshWelcome();
+        if (model && text_->text().isEmpty()) {
+            const QString saved = QSettings().value(kTextKey).toString();
+            text_->setText(saved.isEmpty() ? QStringLiteral("Your journey starts with one step")
+                                           : saved);
+        }
+        if (model) session_->setText(text_->text());
+        showMessage(session_->sourceWarning().isEmpty()
+                        ? tr("Opened %1").arg(QDir::toNativeSeparators(session_->sourcePath()))
+                        : session_->sourceWarning());
+        updateView();
+    });
+    connect(session_, &ModelSession::viewChanged, this, &ModelWindow::updateView);
+    connect(session_, &ModelSession::errorChanged, this, [this](const QString& e) {
+        if (!e.isEmpty()) showMessage(e, true);
+    });
+    connect(session_, &ModelSession::busyChanged, this, &ModelWindow::updateGenerationControls);
+
+    retranslate();
+    refreshWelcome();
+    pages_->setCurrentIndex(static_cast<int>(Page::Welcome));
+}
+
+ModelWindow::~ModelWindow() = default;
+
+ModelWindow* ModelWindow::showFor(QWidget* owner) {
+    ModelWindow* window =
+        owner ? owner->findChild<ModelWindow*>(QString(), Qt::FindDirectChildrenOnly) : nullptr;
+    if (!window) window = new ModelWindow(owner);
+    window->show();
+    window->fitToScreen();
+    window->raise();
+    window->activateWindow();
+    return window;
+}
+
+void ModelWindow::fitToScreen() { fitWindowToScreen(this, QSize(1500, 920)); }
+
+ModelWindow::Page ModelWindow::page() const { return static_cast<Page>(pages_->currentIndex()); }
+
+QWidget* ModelWindow::buildWelcomePage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(24, 24, 24, 24);
+    welcomeText_ = new QLabel(page);
+    welcomeText_->setWordWrap(true);
+    welcomeText_->setTextFormat(Qt::RichText);
+    welcomeText_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    welcomeText_->setOpenExternalLinks(true);
+    layout->addWidget(welcomeText_);
+    auto* buttons = new QHBoxLayout;
+    welcomeOpen_ = new QPushButton(page);
+    welcomeDump_ = new QPushButton(page);
+    connect(welcomeOpen_, &QPushButton::clicked, this, &ModelWindow::openModelWithDialog);
+    connect(welcomeDump_, &QPushButton::clicked, this, &ModelWindow::openDumpWithDialog);
+    buttons->addWidget(welcomeOpen_);
+    buttons->addWidget(welcomeDump_);
+    buttons->addStretch();
+    layout->addLayout(buttons);
+    auto* lists = new QHBoxLayout;
+    auto list = [&](QLabel** heading, QListWidget** widget) {
+        auto* column = new QVBoxLayout;
+        *heading = new QLabel(page);
+        *widget = new QListWidget(page);
+        column->addWidget(*heading);
+        column->addWidget(*widget);
+        lists->addLayout(column);
+        // Double click or Enter opens the entry; its data is the folder or file.
+        connect(*widget, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+            if (!(item->flags() & Qt::ItemIsEnabled)) return;
+            const QString path = item->data(Qt::UserRole).toString();
+            if (path.endsWith(QLatin1String(".npy")) ||
+                path.endsWith(QLatin1String(".safetensors")))
+                openDump(path);
+            else
+                openModel(path);
+        });
+    };
+    list(&cachedHeading_, &cached_);
+    list(&recentHeading_, &recent_);
+    layout->addLayout(lists, 1);
+    return page;
+}
+
+QWidget* ModelWindow::buildLoadingPage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    layout->addStretch();
+    loadingText_ = new QLabel(page);
+    loadingText_->setAlignment(Qt::AlignCenter);
+    progress_ = new QProgressBar(page);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(600);
+    cancel_ = new QPushButton(page);
+    connect(cancel_, &QPushButton::clicked, session_, &ModelSession::cancelLoad);
+    layout->addWidget(loadingText_);
+    layout->addWidget(progress_, 0, Qt::AlignHCenter);
+    layout->addWidget(cancel_, 0, Qt::AlignHCenter);
+    layout->addStretch();
+    return page;
+}
+
+QWidget* ModelWindow::buildModelPage() {
+    auto* page = new QWidget(this);
+    auto* layout = new QVBoxLayout(page);
+    summary_ = new QLabel(page);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(summary_);
+
+    auto* textRow = new QHBoxLayout;
+    textLabel_ = new QLabel(page);
+    text_ = new QLineEdit(page);
+    text_->setClearButtonEnabled(true);
+    textLabel_->setBuddy(text_);
+    tokenCount_ = new QLabel(page);
+    textRow->addWidget(textLabel_);
+    textRow->addWidget(text_, 1);
+    textRow->addWidget(tokenCount_);
+    layout->addLayout(textRow);
+    auto* typing = new QTimer(this);
+    typing->setSingleShot(true);
+    typing->setInterval(kTypingPauseMs);
+    connect(text_, &QLineEdit::textEdited, typing, qOverload<>(&QTimer::start));
+    connect(typing, &QTimer::timeout, this, [this] { setText(text_->text()); });
+
+    tokens_ = new views::TokenStrip(page);
+    layout->addWidget(tokens_);
+    connect(tokens_, &views::TokenStrip::tokenClicked, this, [this](int index) {
+        if (lines_)
+            lines_->setFocusToken(std::make_pair(views::ExploreLinesView::Side::Left, index));
+        tokens_->setHighlighted(index);
+    });
+
+    splitter_ = new QSplitter(Qt::Horizontal, page);
+    auto* left = new QWidget(splitter_);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    // The heading wraps on its own line; the colour range below it keeps its full width.
+    mosaicHeading_ = new QLabel(left);
+    mosaicHeading_->setWordWrap(true);
+    leftLayout->addWidget(mosaicHeading_);
+    auto* mosaicBar = new QHBoxLayout;
+    rangeLabel_ = new QLabel(left);
+    range_ = new QComboBox(left);
+    range_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    rangeLabel_->setBuddy(range_);
+    mosaicBar->addWidget(rangeLabel_);
+    mosaicBar->addWidget(range_);
+    mosaicBar->addStretch();
+    leftLayout->addLayout(mosaicBar);
+    auto* mosaicScroll = new QScrollArea(left);
+    mosaicScroll->setWidgetResizable(true);
+    mosaic_ = new views::ModelHeadsMosaic(mosaicScroll);
+    mosaicScroll->setWidget(mosaic_);
+    leftLayout->addWidget(mosaicScroll, 1);
+    connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this,
+            [this](int layer, int head) { selectHead(layer, head); });
+    connect(range_, &QComboBox::activated, this, [this] {
+        mosaic_->setRange(
+            static_cast<views::ModelHeadsMosaic::Range>(range_->currentData().toInt()));
+    });
+
+    tabs_ = new QTabWidget(splitter_);
+    // The page scrolls itself and shrinks to fit the tab's height, as in presentation mode.
+    headTab_ = new QWidget(tabs_);
+    auto* headLayout = new QVBoxLayout(headTab_);
+    headLayout->setContentsMargins(0, 0, 0, 0);
+    tabs_->addTab(headTab_, QString());
+    lines_ = new views::ExploreLinesView(tabs_);
+    tabs_->addTab(lines_, QString());
+    chart_ = new views::NextTokenChart(tabs_);
+    tabs_->addTab(chart_, QString());
+    splitter_->addWidget(left);
+    splitter_->addWidget(tabs_);
+    splitter_->setStretchFactor(0, 2);
+    splitter_->setStretchFactor(1, 3);
+    layout->addWidget(splitter_, 1);
+
+    auto* generation = new QHBoxLayout;
+    generate_ = new QPushButton(page);
+    generateMany_ = new QPushButton(page);
+    stop_ = new QPushButton(page);
+    reset_ = new QPushButton(page);
+    cacheLabel_ = new QLabel(page);
+    cacheLabel_->setWordWrap(true);
+    connect(generate_, &QPushButton::clicked, this, [this] { session_->generate(1); });
+    connect(generateMany_, &QPushButton::clicked, this,
+            [this] { session_->generate(kGenerateMany); });
+    connect(stop_, &QPushButton::clicked, session_, &ModelSession::stopGenerating);
+    connect(reset_, &QPushButton::clicked, session_, &ModelSession::resetGeneration);
+    for (QPushButton* b : {generate_, generateMany_, stop_, reset_}) generation->addWidget(b);
+    generation->addWidget(cacheLabel_, 1);
+    layout->addLayout(generation);
+    return page;
+}
+
+void ModelWindow::buildMenus() {
+    fileMenu_ = menuBar()->addMenu(QString());
+    openAction_ = fileMenu_->addAction(QString(), this, &ModelWindow::openModelWithDialog);
+    openAction_->setShortcut(QKeySequence::Open);
+    openDumpAction_ = fileMenu_->addAction(QString(), this, &ModelWindow::openDumpWithDialog);
+    openDumpAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    cachedMenu_ = fileMenu_->addMenu(QString());
+    connect(cachedMenu_, &QMenu::aboutToShow, this, &ModelWindow::refreshCachedMenu);
+    recentMenu_ = fileMenu_->addMenu(QString());
+    fileMenu_->addSeparator();
+    exportMenu_ = fileMenu_->addMenu(QString());
+    exportHeadAction_ =
+        exportMenu_->addAction(QString(), this, [this] { exportWithDialog(ExportKind::Head); });
+    exportHeadAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
+    exportLayerAction_ =
+        exportMenu_->addAction(QString(), this, [this] { exportWithDialog(ExportKind::Layer); });
+    exportLayerAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    exportChartAction_ = exportMenu_->addAction(
+        QString(), this, [this] { exportWithDialog(ExportKind::NextTokens); });
+    fileMenu_->addSeparator();
+    closeAction_ = fileMenu_->addAction(QString(), this, &QWidget::close);
+    closeAction_->setShortcut(QKeySequence::Close);
+
+    generateMenu_ = menuBar()->addMenu(QString());
+    generateAction_ = generateMenu_->addAction(QString(), this, [this] { session_->generate(1); });
+    generateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    generateManyAction_ =
+        generateMenu_->addAction(QString(), this, [this] { session_->generate(kGenerateMany); });
+    generateManyAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    stopAction_ = generateMenu_->addAction(QString(), session_, &ModelSession::stopGenerating);
+    stopAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    resetAction_ = generateMenu_->addAction(QString(), session_, &ModelSession::resetGeneration);
+    refreshRecentMenu();
+}
+
+QList<QAction*> ModelWindow::windowActions() const {
+    return {openAction_,        openDumpAction_, exportHeadAction_, exportLayerAction_,
+            exportChartAction_, closeAction_,    generateAction_,   generateManyAction_,
+            stopAction_,        resetAction_};
+}
+
+void ModelWindow::retranslate() {
+    setWindowTitle(tr("Attention Visualizer — a real model"));
+    welcomeText_->setText(tr(
+        "<h2>No model open</h2>"
+        "<p>Open a GPT-2 model (gpt2, distilgpt2, gpt2-medium, gpt2-large or a fine-tune of "
+        "them) to see what its trained heads look at on your own text. A model is a folder from "
+        "the <a href=\"https://huggingface.co/gpt2\">Hugging Face Hub</a> with "
+        "<code>config.json</code>, <code>model.safetensors</code> and <code>vocab.json</code> + "
+        "<code>merges.txt</code> (or <code>tokenizer.json</code>). To download GPT-2 small "
+        "(about 500 MB):</p>"
+        "<pre>pip install huggingface_hub\n"
+        "huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt</pre>"
+        "<p>Models downloaded this way are listed below and open by a double click. An "
+        "attention dump saved from any model (<code>.npy</code> or <code>.safetensors</code>, "
+        "the README shows how) opens the same way.</p>"
+        "<p>The tutorial's walkthrough does not need a model: it stays in the main window.</p>"));
+    welcomeOpen_->setText(tr("Open model folder…"));
+    welcomeDump_->setText(tr("Open attention dump…"));
+    cachedHeading_->setText(tr("In the Hugging Face cache (%1):")
+                                .arg(QDir::toNativeSeparators(attn::huggingFaceHubCache())));
+    recentHeading_->setText(tr("Recent:"));
+    loadingText_->setText(tr("Loading the model… the window stays usable; Cancel stops it."));
+    cancel_->setText(tr("Cancel"));
+    textLabel_->setText(tr("&Text:"));
+    updateTextPlaceholder();
+    mosaicHeading_->setText(
+        tr("Every layer (rows) × head (columns): click a head to see it large"));
+    rangeLabel_->setText(tr("Colours:"));
+    const int range = range_->currentIndex();
+    range_->clear();
+    range_->addItem(tr("each row its own range"),
+                    static_cast<int>(views::ModelHeadsMosaic::Range::PerRow));
+    range_->addItem(tr("each head its own range"),
+                    static_cast<int>(views::ModelHeadsMosaic::Range::PerHead));
+    range_->addItem(tr("one range, 0 to 1"),
+                    static_cast<int>(views::ModelHeadsMosaic::Range::Shared));
+    range_->setCurrentIndex(std::max(0, range));
+    tabs_->setTabText(0, tr("Head"));
+    tabs_->setTabText(1, tr("Lines"));
+    tabs_->setTabText(2, tr("Next token"));
+    generate_->setText(tr("Generate next token"));
+    generateMany_->setText(tr("Generate %n tokens", nullptr, kGenerateMany));
+    stop_->setText(tr("Stop"));
+    reset_->setText(tr("Back to the text"));
+    fileMenu_->setTitle(tr("&File"));
+    openAction_->setText(tr("&Open model folder…"));
+    openDumpAction_->setText(tr("Open attention &dump…"));
+    cachedMenu_->setTitle(tr("Models in the &Hugging Face cache"));
+    recentMenu_->setTitle(tr("&Recent"));
+    exportMenu_->setTitle(tr("&Export"));
+    exportHeadAction_->setText(tr("&Head figure…"));
+    exportLayerAction_->setText(tr("All heads of the &layer as one figure…"));
+    exportChartAction_->setText(tr("&Next-token chart…"));
+    closeAction_->setText(tr("&Close"));
+    generateMenu_->setTitle(tr("&Generate"));
+    generateAction_->setText(generate_->text());
+    generateManyAction_->setText(generateMany_->text());
+    stopAction_->setText(tr("&Stop"));
+    resetAction_->setText(reset_->text());
+    updateView();
+}
+
+void ModelWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QMainWindow::changeEvent(event);
+}
+
+void ModelWindow::refreshWelcome() {
+    cached_->clear();
+    for (const attn::CachedModel& m : attn::listCachedModels()) {
+        auto* item = new QListWidgetItem(
+            m.gpt2 ? m.name : tr("%1 (not a GPT-2 model: cannot be run here)").arg(m.name),
+            cached_);
+        item->setData(Qt::UserRole, m.folder);
+        item->setToolTip(QDir::toNativeSeparators(m.folder));
+        if (!m.gpt2) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+    }
+    if (cached_->count() == 0) {
+        auto* item = new QListWidgetItem(tr("(no models found)"), cached_);
+        item->setFlags(Qt::NoItemFlags);
+    }
+    recent_->clear();
+    for (const QString& path : ModelSession::recentSources()) {
+        auto* item = new QListWidgetItem(QDir::toNativeSeparators(path), recent_);
+        item->setData(Qt::UserRole, path);
+        if (!QFileInfo::exists(path)) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+    }
+}
+
+void ModelWindow::refreshRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = ModelSession::recentSources();
+    for (const QString& path : recent) {
+        QAction* a = recentMenu_->addAction(QDir::toNativeSeparators(path));
+        a->setEnabled(QFileInfo::exists(path));
+        connect(a, &QAction::triggered, this, [this, path] {
+            if (QFileInfo(path).isFile())
+                openDump(path);
+            else
+                openModel(path);
+        });
+    }
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void ModelWindow::refreshCachedMenu() {
+    cachedMenu_->clear();
+    const std::vector<attn::CachedModel> models = attn::listCachedModels();
+    for (const attn::CachedModel& m : models) {
+        QAction* a = cachedMenu_->addAction(m.name);
+        a->setEnabled(m.gpt2);
+        const QString folder = m.folder;
+        connect(a, &QAction::triggered, this, [this, folder] { openModel(folder); });
+    }
+    if (models.empty())
+        cachedMenu_
+            ->addAction(
+                tr("No models in %1").arg(QDir::toNativeSeparators(attn::huggingFaceHubCache())))
+            ->setEnabled(false);
+}
+
+void ModelWindow::setText(const QString& text) {
+    if (text_->text() != text) text_->setText(text);
+    QSettings().setValue(kTextKey, text);
+    session_->setText(text);
+}
+
+void ModelWindow::selectHead(int layer, int head) {
+    layer_ = std::clamp(layer, 0, std::max(0, session_->layerCount() - 1));
+    head_ = std::clamp(head, 0, std::max(0, session_->headCount() - 1));
+    mosaic_->setSelected(layer_, head_);
+    updateHeadPage();
+    updateLines();
+    tabs_->setCurrentIndex(0);
+}
+
+attn::Step ModelWindow::layerStep() const {
+    const ModelSession::View& v = session_->view();
+    const std::vector<std::string> tokens = stdTokens(v.tokens);
+    const auto l = static_cast<std::size_t>(layer_);
+    if (v.forward && session_->model().weights && v.forward->queries.size() > l &&
+        v.forward->queries[l].rows() == static_cast<Eigen::Index>(tokens.size())) {
+        // The layer's weights with its queries and keys: q·k, /√head_dim and the softmax of
+        // every cell on hover. Only this layer is copied.
+        attn::Gpt2ForwardResult layer;
+        layer.attentions.resize(l + 1);
+        layer.queries.resize(l + 1);
+        layer.keys.resize(l + 1);
+        layer.attentions[l] = v.attentions[l];
+        layer.queries[l] = v.forward->queries[l];
+        layer.keys[l] = v.forward->keys[l];
+        return attn::gpt2_layer_step(layer, session_->model().weights->config, layer_, tokens);
+    }
+    if (session_->source() == ModelSession::Source::Model && session_->model().weights) {
+        // While generating, the rows come from the kv_cache without a full pass's queries and
+        // keys: the weights, and the text says when the arithmetic comes back.
+        attn::Gpt2ForwardResult layer;
+        layer.attentions.resize(l + 1);
+        layer.attentions[l] = v.attentions[l];
+        return attn::gpt2_layer_step(layer, session_->model().weights->config, layer_, tokens);
+    }
+    return attn::attention_layer_step(v.attentions[l], layer_, tokens);
+}
+
+void ModelWindow::updateView() {
+    if (!tokens_) return;
+    const ModelSession::View& v = session_->view();
+    const int n = static_cast<int>(v.tokens.size());
+    tokenCount_->setText(tr("%n tokens", nullptr, n));
+    tokens_->setTokens(v.tokens, v.ids);
+    tokens_->setGenerated(v.promptTokens);
+    const bool ready = !v.attentions.empty() && !v.attentions.front().empty();
+    mosaic_->setAttentions(ready ? v.attentions : std::vector<std::vector<attn::Matrix>>{});
+    if (ready) {
+        layer_ = std::min(layer_, static_cast<int>(v.attentions.size()) - 1);
+        head_ = std::min(head_, static_cast<int>(v.attentions.front().size()) - 1);
+        mosaic_->setSelected(layer_, head_);
+    }
+    std::vector<views::NextToken> next;
+    if (session_->model().tokenizer)
+        for (const attn::Gpt2TopToken& t : v.nextTokens)
+            next.push_back({session_->model().tokenizer->displayToken(t.id), t.id, t.prob});
+    chart_->setPredictions(next);
+    tabs_->setTabEnabled(2, session_->source() == ModelSession::Source::Model);
+    updateHeadPage();
+    updateLines();
+    updateGenerationControls();
+}
+
+void ModelWindow::updateHeadPage() {
+    const ModelSession::View& v = session_->view();
+    if (v.attentions.empty() || v.attentions.front().empty() ||
+        v.attentions.front().front().rows() == 0) {
+        delete headPage_;
+        headPage_ = nullptr;
+        return;
+    }
+    attn::Step step;
+    try {
+        step = layerStep();
+    } catch (const std::exception& e) {
+        showMessage(QString::fromUtf8(e.what()), true);
+        return;
+    }
+    // The chosen head alone, with the operands its hover arithmetic reads.
+    const attn::StepMatrix kept = step.matrices.at(static_cast<std::size_t>(head_));
+    step.matrices = {kept};
+    auto* page = new views::StepPage(std::move(step), headTab_);
+    page->setFitToHeight(true);
+    page->setSmallestFitScale(0.8);
+    delete headPage_;
+    headTab_->layout()->addWidget(page);
+    headPage_ = page;
+}
+
+void ModelWindow::updateLines() {
+    const ModelSession::View& v = session_->view();
+    if (v.attentions.empty()) {
+        lines_->setData({}, {}, {});
+        return;
+    }
+    const auto& layer = v.attentions[static_cast<std::size_t>(layer_)];
+    QStringList keys = v.tokens;
+    while (keys.size() < layer.front().cols()) keys << QString::number(keys.size() + 1);
+    QStringList queries = keys.mid(keys.size() - static_cast<int>(layer.front().rows()));
+    lines_->setData(queries, keys, layer);
+    for (int h = 0; h < lines_->headCount(); ++h) lines_->setHeadVisible(h, h == head_);
+}
+
+void ModelWindow::updateGenerationControls() {
+    const bool model = session_->source() == ModelSession::Source::Model;
+    const ModelSession::View& v = session_->view();
+    const bool canStart = model && !v.ids.empty() && session_->error().isEmpty();
+    for (QWidget* w : std::initializer_list<QWidget*>{generate_, generateMany_})
+        w->setEnabled(canStart);
+    generateAction_->setEnabled(canStart);
+    generateManyAction_->setEnabled(canStart);
+    stop_->setEnabled(session_->generating());
+    stopAction_->setEnabled(session_->generating());
+    const bool generated = static_cast<int>(v.ids.size()) > v.promptTokens;
+    reset_->setEnabled(model && generated);
+    resetAction_->setEnabled(model && generated);
+    for (QWidget* w : std::initializer_list<QWidget*>{generate_, generateMany_, stop_, reset_})
+        w->setVisible(model);
+    if (!model) {
+        cacheLabel_->setText(session_->source() == ModelSession::Source::Dump
+                                 ? tr("An attention dump holds only the weights: the hover "
+                                      "shows each weight, not its q·k arithmetic.")
+                                 : QString());
+        return;
+    }
+    if (!generated || !session_->model().weights) {
+        cacheLabel_->setText(
+            tr("Generate: each new token is one new attention row per head, "
+               "read against the kv_cache of the tokens before it."));
+        return;
+    }
+    const attn::Gpt2Config& c = session_->model().weights->config;
+    const int newTokens = static_cast<int>(v.ids.size()) - v.promptTokens;
+    QString text = tr("%n generated, ", nullptr, newTokens) +
+                   tr("kv_cache: %1 tokens × %2 layers × n_embd %3 × 2 (K and V) × 4 bytes = %4")
+                       .arg(v.ids.size())
+                       .arg(c.n_layer)
+                       .arg(c.n_embd)
+                       .arg(bytesText(v.cacheBytes));
+    if (v.cachedVsFull >= 0.0f)
+        text += tr(" · cached rows vs one full pass: max |difference| %1")
+                    .arg(attn::shortestText(v.cachedVsFull));
+    cacheLabel_->setText(text);
+}
+
+void ModelWindow::updateTextPlaceholder() {
+    text_->setPlaceholderText(session_->source() == ModelSession::Source::Dump
+                                  ? tr("An attention dump: its tokens and weights are the file's")
+                                  : tr("Type a text: the model runs on it as you type"));
+}
+
+void ModelWindow::showMessage(const QString& message, bool error) {
+    lastMessage_ = message;
+    statusBar()->showMessage(message, error ? 0 : 6000);
+    errorBanner_->setText(message);
+    errorBanner_->setVisible(error);
+}
+
+void ModelWindow::openModelWithDialog() {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model folder"),
+                                                             attn::huggingFaceHubCache());
+    if (!folder.isEmpty()) openModel(folder);
+}
+
+void ModelWindow::openDumpWithDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open an attention dump"), QDir::homePath(),
+                                     tr("Attention dumps (*.npy *.safetensors)"));
+    if (!path.isEmpty()) openDump(path);
+}
+
+bool ModelWindow::exportHead(const QString& path, const views::FigureOptions& options,
+                             QString* error) {
+    if (!headPage_) {
+        *error = tr("Nothing to export: open a model and type a text first.");
+        return false;
+    }
+    const QStringList ids = headPage_->matrixIds();
+    QByteArray bytes;
+    if (!views::renderFigureBytes({headPage_, ids.first()}, options, &bytes, error)) return false;
+    return attn::saveFile(path, views::figureKind(options.format), bytes, options.overwrite, error);
+}
+
+bool ModelWindow::exportLayer(const QString& path, const views::FigureOptions& options,
+                              QString* error) {
+    if (session_->view().attentions.empty()) {
+        *error = tr("Nothing to export: open a model and type a text first.");
+        return false;
+    }
+    // Every head of the layer on one page, drawn as the head view draws one.
+    views::StepPage page(layerStep());
+    page.resize(1200, 900);
+    QByteArray bytes;
+    if (!views::renderFiguresGrid(views::pageFigures(page), options, 0, &bytes, error))
+        return false;
+    return attn::saveFile(path, views::figureKind(options.format), bytes, options.overwrite, error);
+}
+
+bool ModelWindow::exportNextTokens(const QString& path, views::FigureFormat format,
+                                   QString* error) {
+    if (chart_->barCount() == 0) {
+        *error = tr("Nothing to export: the next-token chart is empty.");
+        return false;
+    }
+    const QByteArray bytes = chart_->renderBytes(format, error);
+    if (bytes.isEmpty()) return false;
+    return attn::saveFile(path, views::figureKind(format), bytes, true, error);
+}
+
+void ModelWindow::exportWithDialog(ExportKind kind) {
+    QString error;
+    const QString base = kind == ExportKind::NextTokens ? QStringLiteral("next-tokens")
+                         : kind == ExportKind::Layer
+                             ? QStringLiteral("layer-%1-heads").arg(layer_ + 1)
+                             : QStringLiteral("layer-%1-head-%2").arg(layer_ + 1).arg(head_ + 1);
+    views::FigureOptions options;
+    QSize fitted;
+    if (kind == ExportKind::Head && headPage_)
+        fitted = views::fittedFigureSize({headPage_, headPage_->matrixIds().first()}, options);
+    ExportDialog dialog(ExportDialog::Target::Heatmap,
+                        QDir(exportFolder()).filePath(base + QStringLiteral(".png")), fitted, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    options = dialog.options();
+    const QString path = dialog.destination();
+    if (QFileInfo::exists(path) &&
+        QMessageBox::question(this, tr("Replace existing file?"),
+                              tr("%1 exists. Replace it?").arg(QDir::toNativeSeparators(path)),
+                              QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    options.overwrite = true;
+    QSettings().setValue(kExportFolderKey, QFileInfo(path).absolutePath());
+    const bool ok = kind == ExportKind::Head    ? exportHead(path, options, &error)
+                    : kind == ExportKind::Layer ? exportLayer(path, options, &error)
+                                                : exportNextTokens(path, options.format, &error);
+    if (!ok) {
+        showMessage(error, true);
+        QMessageBox::warning(this, tr("Export failed"), error);
+        return;
+    }
+    showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+}
+
+QString ModelWindow::shownError() const {
+    return errorBanner_->isHidden() ? QString() : errorBanner_->text();
+}
