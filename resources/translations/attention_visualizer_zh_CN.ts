@@ -1830,18 +1830,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>更多 K/V 头 ▶</translation>
     </message>
     <message>
-        <source>Part %1 of %2: %3</source>
-        <translation>部分 %1 / %2：%3</translation>
-    </message>
-    <message>
-        <source>◀ Previous part</source>
-        <translation>◀ 上一部分</translation>
-    </message>
-    <message>
-        <source>Next part ▶</source>
-        <translation>下一部分 ▶</translation>
-    </message>
-    <message>
         <source>Query head %1 · K/V head %2</source>
         <translation>查询头 %1 · K/V 头 %2</translation>
     </message>
@@ -1860,6 +1848,18 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>&lt;p&gt;Each row is one token as a query, its cells the attention weights α it gives to itself and to the tokens before it: softmax(q·k / √{head_dim}). The rows of generated tokens come from the kv_cache, one new query against the cached keys. Every row sums to 1.&lt;/p&gt;&lt;p&gt;The arithmetic of every cell comes back on hover once generation stops and one full pass has run.&lt;/p&gt;</source>
         <translation>&lt;p&gt;每一行是作为查询的一个词元，行中的单元格是它分给自身和之前各词元的注意力权重 α：softmax(q·k / √{head_dim})。生成的词元所在的行来自 kv_cache：一个新查询对照缓存中的键。每一行之和为 1。&lt;/p&gt;&lt;p&gt;生成停止并完成一次完整计算后，鼠标悬停即可再次看到每个单元格的计算过程。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Case %1 of %2: %3</source>
+        <translation>情形 %1 / %2：%3</translation>
+    </message>
+    <message>
+        <source>◀ Previous case</source>
+        <translation>◀ 上一情形</translation>
+    </message>
+    <message>
+        <source>Next case ▶</source>
+        <translation>下一情形 ▶</translation>
     </message>
 </context>
 <context>

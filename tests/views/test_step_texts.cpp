@@ -141,8 +141,8 @@ private slots:
         QVERIFY(head3);
         QCOMPARE(views::matrixCaption(g, *head3), QStringLiteral("Query head 3 · K/V head 2"));
         const attn::Step& r = stepById(steps_, "rope");
-        QCOMPARE(views::frameText(r, 1), QStringLiteral("Part 2 of 3: RoPE, positions 0–3"));
-        QCOMPARE(views::frameText(r, 2), QStringLiteral("Part 3 of 3: RoPE, positions + 3"));
+        QCOMPARE(views::frameText(r, 1), QStringLiteral("Case 2 of 3: RoPE, positions 0–3"));
+        QCOMPARE(views::frameText(r, 2), QStringLiteral("Case 3 of 3: RoPE, positions + 3"));
         QCOMPARE(views::frameText(r, 3), QString());
     }
 
