@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "formula_text.h"
+#include "ops.h"
 
 namespace attn {
 
@@ -182,10 +183,19 @@ std::string explain_kv_weight(const KvTraceStep& step, std::size_t head, Eigen::
     const Eigen::Index t = step.token;
     const double weight = step.attn_weights[head](col);
     const std::string alpha = cell("α", t, col);
-    if (head >= step.query.size() || head >= step.cache_keys.size())
+    // Grouped-query attention: the cache holds fewer heads, and query head `head` reads the
+    // K/V head of its group.
+    const std::size_t kv_head =
+        !step.cache_keys.empty() && step.cache_keys.size() < step.attn_weights.size()
+            ? static_cast<std::size_t>(
+                  kv_head_of(static_cast<Eigen::Index>(head),
+                             static_cast<Eigen::Index>(step.attn_weights.size()),
+                             static_cast<Eigen::Index>(step.cache_keys.size())))
+            : head;
+    if (head >= step.query.size() || kv_head >= step.cache_keys.size())
         return alpha + " = " + bare(weight);
     const RowVector& q = step.query[head];
-    const Matrix& keys = step.cache_keys[head];
+    const Matrix& keys = step.cache_keys[kv_head];
     if (keys.rows() != step.attn_weights[head].size() || keys.cols() != q.size())
         return alpha + " = " + bare(weight);
     // The stepper decodes MultiHeadAttention / GPT-2, which divide by √head_dim.

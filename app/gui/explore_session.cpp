@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/gui/when_done.h"
 #include "app/io/matrix_text.h"
 #include "model/rng.h"
 
@@ -195,9 +196,8 @@ void ExploreSession::recompute() {
     setBusy(true);
     ++pendingRuns_;
     const ExploreState copy = state_;
-    QtConcurrent::run([copy] {
-        return runState(copy);
-    }).then(this, [this, generation, copy](const RunOutcome& out) {
+    auto task = QtConcurrent::run([copy] { return runState(copy); });
+    whenDone(this, std::move(task), [this, generation, copy](const RunOutcome& out) {
         --pendingRuns_;
         finishRun(generation, out.result, out.error, copy);
     });

@@ -12,6 +12,7 @@
 #include <exception>
 #include <utility>
 
+#include "app/gui/when_done.h"
 #include "app/io/attention_dump.h"
 #include "model/tensor.h"
 #include "views/number_text.h"
@@ -138,9 +139,9 @@ ModelSession::LoadStart ModelSession::startLoad() {
 void ModelSession::openModel(const QString& nameOrFolder) {
     const LoadStart start = startLoad();
     const std::uint64_t run = start.run;
-    QtConcurrent::run([nameOrFolder, start] {
-        return attn::openGpt2Model(nameOrFolder, true, start.options);
-    }).then(this, [this, run](const attn::Gpt2ModelResult& opened) {
+    auto task = QtConcurrent::run(
+        [nameOrFolder, start] { return attn::openGpt2Model(nameOrFolder, true, start.options); });
+    whenDone(this, std::move(task), [this, run](const attn::Gpt2ModelResult& opened) {
         if (run != loadRun_) return;  // cancelled, or another open started
         setLoading(false);
         if (!opened.ok()) {
@@ -167,9 +168,9 @@ void ModelSession::openModel(const QString& nameOrFolder) {
 void ModelSession::openDump(const QString& path) {
     const LoadStart start = startLoad();
     const std::uint64_t run = start.run;
-    QtConcurrent::run([path, start] {
-        return attn::loadAttentionDump(path, QString(), start.options);
-    }).then(this, [this, run, path](const attn::AttentionDumpResult& loaded) {
+    auto task = QtConcurrent::run(
+        [path, start] { return attn::loadAttentionDump(path, QString(), start.options); });
+    whenDone(this, std::move(task), [this, run, path](const attn::AttentionDumpResult& loaded) {
         if (run != loadRun_) return;
         setLoading(false);
         if (!loaded.ok()) {
@@ -254,9 +255,8 @@ void ModelSession::runForward() {
     ++pendingRuns_;
     const std::vector<int> ids = view_.ids;
     const std::shared_ptr<const attn::Gpt2Weights> weights = model_.weights;
-    QtConcurrent::run([weights, ids] {
-        return runForwardPass(weights, ids);
-    }).then(this, [this, run, ids](const ForwardOutcome& out) {
+    auto task = QtConcurrent::run([weights, ids] { return runForwardPass(weights, ids); });
+    whenDone(this, std::move(task), [this, run, ids](const ForwardOutcome& out) {
         finishForward(run, out.result, out.error, ids);
     });
 }
@@ -352,7 +352,7 @@ void ModelSession::stepGeneration() {
         std::int64_t cacheBytes = 0;
         QString error;
     };
-    QtConcurrent::run([g] {
+    auto task = QtConcurrent::run([g] {
         StepOutcome out;
         try {
             out.step = g->generator->step();
@@ -361,7 +361,8 @@ void ModelSession::stepGeneration() {
             out.error = QString::fromUtf8(e.what());
         }
         return out;
-    }).then(this, [this, g](const StepOutcome& out) {
+    });
+    whenDone(this, std::move(task), [this, g](const StepOutcome& out) {
         if (g != generation_) return;  // reset or a new text meanwhile
         if (!out.error.isEmpty()) {
             const bool wasBusy = busy();
@@ -370,8 +371,8 @@ void ModelSession::stepGeneration() {
             emitBusy(wasBusy);
             return;
         }
-        // One new row per head: the old (T, T) matrices grow by a zero column (the new key is
-        // after every earlier query) and the new token's row.
+        // One new row per head: the old (T, T) matrices grow by a zero column (the new key
+        // is after every earlier query) and the new token's row.
         const Eigen::Index t = static_cast<Eigen::Index>(view_.ids.size()) + 1;
         for (std::size_t l = 0; l < view_.attentions.size(); ++l)
             for (std::size_t h = 0; h < view_.attentions[l].size(); ++h) {

@@ -236,6 +236,7 @@ QWidget* ModelWindow::buildLoadingPage() {
     loadingText_->setAlignment(Qt::AlignCenter);
     progress_ = new QProgressBar(page);
     progress_->setRange(0, 1000);
+    progress_->setMinimumWidth(480);  // wide enough to see it move on a projector
     progress_->setMaximumWidth(600);
     cancel_ = new QPushButton(page);
     connect(cancel_, &QPushButton::clicked, session_, &ModelSession::cancelLoad);

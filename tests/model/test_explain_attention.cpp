@@ -172,6 +172,30 @@ private slots:
         QVERIFY(attn::explain_kv_cache(step, 0, true, 3, 0).find("appended") != std::string::npos);
     }
 
+    // Four query heads over two K/V heads: query head 4 (index 3) reads K/V head 2's cache.
+    void kvWeightUnderGqaReadsTheGroupsKeys() {
+        attn::KvTraceConfig config;
+        config.num_heads = 4;
+        config.d_out = 8;
+        config.num_kv_heads = 2;
+        config.cache_snapshots = true;
+        const attn::KvTrace trace = attn::build_kv_trace(attn::tutorial_inputs(), config);
+        const attn::KvTraceStep& step = trace.steps[3];
+        QCOMPARE(step.cache_keys.size(), std::size_t{2});
+        QCOMPARE(step.attn_weights.size(), std::size_t{4});
+        const std::string text = attn::explain_kv_weight(step, 3, 1);
+        QVERIFY2(text.rfind("ω₄₂ = q₄ · k₂ = ", 0) == 0, text.c_str());
+        const auto products = productsAfter(text, "q₄ · k₂ = ");
+        QCOMPARE(products.size(), std::size_t{2});
+        for (std::size_t d = 0; d < 2; ++d) {
+            QVERIFY(std::abs(products[d].first - step.query[3](static_cast<Eigen::Index>(d))) <
+                    1e-4);
+            QVERIFY(std::abs(products[d].second -
+                             step.cache_keys[1](1, static_cast<Eigen::Index>(d))) < 1e-4);
+        }
+        QVERIFY(endsWith(text, "= " + attn::format_fixed(step.attn_weights[3](1))));
+    }
+
     void cellsOutsideTheRunExplainNothing() {
         const attn::RunResult run = tutorialRun(attn::ModuleKind::MultiHeadAttention);
         QVERIFY(attn::explain_attention_weight(run, 2, 0, 0).empty());
