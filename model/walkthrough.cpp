@@ -613,13 +613,7 @@ class MultiHeadAttention(nn.Module):
         derive(b.add("output", "y", m_out.context_vecs[0], tok, fused_dims, MatrixKind::Context),
                Derivation::Linear, "concat", "out_proj")
             .bias = mha.out_proj.bias;
-        b.fact("num_heads", static_cast<double>(num_heads));
-        b.fact("head_dim", static_cast<double>(d_out));
-        b.arg("num_heads", count(num_heads));
-        b.arg("head_dim", count(d_out));
-        b.arg("fused_out", count(fused_out));
-        b.arg("head1_cols", "1–" + count(d_out));
-        b.arg("head2_cols", count(d_out + 1) + "–" + count(fused_out));
+        head_split_args(b, num_heads, d_out);
         push(b);
     }
 

@@ -117,6 +117,19 @@ inline StepMatrix& masked(StepMatrix& m, BoolMatrix blocked, float fill) {
 // like the tutorial's `inputs @ W`.
 inline Matrix as_input_by_output(const Linear& l) { return l.weight.transpose(); }
 
+// How the fused W_query of `num_heads` heads of `head_dim` splits, in the facts and in the texts
+// ({num_heads}, {head_dim}, {fused_out}, {head1_cols}, {head2_cols}): steps 14 and 16 say it.
+inline void head_split_args(StepBuilder& b, Eigen::Index num_heads, Eigen::Index head_dim) {
+    const Eigen::Index fused_out = num_heads * head_dim;
+    b.fact("num_heads", static_cast<double>(num_heads));
+    b.fact("head_dim", static_cast<double>(head_dim));
+    b.arg("num_heads", count(num_heads));
+    b.arg("head_dim", count(head_dim));
+    b.arg("fused_out", count(fused_out));
+    b.arg("head1_cols", "1–" + count(head_dim));
+    b.arg("head2_cols", count(head_dim + 1) + "–" + count(fused_out));
+}
+
 // Step 16, KV caching with step 14's MultiHeadAttention `mha` and its pass `m_out` over the
 // inputs (walkthrough_kv_cache.cpp); push adds the texts' common args and appends the step.
 void add_kv_cache_step(const Sequence& inputs, const WalkthroughConfig& config,

@@ -130,13 +130,7 @@ out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal 
         b.step().frame_labels.push_back(tok[static_cast<std::size_t>(i)]);
     }
     b.step().frame_count = static_cast<int>(t);
-    b.fact("num_heads", static_cast<double>(num_heads));
-    b.fact("head_dim", static_cast<double>(hd));
-    b.arg("num_heads", count(num_heads));
-    b.arg("head_dim", count(hd));
-    b.arg("fused_out", count(fused_out));
-    b.arg("head1_cols", "1–" + count(hd));
-    b.arg("head2_cols", count(hd + 1) + "–" + count(fused_out));
+    head_split_args(b, num_heads, hd);
     push(b);
 }
 
