@@ -15,6 +15,7 @@
 #include "image_checks.h"
 #include "model/gpt2_forward.h"
 #include "pdf_tools.h"
+#include "tests/dark_palette.h"
 #include "views/colormaps.h"
 #include "views/figure_render.h"
 #include "views/model_heads_mosaic.h"
@@ -59,33 +60,6 @@ void keep(const QImage& image, const QString& name) {
     if (dir.isEmpty()) return;
     QDir().mkpath(dir);
     image.save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-}
-
-QPalette darkPalette() {
-    QPalette p;
-    const QColor window(0x20, 0x21, 0x24), base(0x2a, 0x2b, 0x2e), text(0xe8, 0xe8, 0xe8);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, QColor(0x30, 0x31, 0x35));
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x30, 0x31, 0x35));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::PlaceholderText, QColor(0xa0, 0xa0, 0xa0));
-    p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
-    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
-    return p;
-}
-
-double nearWhiteShare(const QImage& image) {
-    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-    qint64 white = 0;
-    for (int y = 0; y < rgb.height(); ++y)
-        for (int x = 0; x < rgb.width(); ++x) {
-            const QRgb c = rgb.pixel(x, y);
-            if (qRed(c) >= 235 && qGreen(c) >= 235 && qBlue(c) >= 235) ++white;
-        }
-    return static_cast<double>(white) / static_cast<double>(rgb.width() * rgb.height());
 }
 
 // The bounding box of the pixels near viridis' top colour inside `area`.
