@@ -1,5 +1,6 @@
-// Internal to the walkthrough (walkthrough.cpp and walkthrough_chapters.cpp): the builder that
-// makes one step's records read as the tutorial's cells, and the small text helpers both use.
+// Internal to the walkthrough (walkthrough.cpp, walkthrough_steps_*.cpp and the chapters): the
+// builder that makes one step's records read as the tutorial's cells, the small text helpers they
+// use, and the passes several steps share.
 #pragma once
 
 #include <functional>
@@ -129,6 +130,81 @@ inline void head_split_args(StepBuilder& b, Eigen::Index num_heads, Eigen::Index
     b.arg("head1_cols", "1–" + count(head_dim));
     b.arg("head2_cols", count(head_dim + 1) + "–" + count(fused_out));
 }
+
+// The operands behind a module's weights, for the hover: its queries and keys, the raw scores ω
+// (blocked cells filled with -inf when the module masks). Rows and keys are the tokens.
+inline void score_operands(StepBuilder& b, const std::string& prefix, const Matrix& queries,
+                           const Matrix& keys, const Matrix& scores, const BoolMatrix& blocked,
+                           const std::vector<std::string>& tokens,
+                           const std::vector<std::string>& cols) {
+    b.operand(prefix + "queries", "q", queries, tokens, cols, MatrixKind::Projections);
+    b.operand(prefix + "keys", "k", keys, tokens, cols, MatrixKind::Projections);
+    StepMatrix& m =
+        derive(b.operand(prefix + "scores", "ω",
+                         blocked.size() > 0 ? masked_fill(scores, blocked, kNegInf) : scores,
+                         tokens, tokens, MatrixKind::Scores),
+               Derivation::DotProduct, prefix + "queries", prefix + "keys");
+    if (blocked.size() > 0) masked(m, blocked, kNegInf);
+}
+
+// What the tutorial's steps 1-15 read (build_walkthrough makes it once).
+struct TutorialContext {
+    const Sequence& inputs;
+    const WalkthroughConfig& config;
+    Eigen::Index query_index;                // the followed query, clamped to the tokens
+    std::vector<std::string> dims;           // d_in's column labels
+    std::vector<std::string> out_dims;       // d_out's column labels
+    float sqrt_dk;                           // √d_out, the scale of steps 8 onwards
+    std::string seed;                        // config.seed as the snippets print it
+    std::function<void(StepBuilder&)> push;  // adds the texts' common args and appends the step
+};
+
+// Steps 2-4: the followed query's scores against every token and their softmax.
+struct QueryJourney {
+    Matrix query;    // (1, d_in)
+    Matrix scores;   // (1, T)
+    Matrix weights;  // (1, T)
+};
+
+// Steps 6-9: SelfAttention_v1's torch.rand weights (the walkthrough's seed) and its pass.
+struct SelfAttentionV1Pass {
+    SelfAttentionV1 sa_v1;
+    Matrix queries, keys, values;  // (T, d_out)
+    AttentionResult v1;
+};
+
+// Steps 10-12: the causal mask on SelfAttention v2's weights, both ways the tutorial applies it.
+struct CausalPass {
+    BoolMatrix future;       // (T, T) true = a later token, blocked
+    Matrix tril;             // (T, T) 1 where allowed
+    Matrix masked_product;   // v2's weights × tril
+    Matrix renormalized;     // masked_product with each row summing to 1
+    AttentionResult causal;  // -inf before softmax
+};
+
+// The tutorial's steps, one builder each, in order (walkthrough_steps_*.cpp).
+void add_inputs(const TutorialContext& context);                                        // 1
+void add_scores_journey(const TutorialContext& context, const QueryJourney& journey);   // 2
+void add_weights_journey(const TutorialContext& context, const QueryJourney& journey);  // 3
+void add_context_journey(const TutorialContext& context, const QueryJourney& journey);  // 4
+void add_all_tokens(const TutorialContext& context);                                    // 5
+void add_trainable_weights(const TutorialContext& context,
+                           const SelfAttentionV1Pass& v1_pass);  // 6
+void add_queries_keys_values(const TutorialContext& context,
+                             const SelfAttentionV1Pass& v1_pass);                            // 7
+void add_scaled_scores(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass);  // 8
+void add_self_attention_classes(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass,
+                                const SelfAttentionV2& sa_v2, const ModuleOutput& v2_out);  // 9
+void add_causal_renormalize(const TutorialContext& context, const ModuleOutput& v2_out,
+                            const CausalPass& causal_pass);  // 10
+void add_causal_softmax(const TutorialContext& context, const ModuleOutput& v2_out,
+                        const CausalPass& causal_pass);  // 11
+void add_dropout(const TutorialContext& context, const ModuleOutput& v2_out,
+                 const CausalPass& causal_pass);                  // 12
+void add_causal_attention_batch(const TutorialContext& context);  // 13
+void add_multi_head(const TutorialContext& context, const MultiHeadAttention& mha,
+                    const ModuleOutput& m_out);                                          // 14
+void add_cross_attention(const TutorialContext& context, const SelfAttentionV2& sa_v2);  // 15
 
 // Step 16, KV caching with step 14's MultiHeadAttention `mha` and its pass `m_out` over the
 // inputs (walkthrough_kv_cache.cpp); push adds the texts' common args and appends the step.
