@@ -47,10 +47,10 @@ void check_size(Eigen::Index value, Eigen::Index max, std::string_view name) {
 using detail::check_sequence;
 using detail::check_size;
 
-ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
-                            Eigen::Index source_tokens, bool output_only) {
-    const ModuleInfo& info = detail::module_entry(config).info;
-    ModuleConfig out = config;
+namespace {
+
+// d_in, the batch and the token count, which every module needs.
+void check_sizes(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens) {
     check_size(d_in, kMaxWidth, "d_in");
     check_size(config.batch, kMaxBatch, "batch");
     if (tokens < 1) {
@@ -58,8 +58,11 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         msg << "the sequence has no tokens: give at least one token";
         fail(msg);
     }
+}
 
-    // Seed 003's dim_k and dim_v (default d_in); the output width d_out is dim_v.
+// Seed 003's dim_k and dim_v (default d_in); the output width d_out is dim_v.
+void resolve_key_value_widths(const ModuleInfo& info, const ModuleConfig& config, Eigen::Index d_in,
+                              ModuleConfig& out) {
     if (info.uses_dim_kv) {
         out.dim_k = config.dim_k == 0 ? d_in : config.dim_k;
         out.dim_v = config.dim_v == 0 ? d_in : config.dim_v;
@@ -81,8 +84,11 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
             << " (seed 003) have separate key and value widths; leave dim_k and dim_v unset";
         fail(msg);
     }
+}
 
-    // d_out: the projection width, or d_model = d_in for the modules without one.
+// d_out: the projection width, or d_model = d_in for the modules without one.
+void resolve_d_out(const ModuleInfo& info, const ModuleConfig& config, Eigen::Index d_in,
+                   ModuleConfig& out) {
     if (info.uses_dim_kv) {
         out.d_out = out.dim_v;
     } else if (info.uses_d_out) {
@@ -98,8 +104,10 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         }
         out.d_out = d_in;
     }
+}
 
-    // num_heads
+// num_heads: 2 by default where the width allows it, 1 for the single-head modules.
+void resolve_num_heads(const ModuleInfo& info, const ModuleConfig& config, ModuleConfig& out) {
     if (info.uses_num_heads) {
         if (info.heads_are_modules) {
             out.num_heads = config.num_heads == 0 ? 2 : config.num_heads;
@@ -135,8 +143,10 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         }
         out.num_heads = 1;
     }
+}
 
-    // Seed 001's prune_heads and head_mask (gpt2-attention only).
+// Seed 001's prune_heads and head_mask (gpt2-attention only), against the resolved num_heads.
+void check_head_mask(const ModuleInfo& info, const ModuleConfig& config, const ModuleConfig& out) {
     if (info.uses_head_mask) {
         std::vector<Eigen::Index> sorted = config.prune_heads;
         std::sort(sorted.begin(), sorted.end());
@@ -190,8 +200,11 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
             << " has head_mask and prune_heads (seed 001); leave them unset";
         fail(msg);
     }
+}
 
-    // context_length: the size of the causal mask buffer.
+// context_length: the size of the causal mask buffer.
+void resolve_context_length(const ModuleInfo& info, const ModuleConfig& config, Eigen::Index tokens,
+                            ModuleConfig& out) {
     if (info.uses_context_length) {
         if (config.context_length < 0) {
             std::ostringstream msg;
@@ -216,7 +229,10 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
             fail(msg);
         }
     }
+}
 
+// dropout and qkv_bias: only the modules with the layer take them.
+void check_dropout_and_bias(const ModuleInfo& info, const ModuleConfig& config) {
     check_dropout_p(config.dropout);
     if (!info.uses_dropout && config.dropout != 0.0f) {
         std::ostringstream msg;
@@ -231,8 +247,11 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
         msg << "qkv_bias does not apply to " << info.name << ": " << info.no_bias_reason;
         fail(msg);
     }
+}
 
-    // Explore mode's switches: a module without the switch keeps what its seed does.
+// Explore mode's switches (causal, scale, mask convention, fill value): a module without the
+// switch keeps what its seed does.
+void resolve_switches(const ModuleInfo& info, const ModuleConfig& config, ModuleConfig& out) {
     if (config.causal.has_value() && *config.causal != info.causal_by_default &&
         !info.uses_causal) {
         std::ostringstream msg;
@@ -278,8 +297,44 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
     if (info.uses_fill) {
         out.fill_value = config.fill_value.value_or(info.default_fill);
     }
+}
 
-    // The chapters' options of multi-head-attention.
+// RoPE's base and position offset, and a head_dim even enough to rotate in pairs.
+void check_rope(const ModuleConfig& config, const ModuleConfig& out) {
+    if (!config.rope && (config.rope_base != 10000.0f || config.position_offset != 0)) {
+        std::ostringstream msg;
+        msg << (config.position_offset != 0 ? "position_offset" : "rope_base")
+            << " applies only with rope: turn rope on or leave it unset";
+        fail(msg);
+    }
+    if (config.rope) {
+        if (!std::isfinite(config.rope_base) || config.rope_base <= 1.0f) {
+            std::ostringstream msg;
+            msg << "rope_base = " << config.rope_base
+                << " gives no rotation frequencies: give a base > 1 (LLaMA uses 10000)";
+            fail(msg);
+        }
+        if (config.position_offset < 0 || config.position_offset > (Eigen::Index{1} << 24)) {
+            std::ostringstream msg;
+            msg << "position_offset = " << config.position_offset
+                << " is outside [0, 16777216]: positions are float32 integers";
+            fail(msg);
+        }
+        const Eigen::Index head_dim = out.d_out / out.num_heads;
+        if (head_dim % 2 != 0) {
+            std::ostringstream msg;
+            msg << "rope needs an even head_dim but d_out / num_heads = " << out.d_out << " / "
+                << out.num_heads << " = " << head_dim
+                << ": RoPE rotates coordinate pairs; choose d_out and num_heads so that "
+                   "head_dim is even";
+            fail(msg);
+        }
+    }
+}
+
+// The chapters' options of multi-head-attention: K/V heads, window and padding masks, RoPE.
+void resolve_chapter_options(const ModuleInfo& info, const ModuleConfig& config,
+                             Eigen::Index tokens, ModuleConfig& out) {
     if (info.uses_kv_heads_masks_rope) {
         out.num_kv_heads = config.num_kv_heads == 0 ? out.num_heads : config.num_kv_heads;
         if (out.num_kv_heads < 1 || out.num_heads % out.num_kv_heads != 0) {
@@ -317,35 +372,7 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
                 }
             }
         }
-        if (!config.rope && (config.rope_base != 10000.0f || config.position_offset != 0)) {
-            std::ostringstream msg;
-            msg << (config.position_offset != 0 ? "position_offset" : "rope_base")
-                << " applies only with rope: turn rope on or leave it unset";
-            fail(msg);
-        }
-        if (config.rope) {
-            if (!std::isfinite(config.rope_base) || config.rope_base <= 1.0f) {
-                std::ostringstream msg;
-                msg << "rope_base = " << config.rope_base
-                    << " gives no rotation frequencies: give a base > 1 (LLaMA uses 10000)";
-                fail(msg);
-            }
-            if (config.position_offset < 0 || config.position_offset > (Eigen::Index{1} << 24)) {
-                std::ostringstream msg;
-                msg << "position_offset = " << config.position_offset
-                    << " is outside [0, 16777216]: positions are float32 integers";
-                fail(msg);
-            }
-            const Eigen::Index head_dim = out.d_out / out.num_heads;
-            if (head_dim % 2 != 0) {
-                std::ostringstream msg;
-                msg << "rope needs an even head_dim but d_out / num_heads = " << out.d_out << " / "
-                    << out.num_heads << " = " << head_dim
-                    << ": RoPE rotates coordinate pairs; choose d_out and num_heads so that "
-                       "head_dim is even";
-                fail(msg);
-            }
-        }
+        check_rope(config, out);
     } else if (config.num_kv_heads != 0 || config.window != 0 || !config.lengths.empty() ||
                config.rope || config.rope_base != 10000.0f || config.position_offset != 0) {
         std::ostringstream msg;
@@ -360,7 +387,11 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
             << " has K/V head sharing, window and padding masks and RoPE; leave it unset";
         fail(msg);
     }
+}
 
+// A source for cross-attention, and the displayed intermediates within the memory limit.
+void check_source_and_memory(const ModuleInfo& info, const ModuleConfig& out, Eigen::Index tokens,
+                             Eigen::Index source_tokens, bool output_only) {
     if (info.uses_source && source_tokens < 1) {
         std::ostringstream msg;
         msg << "the source sequence has no tokens: " << info.name
@@ -378,6 +409,24 @@ ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen
             << " MiB: use fewer tokens, heads or batch copies";
         fail(msg);
     }
+}
+
+}  // namespace
+
+ModuleConfig resolve_config(const ModuleConfig& config, Eigen::Index d_in, Eigen::Index tokens,
+                            Eigen::Index source_tokens, bool output_only) {
+    const ModuleInfo& info = detail::module_entry(config).info;
+    ModuleConfig out = config;
+    check_sizes(config, d_in, tokens);
+    resolve_key_value_widths(info, config, d_in, out);
+    resolve_d_out(info, config, d_in, out);
+    resolve_num_heads(info, config, out);
+    check_head_mask(info, config, out);
+    resolve_context_length(info, config, tokens, out);
+    check_dropout_and_bias(info, config);
+    resolve_switches(info, config, out);
+    resolve_chapter_options(info, config, tokens, out);
+    check_source_and_memory(info, out, tokens, source_tokens, output_only);
     return out;
 }
 
