@@ -203,6 +203,233 @@ void readChapterOptions(const QCommandLineParser& parser, const attn::ModuleInfo
                                            config.position_offset, 0, qint64{1} << 24);
 }
 
+// What compute runs on: the tutorial's inputs, or an example file's inputs, source and config.
+struct ComputeInput {
+    attn::ModuleConfig config;
+    attn::Sequence inputs = attn::tutorial_inputs();
+    std::optional<attn::Sequence> source;
+};
+
+// --input (an example file), which --random-tokens replaces and --d-in does not apply to.
+ComputeInput readComputeInput(const QCommandLineParser& parser, bool random) {
+    ComputeInput input;
+    if (parser.isSet(QStringLiteral("input")) && random) {
+        cliFail(QStringLiteral("--input and --random-tokens both give the input: choose one"));
+    }
+    if (parser.isSet(QStringLiteral("d-in")) && !random) {
+        cliFail(
+            QStringLiteral("--d-in sets the width of --random-tokens: add --random-tokens N, or "
+                           "leave --d-in out (a file or the example sets its own width)"));
+    }
+    if (parser.isSet(QStringLiteral("input"))) {
+        const QString path = parser.value(QStringLiteral("input"));
+        ExampleParseResult loaded = loadExampleFile(path);
+        if (!loaded.ok()) {
+            cliFail(QStringLiteral("%1: %2").arg(path, loaded.error));
+        }
+        ExampleFile& file = *loaded.file;
+        input.inputs = std::move(file.inputs);
+        input.source = std::move(file.source);
+        if (file.config) {
+            input.config = *file.config;
+        }
+        input.config.weights = std::move(file.weights);
+        // An inference session saved with its dropout p: no dropout unless --dropout says so.
+        if (file.training.has_value() && !*file.training) {
+            input.config.dropout = 0.0f;
+        }
+    }
+    return input;
+}
+
+// --head-mask and --prune-heads into config.
+void readHeadOptions(const QCommandLineParser& parser, attn::ModuleConfig& config) {
+    if (parser.isSet(QStringLiteral("head-mask"))) {
+        config.head_mask.clear();
+        for (const QString& item :
+             listOption(parser, QStringLiteral("head-mask"), QStringLiteral("1,0.5"))) {
+            bool ok = false;
+            const float f = item.toFloat(&ok);
+            if (!ok || !std::isfinite(f)) {
+                cliFail(QStringLiteral("--head-mask: \"%1\" is not a number: give one factor in "
+                                       "[0, 1] per head, e.g. --head-mask 1,0.5")
+                            .arg(item));
+            }
+            config.head_mask.push_back(f);
+        }
+    }
+    if (parser.isSet(QStringLiteral("prune-heads"))) {
+        config.prune_heads.clear();
+        for (const QString& item :
+             listOption(parser, QStringLiteral("prune-heads"), QStringLiteral("0,2"))) {
+            bool ok = false;
+            const qint64 h = item.toLongLong(&ok);
+            if (!ok || h < 0 || h >= attn::kMaxWidth) {
+                cliFail(QStringLiteral("--prune-heads: \"%1\" is not a head number: give heads "
+                                       "0, 1, ... separated by commas, e.g. --prune-heads 0,2")
+                            .arg(item));
+            }
+            config.prune_heads.push_back(static_cast<Eigen::Index>(h));
+        }
+    }
+}
+
+// --causal or --no-causal, --no-scale, --mask-convention and --fill into config.
+void readMaskOptions(const QCommandLineParser& parser, attn::ModuleConfig& config) {
+    if (parser.isSet(QStringLiteral("causal")) && parser.isSet(QStringLiteral("no-causal"))) {
+        cliFail(QStringLiteral("--causal and --no-causal contradict each other: choose one"));
+    }
+    if (parser.isSet(QStringLiteral("causal"))) {
+        config.causal = true;
+    } else if (parser.isSet(QStringLiteral("no-causal"))) {
+        config.causal = false;
+    }
+    if (parser.isSet(QStringLiteral("no-scale"))) {
+        config.scale = false;
+    }
+    if (parser.isSet(QStringLiteral("mask-convention"))) {
+        const QString v = parser.value(QStringLiteral("mask-convention"));
+        if (v == QLatin1String("zero")) {
+            config.mask_convention = attn::MaskConvention::FillWhereZero;
+        } else if (v == QLatin1String("one")) {
+            config.mask_convention = attn::MaskConvention::FillWhereOne;
+        } else {
+            cliFail(QStringLiteral("--mask-convention \"%1\": give zero (fill where mask == 0) "
+                                   "or one (fill where mask == 1)")
+                        .arg(v));
+        }
+    }
+    if (parser.isSet(QStringLiteral("fill"))) {
+        const QString v = parser.value(QStringLiteral("fill")).trimmed();
+        bool ok = false;
+        const float fill = v == QLatin1String("-inf") ? attn::kNegInf : v.toFloat(&ok);
+        if (v != QLatin1String("-inf") && (!ok || !std::isfinite(fill))) {
+            cliFail(
+                QStringLiteral("--fill \"%1\" is not a number: give -inf, -1e9 or -1e4").arg(v));
+        }
+        config.fill_value = fill;
+    }
+}
+
+// --module and the options of every module into config, over the file's config; returns the
+// module's row of the table.
+const attn::ModuleInfo& readModuleOptions(const QCommandLineParser& parser,
+                                          attn::ModuleConfig& config) {
+    if (parser.isSet(QStringLiteral("module"))) {
+        const std::string name = parser.value(QStringLiteral("module")).toStdString();
+        // An empty --module NAME chooses no module, as if it were not given.
+        config.module =
+            name.empty() ? std::nullopt : std::optional(attn::module_kind_from_name(name));
+    }
+    if (!config.module) {
+        cliFail(QStringLiteral("give --module NAME, one of %1").arg(names()));
+    }
+    const attn::ModuleInfo& info = attn::module_info(*config.module);
+    config.seed = static_cast<std::uint64_t>(integerOption(
+        parser, QStringLiteral("seed"), static_cast<qint64>(config.seed), 0, kMaxSeed));
+    config.d_out = integerOption(parser, QStringLiteral("d-out"), config.d_out, 1, attn::kMaxWidth);
+    config.num_heads =
+        integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
+    config.dim_k = integerOption(parser, QStringLiteral("dim-k"), config.dim_k, 1, attn::kMaxWidth);
+    config.dim_v = integerOption(parser, QStringLiteral("dim-v"), config.dim_v, 1, attn::kMaxWidth);
+    readHeadOptions(parser, config);
+    config.batch = integerOption(parser, QStringLiteral("batch"), config.batch, 1, attn::kMaxBatch);
+    config.context_length = integerOption(parser, QStringLiteral("context-length"),
+                                          config.context_length, 1, qint64{1} << 20);
+    config.dropout = static_cast<float>(
+        probabilityOption(parser, QStringLiteral("dropout"), static_cast<double>(config.dropout)));
+    if (parser.isSet(QStringLiteral("qkv-bias"))) {
+        config.qkv_bias = true;
+    }
+    readMaskOptions(parser, config);
+    return info;
+}
+
+// --random-tokens N of --d-in values from the seed, once the settings (and the memory they need)
+// pass.
+attn::Sequence randomInputs(const QCommandLineParser& parser, const attn::ModuleConfig& config,
+                            const attn::ModuleInfo& info) {
+    const qint64 tokens =
+        integerOption(parser, QStringLiteral("random-tokens"), 0, 1, kMaxRandomTokens);
+    const qint64 d_in = integerOption(parser, QStringLiteral("d-in"), 3, 1, attn::kMaxWidth);
+    if (tokens * d_in > kMaxRandomValues) {
+        cliFail(QStringLiteral("--random-tokens %1 × --d-in %2 = %3 values; the limit is %4: use "
+                               "fewer tokens or a smaller width")
+                    .arg(tokens)
+                    .arg(d_in)
+                    .arg(tokens * d_in)
+                    .arg(kMaxRandomValues));
+    }
+    // Check the settings (and the memory they need) before drawing the tokens.
+    attn::resolve_config(
+        config, d_in, tokens,
+        info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens,
+        parser.isSet(QStringLiteral("summary")));
+    return attn::random_sequence(tokens, d_in, config.seed);
+}
+
+// --summary: the module, its settings, the output's shape and checksums, time and memory.
+QByteArray summaryJson(const attn::RunResult& result, const attn::Sequence& inputs,
+                       double elapsedMs) {
+    const attn::ModuleOutput& out = result.output;
+    double sum = 0.0;
+    double absSum = 0.0;
+    for (const attn::Matrix& m : out.context_vecs) {
+        sum += static_cast<double>(m.cast<double>().sum());
+        absSum += static_cast<double>(m.cast<double>().cwiseAbs().sum());
+    }
+    const attn::Matrix& first = out.context_vecs.front();
+    OrderedMembers summary;
+    summary.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
+    summary.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
+    summary.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
+    summary.emplace_back(
+        QStringLiteral("shape"),
+        QJsonArray{static_cast<double>(out.context_vecs.size()), static_cast<double>(first.rows()),
+                   static_cast<double>(first.cols())});
+    summary.emplace_back(QStringLiteral("checksum"),
+                         std::isfinite(sum) ? QJsonValue(sum) : QJsonValue());
+    summary.emplace_back(QStringLiteral("abs_checksum"),
+                         std::isfinite(absSum) ? QJsonValue(absSum) : QJsonValue());
+    summary.emplace_back(QStringLiteral("elapsed_ms"), std::round(elapsedMs * 1000.0) / 1000.0);
+    summary.emplace_back(QStringLiteral("peak_rss_mb"),
+                         std::round(peakResidentMegabytes() * 10.0) / 10.0);
+    return writeJsonObject(summary);
+}
+
+// Every matrix the module computed, with the tokens, settings and weights.
+QByteArray outputJson(const attn::RunResult& result, const attn::Sequence& inputs,
+                      const attn::ModuleInfo& info, const attn::Sequence* sourcePtr) {
+    const attn::ModuleOutput& out = result.output;
+    OrderedMembers json;
+    json.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
+    json.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
+    json.emplace_back(QStringLiteral("training"), result.training);
+    json.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
+    json.emplace_back(QStringLiteral("tokens"), tokensJson(inputs.tokens));
+    if (info.uses_source) {
+        const attn::Sequence& used =
+            sourcePtr != nullptr ? *sourcePtr : attn::cross_attention_source();
+        json.emplace_back(QStringLiteral("source_tokens"), tokensJson(used.tokens));
+    }
+    json.emplace_back(QStringLiteral("context_vecs"), batchJson(out.context_vecs));
+    json.emplace_back(QStringLiteral("attn_weights"),
+                      result.config.head_mask.empty()
+                          ? perHeadJson(out, &attn::AttentionResult::weights)
+                          : maskedWeightsJson(out, result.config.head_mask));
+    if (result.training) {
+        json.emplace_back(QStringLiteral("attn_weights_after_dropout"),
+                          perHeadJson(out, &attn::AttentionResult::dropped));
+    }
+    json.emplace_back(QStringLiteral("attn_scores"),
+                      perHeadJson(out, &attn::AttentionResult::scores));
+    json.emplace_back(QStringLiteral("queries"), batchJson(out.queries));
+    json.emplace_back(QStringLiteral("keys"), batchJson(out.keys));
+    json.emplace_back(QStringLiteral("values"), batchJson(out.values));
+    json.emplace_back(QStringLiteral("weights"), jsonWeights(result.weights));
+    return writeJsonObject(json);
+}
+
 }  // namespace
 
 void addComputeOptions(QCommandLineParser& parser) {
@@ -329,209 +556,25 @@ void addComputeOptions(QCommandLineParser& parser) {
 }
 
 QByteArray runCompute(const QCommandLineParser& parser) {
-    attn::ModuleConfig config;
-    attn::Sequence inputs = attn::tutorial_inputs();
-    std::optional<attn::Sequence> source;
-
     const bool random = parser.isSet(QStringLiteral("random-tokens"));
-    if (parser.isSet(QStringLiteral("input")) && random) {
-        cliFail(QStringLiteral("--input and --random-tokens both give the input: choose one"));
-    }
-    if (parser.isSet(QStringLiteral("d-in")) && !random) {
-        cliFail(
-            QStringLiteral("--d-in sets the width of --random-tokens: add --random-tokens N, or "
-                           "leave --d-in out (a file or the example sets its own width)"));
-    }
-    if (parser.isSet(QStringLiteral("input"))) {
-        const QString path = parser.value(QStringLiteral("input"));
-        ExampleParseResult loaded = loadExampleFile(path);
-        if (!loaded.ok()) {
-            cliFail(QStringLiteral("%1: %2").arg(path, loaded.error));
-        }
-        ExampleFile& file = *loaded.file;
-        inputs = std::move(file.inputs);
-        source = std::move(file.source);
-        if (file.config) {
-            config = *file.config;
-        }
-        config.weights = std::move(file.weights);
-        // An inference session saved with its dropout p: no dropout unless --dropout says so.
-        if (file.training.has_value() && !*file.training) {
-            config.dropout = 0.0f;
-        }
-    }
-
-    // Options override the file's config.
-    if (parser.isSet(QStringLiteral("module"))) {
-        const std::string name = parser.value(QStringLiteral("module")).toStdString();
-        // An empty --module NAME chooses no module, as if it were not given.
-        config.module =
-            name.empty() ? std::nullopt : std::optional(attn::module_kind_from_name(name));
-    }
-    if (!config.module) {
-        cliFail(QStringLiteral("give --module NAME, one of %1").arg(names()));
-    }
-    const attn::ModuleInfo& info = attn::module_info(*config.module);
-    config.seed = static_cast<std::uint64_t>(integerOption(
-        parser, QStringLiteral("seed"), static_cast<qint64>(config.seed), 0, kMaxSeed));
-    config.d_out = integerOption(parser, QStringLiteral("d-out"), config.d_out, 1, attn::kMaxWidth);
-    config.num_heads =
-        integerOption(parser, QStringLiteral("num-heads"), config.num_heads, 1, attn::kMaxWidth);
-    config.dim_k = integerOption(parser, QStringLiteral("dim-k"), config.dim_k, 1, attn::kMaxWidth);
-    config.dim_v = integerOption(parser, QStringLiteral("dim-v"), config.dim_v, 1, attn::kMaxWidth);
-    if (parser.isSet(QStringLiteral("head-mask"))) {
-        config.head_mask.clear();
-        for (const QString& item :
-             listOption(parser, QStringLiteral("head-mask"), QStringLiteral("1,0.5"))) {
-            bool ok = false;
-            const float f = item.toFloat(&ok);
-            if (!ok || !std::isfinite(f)) {
-                cliFail(QStringLiteral("--head-mask: \"%1\" is not a number: give one factor in "
-                                       "[0, 1] per head, e.g. --head-mask 1,0.5")
-                            .arg(item));
-            }
-            config.head_mask.push_back(f);
-        }
-    }
-    if (parser.isSet(QStringLiteral("prune-heads"))) {
-        config.prune_heads.clear();
-        for (const QString& item :
-             listOption(parser, QStringLiteral("prune-heads"), QStringLiteral("0,2"))) {
-            bool ok = false;
-            const qint64 h = item.toLongLong(&ok);
-            if (!ok || h < 0 || h >= attn::kMaxWidth) {
-                cliFail(QStringLiteral("--prune-heads: \"%1\" is not a head number: give heads "
-                                       "0, 1, ... separated by commas, e.g. --prune-heads 0,2")
-                            .arg(item));
-            }
-            config.prune_heads.push_back(static_cast<Eigen::Index>(h));
-        }
-    }
-    config.batch = integerOption(parser, QStringLiteral("batch"), config.batch, 1, attn::kMaxBatch);
-    config.context_length = integerOption(parser, QStringLiteral("context-length"),
-                                          config.context_length, 1, qint64{1} << 20);
-    config.dropout = static_cast<float>(
-        probabilityOption(parser, QStringLiteral("dropout"), static_cast<double>(config.dropout)));
-    if (parser.isSet(QStringLiteral("qkv-bias"))) {
-        config.qkv_bias = true;
-    }
-    if (parser.isSet(QStringLiteral("causal")) && parser.isSet(QStringLiteral("no-causal"))) {
-        cliFail(QStringLiteral("--causal and --no-causal contradict each other: choose one"));
-    }
-    if (parser.isSet(QStringLiteral("causal"))) {
-        config.causal = true;
-    } else if (parser.isSet(QStringLiteral("no-causal"))) {
-        config.causal = false;
-    }
-    if (parser.isSet(QStringLiteral("no-scale"))) {
-        config.scale = false;
-    }
-    if (parser.isSet(QStringLiteral("mask-convention"))) {
-        const QString v = parser.value(QStringLiteral("mask-convention"));
-        if (v == QLatin1String("zero")) {
-            config.mask_convention = attn::MaskConvention::FillWhereZero;
-        } else if (v == QLatin1String("one")) {
-            config.mask_convention = attn::MaskConvention::FillWhereOne;
-        } else {
-            cliFail(QStringLiteral("--mask-convention \"%1\": give zero (fill where mask == 0) "
-                                   "or one (fill where mask == 1)")
-                        .arg(v));
-        }
-    }
-    if (parser.isSet(QStringLiteral("fill"))) {
-        const QString v = parser.value(QStringLiteral("fill")).trimmed();
-        bool ok = false;
-        const float fill = v == QLatin1String("-inf") ? attn::kNegInf : v.toFloat(&ok);
-        if (v != QLatin1String("-inf") && (!ok || !std::isfinite(fill))) {
-            cliFail(
-                QStringLiteral("--fill \"%1\" is not a number: give -inf, -1e9 or -1e4").arg(v));
-        }
-        config.fill_value = fill;
-    }
+    ComputeInput input = readComputeInput(parser, random);
+    attn::ModuleConfig& config = input.config;
+    const attn::ModuleInfo& info = readModuleOptions(parser, config);
     readChapterOptions(parser, info, config);
-
     if (random) {
-        const qint64 tokens =
-            integerOption(parser, QStringLiteral("random-tokens"), 0, 1, kMaxRandomTokens);
-        const qint64 d_in = integerOption(parser, QStringLiteral("d-in"), 3, 1, attn::kMaxWidth);
-        if (tokens * d_in > kMaxRandomValues) {
-            cliFail(
-                QStringLiteral("--random-tokens %1 × --d-in %2 = %3 values; the limit is %4: use "
-                               "fewer tokens or a smaller width")
-                    .arg(tokens)
-                    .arg(d_in)
-                    .arg(tokens * d_in)
-                    .arg(kMaxRandomValues));
-        }
-        // Check the settings (and the memory they need) before drawing the tokens.
-        attn::resolve_config(
-            config, d_in, tokens,
-            info.uses_source ? attn::cross_attention_source().embeddings.rows() : tokens,
-            parser.isSet(QStringLiteral("summary")));
-        inputs = attn::random_sequence(tokens, d_in, config.seed);
+        input.inputs = randomInputs(parser, config, info);
     }
 
     // A file's source is data for cross-attention; other modules simply do not use it.
-    const attn::Sequence* sourcePtr = info.uses_source && source ? &*source : nullptr;
+    const attn::Sequence* sourcePtr = info.uses_source && input.source ? &*input.source : nullptr;
     QElapsedTimer timer;
     timer.start();
     // A summary shows only the output, so multi-head-attention takes the fast path.
     const attn::RunResult result =
-        attn::run_module(config, inputs, sourcePtr, parser.isSet(QStringLiteral("summary")));
+        attn::run_module(config, input.inputs, sourcePtr, parser.isSet(QStringLiteral("summary")));
     const double elapsedMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    const attn::ModuleOutput& out = result.output;
-
     if (parser.isSet(QStringLiteral("summary"))) {
-        double sum = 0.0;
-        double absSum = 0.0;
-        for (const attn::Matrix& m : out.context_vecs) {
-            sum += static_cast<double>(m.cast<double>().sum());
-            absSum += static_cast<double>(m.cast<double>().cwiseAbs().sum());
-        }
-        const attn::Matrix& first = out.context_vecs.front();
-        OrderedMembers summary;
-        summary.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
-        summary.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
-        summary.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
-        summary.emplace_back(
-            QStringLiteral("shape"),
-            QJsonArray{static_cast<double>(out.context_vecs.size()),
-                       static_cast<double>(first.rows()), static_cast<double>(first.cols())});
-        summary.emplace_back(QStringLiteral("checksum"),
-                             std::isfinite(sum) ? QJsonValue(sum) : QJsonValue());
-        summary.emplace_back(QStringLiteral("abs_checksum"),
-                             std::isfinite(absSum) ? QJsonValue(absSum) : QJsonValue());
-        summary.emplace_back(QStringLiteral("elapsed_ms"), std::round(elapsedMs * 1000.0) / 1000.0);
-        summary.emplace_back(QStringLiteral("peak_rss_mb"),
-                             std::round(peakResidentMegabytes() * 10.0) / 10.0);
-        return writeJsonObject(summary);
+        return summaryJson(result, input.inputs, elapsedMs);
     }
-
-    OrderedMembers json;
-    json.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
-    json.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
-    json.emplace_back(QStringLiteral("training"), result.training);
-    json.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
-    json.emplace_back(QStringLiteral("tokens"), tokensJson(inputs.tokens));
-    if (info.uses_source) {
-        const attn::Sequence& used =
-            sourcePtr != nullptr ? *sourcePtr : attn::cross_attention_source();
-        json.emplace_back(QStringLiteral("source_tokens"), tokensJson(used.tokens));
-    }
-    json.emplace_back(QStringLiteral("context_vecs"), batchJson(out.context_vecs));
-    json.emplace_back(QStringLiteral("attn_weights"),
-                      result.config.head_mask.empty()
-                          ? perHeadJson(out, &attn::AttentionResult::weights)
-                          : maskedWeightsJson(out, result.config.head_mask));
-    if (result.training) {
-        json.emplace_back(QStringLiteral("attn_weights_after_dropout"),
-                          perHeadJson(out, &attn::AttentionResult::dropped));
-    }
-    json.emplace_back(QStringLiteral("attn_scores"),
-                      perHeadJson(out, &attn::AttentionResult::scores));
-    json.emplace_back(QStringLiteral("queries"), batchJson(out.queries));
-    json.emplace_back(QStringLiteral("keys"), batchJson(out.keys));
-    json.emplace_back(QStringLiteral("values"), batchJson(out.values));
-    json.emplace_back(QStringLiteral("weights"), jsonWeights(result.weights));
-    return writeJsonObject(json);
+    return outputJson(result, input.inputs, info, sourcePtr);
 }
