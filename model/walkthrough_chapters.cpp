@@ -14,6 +14,123 @@ namespace attn::walk {
 
 namespace {
 
+// The sizes and labels every frame of the GQA step shares.
+struct GqaLayout {
+    Eigen::Index num_heads;
+    Eigen::Index d_out;  // num_heads × head_dim
+    Eigen::Index head_dim;
+    std::vector<std::string> dims, head_dims, out_dims;  // d_in's, head_dim's and d_out's columns
+    std::vector<std::string> q_heads;                    // "Q1", "Q2" …
+    std::vector<std::string> head_cols;                  // "h1·1" …: the query heads' columns
+};
+
+// Frame `frame` of the GQA step: the module with g_count K/V heads (the seed's draws), its
+// matrices for the hover, and the kv_cache it keeps.
+void add_gqa_frame(StepBuilder& b, const ChapterContext& context, const GqaLayout& layout,
+                   Eigen::Index g_count, int frame) {
+    const Matrix& x = context.inputs.embeddings;
+    const std::vector<std::string>& tok = context.inputs.tokens;
+    const Eigen::Index t = x.rows();
+    const Eigen::Index d_in = x.cols();
+    const Eigen::Index num_heads = layout.num_heads;
+    const Eigen::Index gqa_d_out = layout.d_out;
+    const Eigen::Index hd = layout.head_dim;
+    const std::vector<std::string>& dims = layout.dims;
+    const std::vector<std::string>& head_dims = layout.head_dims;
+    const std::vector<std::string>& out_dims = layout.out_dims;
+    const std::vector<std::string>& q_heads = layout.q_heads;
+    const std::vector<std::string>& head_cols = layout.head_cols;
+    TorchGenerator gen(context.config.seed);
+    const MultiHeadAttention gqa(d_in, gqa_d_out, t, 0.0f, num_heads, gen, false, g_count);
+    const ModuleOutput out = gqa.forward({x});
+    std::vector<std::string> kv_cols, kv_names;
+    for (Eigen::Index g = 1; g <= g_count; ++g) {
+        kv_names.push_back("KV" + count(g));
+        for (Eigen::Index c = 1; c <= hd; ++c) kv_cols.push_back("kv" + count(g) + "·" + count(c));
+    }
+    auto in_frame = [frame](StepMatrix& m) -> StepMatrix& {
+        m.frame = frame;
+        return m;
+    };
+    Matrix kv_map = Matrix::Zero(num_heads, g_count);
+    for (Eigen::Index h = 0; h < num_heads; ++h)
+        kv_map(h, kv_head_of(h, num_heads, g_count)) = 1.0f;
+    in_frame(b.add("kv-map", "r", kv_map, q_heads, kv_names, MatrixKind::Mask)).derivation =
+        Derivation::KvHeadMap;
+    in_frame(b.operand("W_query", "W_q", gqa.W_query.weight.transpose(), dims, head_cols,
+                       MatrixKind::Parameters));
+    in_frame(b.operand("W_key", "W_k", gqa.W_key.weight.transpose(), dims, kv_cols,
+                       MatrixKind::Parameters));
+    in_frame(b.operand("W_value", "W_v", gqa.W_value.weight.transpose(), dims, kv_cols,
+                       MatrixKind::Parameters));
+    in_frame(derive(b.add("gqa-keys", "k", out.keys[0], tok, kv_cols, MatrixKind::Projections),
+                    Derivation::Projection, "inputs", "W_key"));
+    in_frame(derive(b.add("gqa-values", "v", out.values[0], tok, kv_cols, MatrixKind::Projections),
+                    Derivation::Projection, "inputs", "W_value"));
+    std::vector<std::string> parts;
+    for (Eigen::Index h = 0; h < num_heads; ++h) {
+        const Eigen::Index g = kv_head_of(h, num_heads, g_count);
+        const std::string n = "-head-" + count(h + 1);
+        const std::string kv = "-kv-" + count(g + 1);
+        const int head = static_cast<int>(h + 1);
+        const AttentionResult& r = out.heads[0][static_cast<std::size_t>(h)];
+        in_frame(b.operand("gqa-queries" + n, "q", out.queries[0].middleCols(h * hd, hd), tok,
+                           head_dims, MatrixKind::Projections))
+            .head = head;
+        // Operands are per K/V head: the repeated ones are the same matrix, as repeat_kv.
+        if (b.step().find("gqa-keys" + kv, frame) == nullptr) {
+            in_frame(b.operand("gqa-keys" + kv, "k", out.keys[0].middleCols(g * hd, hd), tok,
+                               head_dims, MatrixKind::Projections));
+            in_frame(b.operand("gqa-values" + kv, "v", out.values[0].middleCols(g * hd, hd), tok,
+                               head_dims, MatrixKind::Projections));
+        }
+        in_frame(masked(derive(b.operand("gqa-scores" + n, "ω",
+                                         masked_fill(r.scores, r.blocked, kNegInf), tok, tok,
+                                         MatrixKind::Scores),
+                               Derivation::DotProduct, "gqa-queries" + n, "gqa-keys" + kv),
+                        r.blocked, kNegInf))
+            .head = head;
+        StepMatrix& w = in_frame(
+            masked(derive(b.add("gqa-weights" + n, "α", r.weights, tok, tok, MatrixKind::Weights),
+                          Derivation::Softmax, "gqa-scores" + n, {}, r.scale_divisor),
+                   r.blocked, kNegInf));
+        w.head = head;
+        w.kv_head = static_cast<int>(g + 1);
+        StepMatrix& z = in_frame(derive(
+            b.operand("gqa-context" + n, "z", r.context, tok, head_dims, MatrixKind::Context),
+            Derivation::WeightedSum, "gqa-weights" + n, "gqa-values" + kv));
+        z.head = head;
+        parts.push_back("gqa-context" + n);
+    }
+    StepMatrix& c = in_frame(
+        derive(b.operand("gqa-concat", "z", out.concat[0], tok, head_cols, MatrixKind::Context),
+               Derivation::Concat, {}));
+    c.parts = parts;
+    c.head_dim = hd;
+    in_frame(b.operand("gqa-out_proj", "W_o", gqa.out_proj.weight.transpose(), head_cols, out_dims,
+                       MatrixKind::Parameters));
+    in_frame(
+        derive(b.add("gqa-output", "y", out.context_vecs[0], tok, out_dims, MatrixKind::Context),
+               Derivation::Linear, "gqa-concat", "gqa-out_proj"))
+        .bias = gqa.out_proj.bias;
+    // The cache a decoder keeps: keys and values of every token, G heads of head_dim.
+    KVCache cache = gqa.make_cache(t);
+    cache.append(split_heads(out.keys[0], g_count), split_heads(out.values[0], g_count));
+    b.fact("num_kv_heads", static_cast<double>(g_count), frame);
+    b.fact("group_size", static_cast<double>(num_heads / g_count), frame);
+    b.fact("cache_bytes", static_cast<double>(cache.bytes()), frame);
+    b.arg("cache_bytes_" + count(g_count), count(static_cast<Eigen::Index>(cache.bytes())));
+    if (g_count == num_heads) {
+        // The seed's MultiHeadAttention (no num_kv_heads) with the same seed: the same module.
+        TorchGenerator mha_gen(context.config.seed);
+        const MultiHeadAttention mha(d_in, gqa_d_out, t, 0.0f, num_heads, mha_gen);
+        const Matrix mha_out = mha.forward({x}).context_vecs[0];
+        b.fact("max_abs_diff_mha",
+               static_cast<double>((mha_out - out.context_vecs[0]).cwiseAbs().maxCoeff()), frame);
+    }
+    b.step().frame_labels.push_back(g_count == 1 ? "mqa" : g_count == num_heads ? "mha" : "gqa");
+}
+
 // Grouped-query and multi-query attention: the seed's MultiHeadAttention with 4 query heads
 // (d_out 8, so head_dim 2 as the tutorial's heads; head_dim 1 would make every score a single
 // product), seed 123, whose W_key and W_value shrink to G K/V heads. One frame per G, from one
@@ -22,7 +139,6 @@ namespace {
 void add_gqa(const ChapterContext& context) {
     const Matrix& x = context.inputs.embeddings;
     const std::vector<std::string>& tok = context.inputs.tokens;
-    const Eigen::Index t = x.rows();
     const Eigen::Index d_in = x.cols();
     const Eigen::Index num_heads = std::max<Eigen::Index>(1, context.config.gqa_num_heads);
     const Eigen::Index gqa_d_out =
@@ -43,6 +159,7 @@ void add_gqa(const ChapterContext& context) {
     for (Eigen::Index h = 1; h <= num_heads; ++h)
         for (Eigen::Index c = 1; c <= hd; ++c) head_cols.push_back("h" + count(h) + "·" + count(c));
 
+    const GqaLayout layout{num_heads, gqa_d_out, hd, dims, head_dims, out_dims, q_heads, head_cols};
     StepBuilder b(
         context.next_number(), "gqa",
         R"(class GroupedQueryAttention(nn.Module):   # MultiHeadAttention with fewer K/V heads
@@ -86,102 +203,7 @@ for num_kv_heads in ()" +
     kv_cache_bytes = 2 * T * num_kv_heads * gqa.head_dim * 4   # keys and values, float32)");
     b.operand("inputs", "x", x, tok, dims, MatrixKind::Embeddings);
     for (std::size_t f = 0; f < kv_counts.size(); ++f) {
-        const Eigen::Index g_count = kv_counts[f];
-        const int frame = static_cast<int>(f);
-        TorchGenerator gen(context.config.seed);
-        const MultiHeadAttention gqa(d_in, gqa_d_out, t, 0.0f, num_heads, gen, false, g_count);
-        const ModuleOutput out = gqa.forward({x});
-        std::vector<std::string> kv_cols, kv_names;
-        for (Eigen::Index g = 1; g <= g_count; ++g) {
-            kv_names.push_back("KV" + count(g));
-            for (Eigen::Index c = 1; c <= hd; ++c)
-                kv_cols.push_back("kv" + count(g) + "·" + count(c));
-        }
-        auto in_frame = [frame](StepMatrix& m) -> StepMatrix& {
-            m.frame = frame;
-            return m;
-        };
-        Matrix kv_map = Matrix::Zero(num_heads, g_count);
-        for (Eigen::Index h = 0; h < num_heads; ++h)
-            kv_map(h, kv_head_of(h, num_heads, g_count)) = 1.0f;
-        in_frame(b.add("kv-map", "r", kv_map, q_heads, kv_names, MatrixKind::Mask)).derivation =
-            Derivation::KvHeadMap;
-        in_frame(b.operand("W_query", "W_q", gqa.W_query.weight.transpose(), dims, head_cols,
-                           MatrixKind::Parameters));
-        in_frame(b.operand("W_key", "W_k", gqa.W_key.weight.transpose(), dims, kv_cols,
-                           MatrixKind::Parameters));
-        in_frame(b.operand("W_value", "W_v", gqa.W_value.weight.transpose(), dims, kv_cols,
-                           MatrixKind::Parameters));
-        in_frame(derive(b.add("gqa-keys", "k", out.keys[0], tok, kv_cols, MatrixKind::Projections),
-                        Derivation::Projection, "inputs", "W_key"));
-        in_frame(
-            derive(b.add("gqa-values", "v", out.values[0], tok, kv_cols, MatrixKind::Projections),
-                   Derivation::Projection, "inputs", "W_value"));
-        std::vector<std::string> parts;
-        for (Eigen::Index h = 0; h < num_heads; ++h) {
-            const Eigen::Index g = kv_head_of(h, num_heads, g_count);
-            const std::string n = "-head-" + count(h + 1);
-            const std::string kv = "-kv-" + count(g + 1);
-            const int head = static_cast<int>(h + 1);
-            const AttentionResult& r = out.heads[0][static_cast<std::size_t>(h)];
-            in_frame(b.operand("gqa-queries" + n, "q", out.queries[0].middleCols(h * hd, hd), tok,
-                               head_dims, MatrixKind::Projections))
-                .head = head;
-            // Operands are per K/V head: the repeated ones are the same matrix, as repeat_kv.
-            if (b.step().find("gqa-keys" + kv, frame) == nullptr) {
-                in_frame(b.operand("gqa-keys" + kv, "k", out.keys[0].middleCols(g * hd, hd), tok,
-                                   head_dims, MatrixKind::Projections));
-                in_frame(b.operand("gqa-values" + kv, "v", out.values[0].middleCols(g * hd, hd),
-                                   tok, head_dims, MatrixKind::Projections));
-            }
-            in_frame(masked(derive(b.operand("gqa-scores" + n, "ω",
-                                             masked_fill(r.scores, r.blocked, kNegInf), tok, tok,
-                                             MatrixKind::Scores),
-                                   Derivation::DotProduct, "gqa-queries" + n, "gqa-keys" + kv),
-                            r.blocked, kNegInf))
-                .head = head;
-            StepMatrix& w = in_frame(masked(
-                derive(b.add("gqa-weights" + n, "α", r.weights, tok, tok, MatrixKind::Weights),
-                       Derivation::Softmax, "gqa-scores" + n, {}, r.scale_divisor),
-                r.blocked, kNegInf));
-            w.head = head;
-            w.kv_head = static_cast<int>(g + 1);
-            StepMatrix& z = in_frame(derive(
-                b.operand("gqa-context" + n, "z", r.context, tok, head_dims, MatrixKind::Context),
-                Derivation::WeightedSum, "gqa-weights" + n, "gqa-values" + kv));
-            z.head = head;
-            parts.push_back("gqa-context" + n);
-        }
-        StepMatrix& c = in_frame(
-            derive(b.operand("gqa-concat", "z", out.concat[0], tok, head_cols, MatrixKind::Context),
-                   Derivation::Concat, {}));
-        c.parts = parts;
-        c.head_dim = hd;
-        in_frame(b.operand("gqa-out_proj", "W_o", gqa.out_proj.weight.transpose(), head_cols,
-                           out_dims, MatrixKind::Parameters));
-        in_frame(derive(b.add("gqa-output", "y", out.context_vecs[0], tok, out_dims,
-                              MatrixKind::Context),
-                        Derivation::Linear, "gqa-concat", "gqa-out_proj"))
-            .bias = gqa.out_proj.bias;
-        // The cache a decoder keeps: keys and values of every token, G heads of head_dim.
-        KVCache cache = gqa.make_cache(t);
-        cache.append(split_heads(out.keys[0], g_count), split_heads(out.values[0], g_count));
-        b.fact("num_kv_heads", static_cast<double>(g_count), frame);
-        b.fact("group_size", static_cast<double>(num_heads / g_count), frame);
-        b.fact("cache_bytes", static_cast<double>(cache.bytes()), frame);
-        b.arg("cache_bytes_" + count(g_count), count(static_cast<Eigen::Index>(cache.bytes())));
-        if (g_count == num_heads) {
-            // The seed's MultiHeadAttention (no num_kv_heads) with the same seed: the same module.
-            TorchGenerator mha_gen(context.config.seed);
-            const MultiHeadAttention mha(d_in, gqa_d_out, t, 0.0f, num_heads, mha_gen);
-            const Matrix mha_out = mha.forward({x}).context_vecs[0];
-            b.fact("max_abs_diff_mha",
-                   static_cast<double>((mha_out - out.context_vecs[0]).cwiseAbs().maxCoeff()),
-                   frame);
-        }
-        b.step().frame_labels.push_back(g_count == 1           ? "mqa"
-                                        : g_count == num_heads ? "mha"
-                                                               : "gqa");
+        add_gqa_frame(b, context, layout, kv_counts[f], static_cast<int>(f));
     }
     b.step().frame_count = static_cast<int>(kv_counts.size());
     b.fact("num_heads", static_cast<double>(num_heads));
