@@ -1,3 +1,5 @@
+// The walkthrough: a step's lookups, and build_walkthrough, which computes the passes several
+// steps share and calls each step's builder in order (walkthrough_steps_*.cpp, the chapters).
 #include "walkthrough.h"
 
 #include <algorithm>

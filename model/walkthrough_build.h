@@ -182,29 +182,31 @@ struct CausalPass {
     AttentionResult causal;  // -inf before softmax
 };
 
-// The tutorial's steps, one builder each, in order (walkthrough_steps_*.cpp).
-void add_inputs(const TutorialContext& context);                                        // 1
-void add_scores_journey(const TutorialContext& context, const QueryJourney& journey);   // 2
-void add_weights_journey(const TutorialContext& context, const QueryJourney& journey);  // 3
-void add_context_journey(const TutorialContext& context, const QueryJourney& journey);  // 4
-void add_all_tokens(const TutorialContext& context);                                    // 5
-void add_trainable_weights(const TutorialContext& context,
-                           const SelfAttentionV1Pass& v1_pass);  // 6
-void add_queries_keys_values(const TutorialContext& context,
-                             const SelfAttentionV1Pass& v1_pass);                            // 7
-void add_scaled_scores(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass);  // 8
+// The tutorial's steps, one builder each, in the order build_walkthrough calls them.
+// Steps 1-5 (walkthrough_steps_journey.cpp): the inputs, one query's journey, every token.
+void add_inputs(const TutorialContext& context);
+void add_scores_journey(const TutorialContext& context, const QueryJourney& journey);
+void add_weights_journey(const TutorialContext& context, const QueryJourney& journey);
+void add_context_journey(const TutorialContext& context, const QueryJourney& journey);
+void add_all_tokens(const TutorialContext& context);
+// Steps 6-9 (walkthrough_steps_weights.cpp): trainable weights, scaling, the two classes.
+void add_trainable_weights(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass);
+void add_queries_keys_values(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass);
+void add_scaled_scores(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass);
 void add_self_attention_classes(const TutorialContext& context, const SelfAttentionV1Pass& v1_pass,
-                                const SelfAttentionV2& sa_v2, const ModuleOutput& v2_out);  // 9
+                                const SelfAttentionV2& sa_v2, const ModuleOutput& v2_out);
+// Steps 10-13 (walkthrough_steps_causal.cpp): the causal mask two ways, dropout, a batch.
 void add_causal_renormalize(const TutorialContext& context, const ModuleOutput& v2_out,
-                            const CausalPass& causal_pass);  // 10
+                            const CausalPass& causal_pass);
 void add_causal_softmax(const TutorialContext& context, const ModuleOutput& v2_out,
-                        const CausalPass& causal_pass);  // 11
+                        const CausalPass& causal_pass);
 void add_dropout(const TutorialContext& context, const ModuleOutput& v2_out,
-                 const CausalPass& causal_pass);                  // 12
-void add_causal_attention_batch(const TutorialContext& context);  // 13
+                 const CausalPass& causal_pass);
+void add_causal_attention_batch(const TutorialContext& context);
+// Steps 14-15 (walkthrough_steps_heads.cpp): multi-head attention, cross-attention.
 void add_multi_head(const TutorialContext& context, const MultiHeadAttention& mha,
-                    const ModuleOutput& m_out);                                          // 14
-void add_cross_attention(const TutorialContext& context, const SelfAttentionV2& sa_v2);  // 15
+                    const ModuleOutput& m_out);
+void add_cross_attention(const TutorialContext& context, const SelfAttentionV2& sa_v2);
 
 // Step 16, KV caching with step 14's MultiHeadAttention `mha` and its pass `m_out` over the
 // inputs (walkthrough_kv_cache.cpp); push adds the texts' common args and appends the step.

@@ -64,15 +64,12 @@ std::string padded_query_note(const MaskRule& rule, Eigen::Index row) {
     return " (query " + std::to_string(row + 1) + " is padding: its row is computed, then ignored)";
 }
 
-}  // namespace
-
-namespace {
-
 // "1–2": the 1-based columns of head h (0-based) in a fused matrix.
 std::string head_columns(Eigen::Index h, Eigen::Index head_dim) {
     return std::to_string(h * head_dim + 1) + "–" + std::to_string((h + 1) * head_dim);
 }
 
+// The text of cell (row, col) of m, without explain_cell's head prefix; Concat recurses into it.
 std::string explain_body(const Step& step, const StepMatrix& m, Eigen::Index row, Eigen::Index col);
 
 // One cell of a step and what its explanation quotes, with one method per Derivation kind.
