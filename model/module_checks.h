@@ -2,6 +2,7 @@
 // problem and the fix, before any arithmetic runs on bad input.
 #pragma once
 
+#include <iosfwd>
 #include <string_view>
 
 #include "examples.h"
@@ -29,6 +30,9 @@ void check_generator(float p, bool training, const TorchGenerator* gen, std::str
 // A sequence the runner takes: tokens with at least one finite value each, one row per token
 // name when names are given ("<name> have 6 rows but there are 5 tokens ...").
 void check_sequence(const Sequence& s, std::string_view name);
+
+// Throws AttentionError with the message built in msg (the runner's and the module table's checks).
+[[noreturn]] void fail(const std::ostringstream& msg);
 
 // A size setting of the runner: "<name> = 0 is outside 1..64: give <name> between 1 and 64".
 void check_size(Eigen::Index value, Eigen::Index max, std::string_view name);

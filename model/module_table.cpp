@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fast_attention.h"
+#include "module_checks.h"
 
 namespace attn {
 
@@ -18,8 +19,6 @@ namespace {
 
 constexpr float kBertFill = -1e9f;  // seed 000's masked_fill(mask == 0, -1e9)
 constexpr float kGpt2Fill = -1e4f;  // GPT-2's masked_bias
-
-[[noreturn]] void fail(const std::ostringstream& msg) { throw AttentionError(msg.str()); }
 
 std::string shape_text(Eigen::Index rows, Eigen::Index cols) {
     return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";

@@ -9,13 +9,9 @@
 
 namespace attn {
 
-namespace {
-
-[[noreturn]] void fail(const std::ostringstream& msg) { throw AttentionError(msg.str()); }
-
-}  // namespace
-
 namespace detail {
+
+void fail(const std::ostringstream& msg) { throw AttentionError(msg.str()); }
 
 void check_sequence(const Sequence& s, std::string_view name) {
     check_not_empty(s.embeddings, name);
@@ -46,6 +42,7 @@ void check_size(Eigen::Index value, Eigen::Index max, std::string_view name) {
 
 using detail::check_sequence;
 using detail::check_size;
+using detail::fail;
 
 namespace {
 
