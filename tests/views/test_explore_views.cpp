@@ -304,6 +304,32 @@ private slots:
         QVERIFY(stepper.outputHeatmap()->tooltipText(1, 0).contains(QStringLiteral("recomputed")));
     }
 
+    // Grouped-query attention: the cache holds one K/V head; query head 2 is drawn and explained
+    // with that head's keys and values.
+    void stepperDrawsTheKvHeadAQueryHeadReads() {
+        const attn::Sequence inputs = attn::random_sequence(4, 4, 5);
+        attn::KvTraceConfig config;
+        config.d_out = 4;
+        config.num_heads = 2;
+        config.num_kv_heads = 1;
+        config.cache_snapshots = true;
+        const attn::KvTrace trace = attn::build_kv_trace(inputs, config);
+        QCOMPARE(trace.steps[2].cache_keys.size(), std::size_t{1});
+        views::ExploreKvStepper stepper;
+        stepper.setTrace(trace, {"a", "b", "c", "d"});
+        QCOMPARE(stepper.kvHeads(), 1);
+        stepper.setStep(2);
+        stepper.setHead(1);
+        const attn::Matrix& keys = trace.steps[2].cache_keys[0];
+        const attn::Matrix& values = trace.steps[2].cache_values[0];
+        QCOMPARE(stepper.keysHeatmap()->rowCount(), 3);
+        QCOMPARE(stepper.keysHeatmap()->inputValue(1, 1), static_cast<double>(keys(1, 1)));
+        QCOMPARE(stepper.valuesHeatmap()->inputValue(2, 0), static_cast<double>(values(2, 0)));
+        QVERIFY(stepper.keysHeatmap()->title().contains(QStringLiteral("K/V head 1")));
+        const QString hover = stepper.keysHeatmap()->tooltipText(1, 1);
+        QVERIFY2(hover.contains(QStringLiteral("W_key (head 1, column 2)")), qPrintable(hover));
+    }
+
     void linesViewFocus() {
         views::ExploreLinesView lines;
         attn::Matrix w(2, 3);
