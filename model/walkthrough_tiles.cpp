@@ -2,6 +2,7 @@
 // explore mode's Tiles tab.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "number_format.h"
 #include "ops.h"
@@ -12,12 +13,11 @@ namespace attn {
 
 using namespace walk;
 
-// The walkthrough's "flash-tiles" is this on step 11's causal attention; the (T, T) scores are
-// never stored, only a running maximum m, sum ℓ and unnormalised output o per query row (the
-// engine's fast path, fast_attention.cpp).
-Step tiles_step(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                const std::vector<std::string>& tokens, bool causal_mask_on,
-                Eigen::Index query_tile, Eigen::Index key_tile, int number, const std::string& id) {
+namespace {
+
+void check_tile_inputs(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                       const std::vector<std::string>& tokens, Eigen::Index query_tile,
+                       Eigen::Index key_tile) {
     const Eigen::Index t = queries.rows();
     if (keys.rows() != t || values.rows() != t || keys.cols() != queries.cols())
         throw AttentionError(
@@ -32,6 +32,101 @@ Step tiles_step(const Matrix& queries, const Matrix& keys, const Matrix& values,
     if (query_tile < 1 || key_tile < 1)
         throw AttentionError("tile sizes must be at least 1, got " + count(query_tile) + " × " +
                              count(key_tile) + ": choose tiles of 1 or more tokens");
+}
+
+std::string tiles_snippet(Eigen::Index bq, Eigen::Index bk) {
+    return "q_tile, k_tile = " + count(bq) + ", " + count(bk) + R"(
+context_vecs = torch.empty(T, values.shape[1])
+for i0 in range(0, T, q_tile):                         # a tile of queries
+q = queries[i0:i0 + q_tile]
+m = torch.full((len(q),), -torch.inf)              # running maximum
+l = torch.zeros(len(q))                            # running sum of exp
+o = torch.zeros(len(q), values.shape[1])           # unnormalised output
+for j0 in range(0, i0 + len(q), k_tile):           # tiles above the diagonal: skipped
+    s = q @ keys[j0:j0 + k_tile].T / keys.shape[-1]**0.5
+    rows, cols = torch.arange(i0, i0 + len(q))[:, None], torch.arange(j0, j0 + s.shape[1])
+    s = s.masked_fill(cols > rows, -torch.inf)     # the causal mask inside the tile
+    m_new = torch.maximum(m, s.max(dim=-1).values)
+    scale = torch.exp(m - m_new)                   # rescales what was summed so far
+    p = torch.exp(s - m_new[:, None])
+    l = l * scale + p.sum(dim=-1)
+    o = o * scale[:, None] + p @ values[j0:j0 + k_tile]
+    m = m_new
+context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context vectors)";
+}
+
+// "q 1–2", "q 3": the tokens (1-based) of each tile of `size` along a side of t tokens.
+std::vector<std::string> tile_labels(const std::string& side, Eigen::Index t, Eigen::Index size) {
+    std::vector<std::string> labels;
+    for (Eigen::Index from = 0; from < t; from += size) {
+        const Eigen::Index to = std::min(t, from + size);
+        labels.push_back(side + " " +
+                         (to - from == 1 ? count(from + 1) : count(from + 1) + "–" + count(to)));
+    }
+    return labels;
+}
+
+// One tile of the online softmax for its query rows: the new running maximum, the factor that
+// rescales what was summed against the old one, and the running sum and output.
+struct OnlineTile {
+    Matrix max, scale, sum, output;
+};
+
+// scores: (rows, cols) scaled, blocked cells filled with −∞; values: the tile's (cols, d_v);
+// m_run, l_run: (rows, 1) and o_run: (rows, d_v) so far.
+OnlineTile online_tile(const Matrix& scores, const BoolMatrix& blocked, const Matrix& values,
+                       const Matrix& m_run, const Matrix& l_run, const Matrix& o_run) {
+    const Eigen::Index rows = scores.rows(), cols = scores.cols(), d_out = values.cols();
+    OnlineTile next{Matrix(rows, 1), Matrix(rows, 1), Matrix(rows, 1), Matrix(rows, d_out)};
+    for (Eigen::Index i = 0; i < rows; ++i) {
+        next.max(i, 0) = std::max(m_run(i, 0), scores.row(i).maxCoeff());
+        next.scale(i, 0) = std::exp(m_run(i, 0) - next.max(i, 0));  // exp(−∞) = 0 at first
+        float sum = 0.0f;
+        RowVector acc = RowVector::Zero(d_out);
+        for (Eigen::Index j = 0; j < cols; ++j) {
+            if (blocked(i, j)) continue;
+            const float p = std::exp(scores(i, j) - next.max(i, 0));
+            sum += p;
+            acc += p * values.row(j);
+        }
+        next.sum(i, 0) = l_run(i, 0) * next.scale(i, 0) + sum;
+        next.output.row(i) = o_run.row(i) * next.scale(i, 0) + acc;
+    }
+    return next;
+}
+
+// The counts the text states, and the memory of the scores at a real length.
+void add_tile_totals(StepBuilder& b, Eigen::Index bq, Eigen::Index bk, Eigen::Index num_tiles,
+                     Eigen::Index tiles_done, Eigen::Index num_skipped) {
+    // Memory of the scores at a real length: the full (T, T) matrix against the tiled
+    // path's running maximum and sum per query plus one tile, in float32.
+    const double big_t = 4096.0;
+    const double scores_bytes = big_t * big_t * 4.0;
+    const double tiled_bytes = (2.0 * big_t + static_cast<double>(bq * bk)) * 4.0;
+    b.fact("tiles_skipped", static_cast<double>(num_skipped));
+    b.fact("scores_bytes_4096", scores_bytes);
+    b.fact("tiled_bytes_4096", tiled_bytes);
+    b.arg("query_tile", count(bq));
+    b.arg("key_tile", count(bk));
+    b.arg("num_tiles", count(num_tiles));
+    b.arg("tiles_computed", count(tiles_done));
+    b.arg("tiles_skipped", count(num_skipped));
+    b.arg("big_t", "4096");
+    b.arg("scores_bytes", format_shortest(scores_bytes));
+    b.arg("tiled_bytes", format_shortest(tiled_bytes));
+    b.arg("memory_ratio", format_shortest(std::round(scores_bytes / tiled_bytes)));
+}
+
+}  // namespace
+
+// The walkthrough's "flash-tiles" is this on step 11's causal attention; the (T, T) scores are
+// never stored, only a running maximum m, sum ℓ and unnormalised output o per query row (the
+// engine's fast path, fast_attention.cpp).
+Step tiles_step(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                const std::vector<std::string>& tokens, bool causal_mask_on,
+                Eigen::Index query_tile, Eigen::Index key_tile, int number, const std::string& id) {
+    check_tile_inputs(queries, keys, values, tokens, query_tile, key_tile);
+    const Eigen::Index t = queries.rows();
     const std::vector<std::string>& tok = tokens;
     const Eigen::Index d_out = values.cols();
     const std::vector<std::string> out_dims = numbered("", d_out);
@@ -51,33 +146,10 @@ Step tiles_step(const Matrix& queries, const Matrix& keys, const Matrix& values,
     const Matrix& qs = queries;
     const Matrix& ks = keys;
     const Matrix& vs = values;
-    StepBuilder b(number, id, "q_tile, k_tile = " + count(bq) + ", " + count(bk) + R"(
-context_vecs = torch.empty(T, values.shape[1])
-for i0 in range(0, T, q_tile):                         # a tile of queries
-q = queries[i0:i0 + q_tile]
-m = torch.full((len(q),), -torch.inf)              # running maximum
-l = torch.zeros(len(q))                            # running sum of exp
-o = torch.zeros(len(q), values.shape[1])           # unnormalised output
-for j0 in range(0, i0 + len(q), k_tile):           # tiles above the diagonal: skipped
-    s = q @ keys[j0:j0 + k_tile].T / keys.shape[-1]**0.5
-    rows, cols = torch.arange(i0, i0 + len(q))[:, None], torch.arange(j0, j0 + s.shape[1])
-    s = s.masked_fill(cols > rows, -torch.inf)     # the causal mask inside the tile
-    m_new = torch.maximum(m, s.max(dim=-1).values)
-    scale = torch.exp(m - m_new)                   # rescales what was summed so far
-    p = torch.exp(s - m_new[:, None])
-    l = l * scale + p.sum(dim=-1)
-    o = o * scale[:, None] + p @ values[j0:j0 + k_tile]
-    m = m_new
-context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context vectors)");
+    StepBuilder b(number, id, tiles_snippet(bq, bk));
     b.operand("causal-context", "z", causal.context, tok, out_dims, MatrixKind::Context);
-    std::vector<std::string> qt_labels, kt_labels;
-    auto range_text = [](Eigen::Index from, Eigen::Index to) {  // 0-based, to exclusive
-        return to - from == 1 ? count(from + 1) : count(from + 1) + "–" + count(to);
-    };
-    for (Eigen::Index r = 0; r < n_qt; ++r)
-        qt_labels.push_back("q " + range_text(r * bq, std::min(t, (r + 1) * bq)));
-    for (Eigen::Index c = 0; c < n_kt; ++c)
-        kt_labels.push_back("k " + range_text(c * bk, std::min(t, (c + 1) * bk)));
+    const std::vector<std::string> qt_labels = tile_labels("q", t, bq);
+    const std::vector<std::string> kt_labels = tile_labels("k", t, bk);
     // Causal: tiles whose every key comes after every query are skipped.
     BoolMatrix skipped(n_qt, n_kt);
     for (Eigen::Index r = 0; r < n_qt; ++r)
@@ -106,21 +178,12 @@ context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context ve
             const BoolMatrix tile_blocked = future.block(i0, j0, rows, cols);
             const Matrix s =
                 masked_fill(causal.scaled.block(i0, j0, rows, cols), tile_blocked, kNegInf);
-            Matrix m_new(rows, 1), scale(rows, 1), l_new(rows, 1), o_new(rows, d_out);
-            for (Eigen::Index i = 0; i < rows; ++i) {
-                m_new(i, 0) = std::max(m_run(i, 0), s.row(i).maxCoeff());
-                scale(i, 0) = std::exp(m_run(i, 0) - m_new(i, 0));  // exp(−∞) = 0 at first
-                float sum = 0.0f;
-                RowVector acc = RowVector::Zero(d_out);
-                for (Eigen::Index j = 0; j < cols; ++j) {
-                    if (tile_blocked(i, j)) continue;
-                    const float p = std::exp(s(i, j) - m_new(i, 0));
-                    sum += p;
-                    acc += p * vs.row(j0 + j);
-                }
-                l_new(i, 0) = l_run(i, 0) * scale(i, 0) + sum;
-                o_new.row(i) = o_run.row(i) * scale(i, 0) + acc;
-            }
+            const OnlineTile next =
+                online_tile(s, tile_blocked, vs.middleRows(j0, cols), m_run, l_run, o_run);
+            const Matrix& m_new = next.max;
+            const Matrix& scale = next.scale;
+            const Matrix& l_new = next.sum;
+            const Matrix& o_new = next.output;
             auto in_frame = [&](StepMatrix& m) -> StepMatrix& {
                 m.frame = frame;
                 m.row_offset = i0;
@@ -203,24 +266,99 @@ context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context ve
         }
     }
     b.step().frame_count = frame;
-    // Memory of the scores at a real length: the full (T, T) matrix against the tiled
-    // path's running maximum and sum per query plus one tile, in float32.
-    const double big_t = 4096.0;
-    const double scores_bytes = big_t * big_t * 4.0;
-    const double tiled_bytes = (2.0 * big_t + static_cast<double>(bq * bk)) * 4.0;
-    b.fact("tiles_skipped", static_cast<double>(num_skipped));
-    b.fact("scores_bytes_4096", scores_bytes);
-    b.fact("tiled_bytes_4096", tiled_bytes);
-    b.arg("query_tile", count(bq));
-    b.arg("key_tile", count(bk));
-    b.arg("num_tiles", count(n_qt * n_kt));
-    b.arg("tiles_computed", count(tiles_done));
-    b.arg("tiles_skipped", count(num_skipped));
-    b.arg("big_t", "4096");
-    b.arg("scores_bytes", format_shortest(scores_bytes));
-    b.arg("tiled_bytes", format_shortest(tiled_bytes));
-    b.arg("memory_ratio", format_shortest(std::round(scores_bytes / tiled_bytes)));
+    add_tile_totals(b, bq, bk, n_qt * n_kt, tiles_done, num_skipped);
     return b.take();
+}
+
+namespace {
+
+struct HeadProjections {
+    Matrix queries, keys, values;
+    Eigen::Index kv_head = 0;
+};
+
+// Query head h's queries and the keys and values of the K/V head it reads (batch item 0), or
+// nullopt when the run kept no projections or their widths do not split into its heads.
+std::optional<HeadProjections> head_projections(const RunResult& run, Eigen::Index h) {
+    const ModuleOutput& out = run.output;
+    if (out.heads.empty() || out.queries.empty() || out.keys.empty() || out.values.empty())
+        return std::nullopt;
+    const Eigen::Index heads = static_cast<Eigen::Index>(out.heads[0].size());
+    const Eigen::Index kv_heads = run.config.num_kv_heads > 0 ? run.config.num_kv_heads : heads;
+    if (heads < 1 || heads % kv_heads != 0) return std::nullopt;
+    const Matrix& q = out.queries[0];
+    const Matrix& k = out.keys[0];
+    const Matrix& v = out.values[0];
+    if (q.cols() % heads != 0 || k.cols() % kv_heads != 0 || v.cols() % kv_heads != 0)
+        return std::nullopt;
+    const Eigen::Index hd = q.cols() / heads;
+    if (k.cols() / kv_heads != hd) return std::nullopt;
+    const Eigen::Index vd = v.cols() / kv_heads;
+    HeadProjections p;
+    p.kv_head = kv_head_of(h, heads, kv_heads);
+    p.queries = q.middleCols(h * hd, hd);
+    p.keys = k.middleCols(p.kv_head * hd, hd);
+    p.values = v.middleCols(p.kv_head * vd, vd);
+    return p;
+}
+
+// Tiles the walk computes: all but those above the diagonal when causal (as tiles_step counts).
+Eigen::Index computed_tiles(Eigen::Index t, Eigen::Index bq, Eigen::Index bk, bool causal) {
+    Eigen::Index n = 0;
+    for (Eigen::Index i0 = 0; i0 < t; i0 += bq)
+        for (Eigen::Index j0 = 0; j0 < t; j0 += bk)
+            if (!causal || j0 <= std::min(t, i0 + bq) - 1) ++n;
+    return n;
+}
+
+}  // namespace
+
+RunTiles run_tiles(const RunResult& run, const std::vector<std::string>& tokens, Eigen::Index head,
+                   Eigen::Index query_tile, Eigen::Index key_tile, Eigen::Index max_tiles) {
+    RunTiles tiles;
+    if (run.output.heads.empty()) return tiles;
+    tiles.num_heads = static_cast<Eigen::Index>(run.output.heads[0].size());
+    tiles.num_tokens = static_cast<Eigen::Index>(tokens.size());
+    tiles.head = std::clamp<Eigen::Index>(head, 0, std::max<Eigen::Index>(tiles.num_heads, 1) - 1);
+    const Eigen::Index largest = std::max<Eigen::Index>(tiles.num_tokens, 1);
+    tiles.query_tile = std::clamp<Eigen::Index>(query_tile, 1, largest);
+    tiles.key_tile = std::clamp<Eigen::Index>(key_tile, 1, largest);
+    const std::optional<HeadProjections> p = head_projections(run, tiles.head);
+    if (!p) {
+        tiles.status = RunTiles::Status::NotSplit;
+        return tiles;
+    }
+    tiles.kv_head = p->kv_head;
+    tiles.grouped = run.config.num_kv_heads > 0 && run.config.num_kv_heads < tiles.num_heads;
+    const Eigen::Index t = p->queries.rows();
+    if (p->keys.rows() != t) {
+        tiles.status = RunTiles::Status::CrossAttention;
+        return tiles;
+    }
+    tiles.causal = run.config.causal.value_or(module_info(*run.config.module).causal_by_default);
+    tiles.tiles = computed_tiles(t, tiles.query_tile, tiles.key_tile, tiles.causal);
+    if (tiles.tiles > max_tiles) {
+        tiles.status = RunTiles::Status::TooManyTiles;
+        return tiles;
+    }
+    try {
+        StepBuilder b(tiles_step(p->queries, p->keys, p->values, tokens, tiles.causal,
+                                 tiles.query_tile, tiles.key_tile, kFlashTilesStepNumber));
+        b.arg("num_tokens", count(t));
+        const StepMatrix* tiled = b.step().find("causal-context");
+        const Matrix& context = run.output.heads[0][static_cast<std::size_t>(tiles.head)].context;
+        tiles.max_abs_diff = tiled && tiled->values.rows() == context.rows() &&
+                                     tiled->values.cols() == context.cols()
+                                 ? (tiled->values - context).cwiseAbs().maxCoeff()
+                                 : 0.0f;
+        tiles.matches_run = tiles.max_abs_diff <= 1e-4f;
+        tiles.step = b.take();
+        tiles.status = RunTiles::Status::Tiled;
+    } catch (const AttentionError& e) {
+        tiles.status = RunTiles::Status::Refused;
+        tiles.error = e.what();
+    }
+    return tiles;
 }
 
 }  // namespace attn

@@ -85,22 +85,23 @@ ExploreKvStepper::ExploreKvStepper(QWidget* parent) : QWidget(parent) {
     connect(next_, &QPushButton::clicked, this, [this] { setStep(step_ + 1); });
     connect(slider_, &QSlider::valueChanged, this, [this](int v) { setStep(v); });
     connect(headBox_, &QSpinBox::valueChanged, this, [this](int v) { setHead(v - 1); });
-    // Each cell's arithmetic, from the step shown when the pointer rests on it.
-    const auto explained = [this](auto explain) {
-        return [this, explain](int row, int column) {
+    // Each cell's arithmetic, from the step shown when the pointer rests on it; the cache's cells
+    // are those of the K/V head the shown query head reads.
+    const auto explained = [this](auto explain, bool cache = false) {
+        return [this, explain, cache](int row, int column) {
             if (step_ < 0 || step_ >= static_cast<int>(trace_.steps.size())) return QString();
-            return QString::fromStdString(explain(trace_.steps[static_cast<std::size_t>(step_)],
-                                                  static_cast<std::size_t>(head_), row, column));
+            return QString::fromStdString(
+                explain(trace_.steps[static_cast<std::size_t>(step_)],
+                        static_cast<std::size_t>(cache ? kvHead() : head_), row, column));
         };
     };
-    keys_->setTooltipProvider(
-        explained([](const attn::KvTraceStep& s, std::size_t h, int r, int c) {
-            return attn::explain_kv_cache(s, h, false, r, c);
-        }));
-    values_->setTooltipProvider(
-        explained([](const attn::KvTraceStep& s, std::size_t h, int r, int c) {
-            return attn::explain_kv_cache(s, h, true, r, c);
-        }));
+    const auto cacheCell = [](bool values) {
+        return [values](const attn::KvTraceStep& s, std::size_t h, int r, int c) {
+            return attn::explain_kv_cache(s, h, values, r, c);
+        };
+    };
+    keys_->setTooltipProvider(explained(cacheCell(false), true));
+    values_->setTooltipProvider(explained(cacheCell(true), true));
     query_->setTooltipProvider(explained([](const attn::KvTraceStep& s, std::size_t h, int, int c) {
         return attn::explain_kv_query(s, h, c);
     }));
@@ -126,15 +127,9 @@ void ExploreKvStepper::changeEvent(QEvent* event) {
 void ExploreKvStepper::setTrace(attn::KvTrace trace, const QStringList& tokens,
                                 const QString& note) {
     trace_ = std::move(trace);
-    // Grouped-query attention: every query head is drawn with the K/V head it reads (repeat_kv),
-    // so head h indexes the cache as it indexes the queries; the byte counts stay the trace's.
+    // Grouped-query attention: the cache holds fewer heads than the queries (kvHead()).
     kvHeads_ = trace_.steps.empty() ? static_cast<int>(trace_.num_heads)
                                     : static_cast<int>(trace_.steps[0].cache_keys.size());
-    if (kvHeads_ > 0 && kvHeads_ < trace_.num_heads)
-        for (attn::KvTraceStep& s : trace_.steps) {
-            s.cache_keys = attn::repeat_kv(s.cache_keys, trace_.num_heads);
-            s.cache_values = attn::repeat_kv(s.cache_values, trace_.num_heads);
-        }
     tokens_ = tokens;
     note_ = note;
     const int count = static_cast<int>(trace_.steps.size());
@@ -157,6 +152,13 @@ void ExploreKvStepper::setStep(int step) {
 void ExploreKvStepper::setHead(int head) {
     head_ = std::clamp(head, 0, std::max<int>(static_cast<int>(trace_.num_heads) - 1, 0));
     showStep();
+}
+
+bool ExploreKvStepper::sharedKv() const { return kvHeads_ > 0 && kvHeads_ < trace_.num_heads; }
+
+int ExploreKvStepper::kvHead() const {
+    return sharedKv() ? static_cast<int>(attn::kv_head_of(head_, trace_.num_heads, kvHeads_))
+                      : head_;
 }
 
 QString ExploreKvStepper::countersText() const { return counters_->text(); }
@@ -201,17 +203,17 @@ void ExploreKvStepper::showStep() {
 
     const QStringList dims = numbered(trace_.head_dim, QStringLiteral("d"));
     try {
-        keys_->setMatrix(s.cache_keys[h], seen, dims);
-        const bool shared = kvHeads_ > 0 && kvHeads_ < trace_.num_heads;
-        const int kvHead =
-            shared ? static_cast<int>(attn::kv_head_of(head_, trace_.num_heads, kvHeads_)) : head_;
-        keys_->setTitle((shared ? tr("K cache, K/V head %1 (%2 × %3)").arg(kvHead + 1)
+        const bool shared = sharedKv();
+        const int kv = kvHead();
+        const std::size_t g = static_cast<std::size_t>(kv);
+        keys_->setMatrix(s.cache_keys[g], seen, dims);
+        keys_->setTitle((shared ? tr("K cache, K/V head %1 (%2 × %3)").arg(kv + 1)
                                 : tr("K cache, head %1 (%2 × %3)").arg(head_ + 1))
                             .arg(s.token + 1)
                             .arg(trace_.head_dim));
         keys_->highlightRow(static_cast<int>(s.token));
-        values_->setMatrix(s.cache_values[h], seen, dims);
-        values_->setTitle(shared ? tr("V cache, K/V head %1").arg(kvHead + 1)
+        values_->setMatrix(s.cache_values[g], seen, dims);
+        values_->setTitle(shared ? tr("V cache, K/V head %1").arg(kv + 1)
                                  : tr("V cache, head %1").arg(head_ + 1));
         values_->highlightRow(static_cast<int>(s.token));
         query_->setMatrix(rowMatrix(s.query[h]), QStringList{token}, dims);
@@ -246,7 +248,7 @@ void ExploreKvStepper::showStep() {
                  tr("%n head(s)", nullptr, kvHeads_), tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)
             .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)) +
-        (kvHeads_ > 0 && kvHeads_ < trace_.num_heads
+        (sharedKv()
              ? QStringLiteral(" ") +
                    tr("The %1 query heads share %2 K/V heads: the cache is %3 times smaller than "
                       "with one K/V head per query head.")

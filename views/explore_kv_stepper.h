@@ -53,6 +53,8 @@ protected:
 private:
     void showStep();
     void retranslate();
+    bool sharedKv() const;  // fewer K/V heads in the cache than query heads
+    int kvHead() const;     // the cache's head the shown query head reads
 
     attn::KvTrace trace_;
     QStringList tokens_;

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "flow_layout.h"
+#include "number_text.h"
 
 namespace views {
 
@@ -24,8 +25,11 @@ namespace {
 // The fill values of the seeds: -inf (seed 002), -1e9 (BERT), -1e4 (GPT-2's masked_bias).
 constexpr float kFills[] = {attn::kNegInf, -1e9f, -1e4f};
 
+// Through the one formatter, as the hover, the heatmap's masked cells and the step texts write a
+// fill ("-1e9", "-1e4"); -inf as the command line's --fill and the example files spell it. The
+// box's items carry the value itself, so no text is read back.
 QString fillText(float fill) {
-    return std::isinf(fill) ? QStringLiteral("-inf") : QString::number(static_cast<double>(fill));
+    return std::isinf(fill) ? QStringLiteral("-inf") : attn::compactText(static_cast<double>(fill));
 }
 
 QLabel* makeErrorLabel(QWidget* parent) {

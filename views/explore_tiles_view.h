@@ -1,15 +1,14 @@
 // ExploreTilesView: explore mode's Tiles tab. FlashAttention's tiled online softmax over one head
-// of the current run (batch item 0): the walkthrough's "flash-tiles" step (attn::tiles_step,
-// model/walkthrough_chapters.h) built from that head's queries, keys and values and shown by a
+// of the current run (batch item 0): an attn::RunTiles record (model/walkthrough_chapters.h), the
+// walkthrough's "flash-tiles" step built from that head's queries, keys and values, shown by a
 // StepPage, which steps through the computed tiles with its own buttons and explains each cell
-// on hover. Read-only; the head and the query and key tile sizes are chosen here.
+// on hover. Read-only; the head and the query and key tile sizes are chosen here, and the window
+// tiles the run again for them (tilingChanged).
 #pragma once
 
-#include <QStringList>
 #include <QWidget>
-#include <memory>
 
-#include "model/runner.h"
+#include "model/walkthrough_chapters.h"
 
 class QLabel;
 class QSpinBox;
@@ -28,9 +27,15 @@ public:
 
     explicit ExploreTilesView(QWidget* parent = nullptr);
 
-    // The run to tile; tokens label its rows. Keeps the chosen head and tile sizes when they
-    // still fit.
-    void setRun(std::shared_ptr<const attn::RunResult> run, const QStringList& tokens);
+    // The run's head tiled with the chosen sizes (attn::run_tiles with head(), queryTile(),
+    // keyTile() and kMaxTiles); the choosers follow the record's clamped head and sizes. The page
+    // stays on the tile the user stepped to when the new record has it.
+    void setTiles(attn::RunTiles tiles);
+
+    // The choice to tile with: 0-based query head, queries and keys per tile.
+    Eigen::Index head() const;
+    Eigen::Index queryTile() const;
+    Eigen::Index keyTile() const;
 
     QSpinBox* headBox() const { return head_; }            // 1-based query head
     QSpinBox* queryTileBox() const { return queryTile_; }  // queries per tile
@@ -39,15 +44,18 @@ public:
     StepPage* page() const { return page_; }
     QString noteText() const;
 
+signals:
+    // The head or a tile size was chosen: tile again (setTiles).
+    void tilingChanged();
+
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void rebuild();
+    void updateNote();
     void retranslate();
 
-    std::shared_ptr<const attn::RunResult> run_;
-    QStringList tokens_;
+    attn::RunTiles tiles_;  // without its step, which the page holds
     QLabel* note_ = nullptr;
     QLabel* headCaption_ = nullptr;
     QLabel* queryTileCaption_ = nullptr;

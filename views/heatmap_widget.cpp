@@ -1,16 +1,12 @@
-// HeatmapWidget: its data, settings, highlights and mouse. Fitting the drawing to its size is in
+// HeatmapWidget: its data, settings and colours. The colour range is in heatmap_range.cpp,
+// highlights, tooltips and the mouse in heatmap_mouse.cpp, fitting the drawing to its size in
 // heatmap_layout.cpp, drawing the cells and rendering figures in heatmap_render.cpp.
 #include "heatmap_widget.h"
 
 #include <qcustomplot.h>
 
-#include <QActionGroup>
-#include <QContextMenuEvent>
 #include <QEvent>
 #include <QFontMetricsF>
-#include <QMenu>
-#include <QMouseEvent>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <algorithm>
@@ -293,97 +289,6 @@ void HeatmapWidget::updateColorMapData() {
     updateRange();
 }
 
-void HeatmapWidget::updateRange() {
-    double lower = fixedLower_;
-    double upper = fixedUpper_;
-    if (rangeMode_ == RangeMode::Row) {
-        // The map's data holds row-relative values (updateColorMapData).
-        lower = colormap::isDiverging(colorMapName_) ? -1.0 : 0.0;
-        upper = 1.0;
-    } else if (rangeMode_ == RangeMode::Matrix) {
-        double lo = std::numeric_limits<double>::infinity();
-        double hi = -std::numeric_limits<double>::infinity();
-        const float* v = values_.data();  // row-major, indexed as kinds_
-        for (std::size_t i = 0; i < kinds_.size(); ++i) {
-            if (kinds_[i] != CellKind::Value) continue;
-            lo = std::min(lo, static_cast<double>(v[i]));
-            hi = std::max(hi, static_cast<double>(v[i]));
-        }
-        if (!(lo <= hi)) {  // no finite, unmasked cell
-            lo = 0.0;
-            hi = 1.0;
-        }
-        if (!colormap::isDiverging(colorMapName_) && lo >= 0.0) {
-            // Non-negative values (weights) start at 0, so the darkest colour still means 0 and
-            // three weights of 0.32-0.34 look alike instead of black and yellow.
-            lo = 0.0;
-        }
-        if (colormap::isDiverging(colorMapName_)) {
-            // Symmetric so that white means exactly 0 and equal |x| look equally strong.
-            const double m = std::max(std::abs(lo), std::abs(hi));
-            lo = -m;
-            hi = m;
-        }
-        if (lo == hi) {  // a constant matrix still needs a range the colour scale can show
-            const double pad = std::max(std::abs(lo) * 0.1, 0.5);
-            lo -= pad;
-            hi += pad;
-        }
-        lower = lo;
-        upper = hi;
-    }
-    rangeLower_ = lower;
-    rangeUpper_ = upper;
-    colorMap_->setDataRange(QCPRange(lower, upper));
-    updateColorScaleText();
-    requestReplot();
-}
-
-bool HeatmapWidget::valuesNonNegative() const {
-    const float* v = values_.data();  // row-major, indexed as kinds_
-    for (std::size_t i = 0; i < kinds_.size(); ++i)
-        if (kinds_[i] == CellKind::Value && v[i] < 0.0f) return false;
-    return true;
-}
-
-QString HeatmapWidget::rangeNote() const {
-    switch (rangeMode_) {
-        case RangeMode::Fixed:
-            return tr("fixed %1 – %2").arg(compactText(rangeLower_), compactText(rangeUpper_));
-        case RangeMode::Matrix:
-            return tr("this matrix: %1 – %2")
-                .arg(compactText(rangeLower_), compactText(rangeUpper_));
-        case RangeMode::Row:
-            if (colormap::isDiverging(colorMapName_)) return tr("each row: −max|x| – max|x|");
-            return valuesNonNegative() ? tr("each row: 0 – its max")
-                                       : tr("each row: its min – its max");
-    }
-    return {};
-}
-
-void HeatmapWidget::updateColorScaleText() {
-    // The colour bar says what it spans, and explains the dropout mark when the matrix has one.
-    QStringList lines;
-    if (!colorScaleLabel_.isEmpty()) lines << colorScaleLabel_;
-    lines << rangeNote();
-    if (anyDropped()) lines << tr("⊘ dropped by dropout (0)");
-    colorScale_->axis()->setLabel(lines.join(QLatin1Char('\n')));
-    if (rangeMode_ == RangeMode::Row) {
-        // Row-relative positions are no values: the ends say what they are instead.
-        rowModeTicker_->clear();
-        if (colormap::isDiverging(colorMapName_)) {
-            rowModeTicker_->addTick(-1.0, tr("−max"));
-            rowModeTicker_->addTick(0.0, QStringLiteral("0"));
-        } else {
-            rowModeTicker_->addTick(0.0, valuesNonNegative() ? QStringLiteral("0") : tr("min"));
-        }
-        rowModeTicker_->addTick(1.0, tr("max"));
-        colorScale_->axis()->setTicker(rowModeTicker_);
-    } else {
-        colorScale_->axis()->setTicker(valueTicker_);
-    }
-}
-
 // --- appearance ---------------------------------------------------------------------------------
 
 void HeatmapWidget::setTitle(const QString& title) {
@@ -410,55 +315,6 @@ void HeatmapWidget::setColorScaleLabel(const QString& label) {
     requestReplot();
 }
 
-bool HeatmapWidget::setColorMap(const QString& name) {
-    if (!colormap::isKnown(name)) return false;
-    if (name == colorMapName_) return true;
-    colorMapName_ = name;
-    colorMap_->setGradient(colormap::gradient(name));
-    if (rangeMode_ == RangeMode::Row)
-        updateColorMapData();  // row-relative values depend on the kind of map
-    else
-        updateRange();
-    return true;
-}
-
-QString HeatmapWidget::colorMapName() const { return colorMapName_; }
-
-void HeatmapWidget::setRangeMode(RangeMode mode) {
-    const bool rowChange = (mode == RangeMode::Row) != (rangeMode_ == RangeMode::Row);
-    rangeMode_ = mode;
-    if (rowChange)
-        updateColorMapData();  // the map's data switches between values and row-relative ones
-    else
-        updateRange();
-}
-
-HeatmapWidget::RangeMode HeatmapWidget::rangeMode() const { return rangeMode_; }
-
-QMenu* HeatmapWidget::createRangeMenu(QWidget* parent) {
-    auto* menu = new QMenu(tr("Colour range"), parent);
-    auto* group = new QActionGroup(menu);
-    const auto add = [&](const QString& text, RangeMode mode) {
-        QAction* action = menu->addAction(text);
-        action->setCheckable(true);
-        action->setChecked(rangeMode_ == mode);
-        action->setActionGroup(group);
-        connect(action, &QAction::triggered, this, [this, mode] { setRangeMode(mode); });
-    };
-    add(tr("Fixed %1 – %2").arg(compactText(fixedLower_), compactText(fixedUpper_)),
-        RangeMode::Fixed);
-    add(tr("This matrix"), RangeMode::Matrix);
-    add(tr("Each row"), RangeMode::Row);
-    return menu;
-}
-
-void HeatmapWidget::contextMenuEvent(QContextMenuEvent* event) {
-    // Pages that build their own heatmap menu (File ▸ Export's) add createRangeMenu to it.
-    QMenu menu;
-    menu.addMenu(createRangeMenu(&menu));
-    menu.exec(event->globalPos());
-}
-
 void HeatmapWidget::setDropped(const BoolMatrix& dropped) {
     if (dropped.size() != 0 &&
         (dropped.rows() != values_.rows() || dropped.cols() != values_.cols()))
@@ -479,22 +335,6 @@ bool HeatmapWidget::cellDropped(int row, int column) const {
 }
 
 bool HeatmapWidget::anyDropped() const { return dropped_.size() > 0 && dropped_.any(); }
-
-void HeatmapWidget::setAutoRange() { setRangeMode(RangeMode::Matrix); }
-
-void HeatmapWidget::setValueRange(double lower, double upper) {
-    if (!(lower < upper))
-        throw AttentionError("heatmap value range [" + std::to_string(lower) + ", " +
-                             std::to_string(upper) +
-                             "] is empty: give lower < upper, e.g. [0, 1] for weights");
-    fixedLower_ = lower;
-    fixedUpper_ = upper;
-    setRangeMode(RangeMode::Fixed);
-}
-
-bool HeatmapWidget::isAutoRange() const { return rangeMode_ != RangeMode::Fixed; }
-double HeatmapWidget::rangeLower() const { return rangeLower_; }
-double HeatmapWidget::rangeUpper() const { return rangeUpper_; }
 
 void HeatmapWidget::setShowValues(bool show) {
     showValues_ = show;
@@ -550,134 +390,6 @@ void HeatmapWidget::showEvent(QShowEvent* event) {
         replotPending_ = false;
         plot_->replot(QCustomPlot::rpQueuedReplot);
     }
-}
-
-// --- highlights and tooltips --------------------------------------------------------------------
-
-void HeatmapWidget::highlightRow(int row) {
-    highlightRow_ = row >= 0 && row < rowCount() ? std::optional<int>(row) : std::nullopt;
-    requestReplot();
-}
-
-void HeatmapWidget::highlightColumn(int column) {
-    highlightColumn_ =
-        column >= 0 && column < columnCount() ? std::optional<int>(column) : std::nullopt;
-    requestReplot();
-}
-
-void HeatmapWidget::highlightCell(int row, int column) {
-    if (row >= 0 && row < rowCount() && column >= 0 && column < columnCount())
-        highlightCell_ = std::pair(row, column);
-    else
-        highlightCell_.reset();
-    requestReplot();
-}
-
-void HeatmapWidget::clearHighlight() {
-    highlightRow_.reset();
-    highlightColumn_.reset();
-    highlightCell_.reset();
-    requestReplot();
-}
-
-std::optional<int> HeatmapWidget::highlightedRow() const { return highlightRow_; }
-std::optional<int> HeatmapWidget::highlightedColumn() const { return highlightColumn_; }
-std::optional<std::pair<int, int>> HeatmapWidget::highlightedCell() const { return highlightCell_; }
-
-void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider) {
-    tooltipProvider_ = std::move(provider);
-}
-
-QString HeatmapWidget::tooltipText(int row, int column) const {
-    if (row < 0 || row >= rowCount() || column < 0 || column >= columnCount()) return {};
-    if (!rowRevealed(row)) return {};
-    QString text = tooltipProvider_ ? tooltipProvider_(row, column)
-                                    : QStringLiteral("%1 → %2: %3")
-                                          .arg(rowLabels_.at(row), columnLabels_.at(column),
-                                               cellText(row, column));
-    if (cellDropped(row, column)) {
-        const bool rich = Qt::mightBeRichText(text);
-        text += (rich ? QStringLiteral("<br>") : QStringLiteral("\n")) +
-                tr("⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the "
-                   "context vector.");
-    }
-    return text;
-}
-
-// --- mouse --------------------------------------------------------------------------------------
-
-std::optional<std::pair<int, int>> HeatmapWidget::cellAt(QPointF pixel) const {
-    const int rows = rowCount();
-    const int cols = columnCount();
-    if (rows == 0 || cols == 0) return std::nullopt;
-    const double key = plot_->xAxis->pixelToCoord(pixel.x());
-    const double value = plot_->yAxis->pixelToCoord(pixel.y());
-    // Inside the matrix means inside [-0.5, n - 0.5) on both axes; the half-open edge keeps a
-    // pixel on the far border from mapping to a cell that does not exist.
-    if (!(key >= -0.5 && key < cols - 0.5 && value >= -0.5 && value < rows - 0.5))
-        return std::nullopt;
-    int column = 0;
-    int row = 0;
-    colorMap_->data()->coordToCell(key, value, &column, &row);
-    if (row < 0 || row >= rows || column < 0 || column >= cols) return std::nullopt;
-    return std::pair(row, column);
-}
-
-QPointF HeatmapWidget::cellCenter(int row, int column) const {
-    return QPointF(plot_->xAxis->coordToPixel(column), plot_->yAxis->coordToPixel(row));
-}
-
-void HeatmapWidget::onMouseMove(QMouseEvent* event) {
-    auto cell = cellAt(event->position());
-    if (cell && !rowRevealed(cell->first)) cell.reset();  // a hidden row gives nothing away
-    if (cell == hovered_) return;
-    hovered_ = cell;
-    if (!cell) {
-        QToolTip::hideText();
-        emit hoverLeft();
-        return;
-    }
-    emit cellHovered(cell->first, cell->second);
-    const QString text = tooltipText(cell->first, cell->second);
-    if (!text.isEmpty())
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot_,
-                           cellRect(cell->first, cell->second).toAlignedRect());
-}
-
-void HeatmapWidget::onMousePress(QMouseEvent* event) {
-    pressed_ = event->button() == Qt::LeftButton ? cellAt(event->position()) : std::nullopt;
-}
-
-void HeatmapWidget::onMouseRelease(QMouseEvent* event) {
-    const auto cell = cellAt(event->position());
-    if (event->button() == Qt::LeftButton && cell && cell == pressed_ && rowRevealed(cell->first))
-        emit cellClicked(cell->first, cell->second);
-    pressed_.reset();
-}
-
-bool HeatmapWidget::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == plot_) {
-        switch (event->type()) {
-            case QEvent::MouseMove:
-                onMouseMove(static_cast<QMouseEvent*>(event));
-                break;
-            case QEvent::MouseButtonPress:
-                onMousePress(static_cast<QMouseEvent*>(event));
-                break;
-            case QEvent::MouseButtonRelease:
-                onMouseRelease(static_cast<QMouseEvent*>(event));
-                break;
-            case QEvent::Leave:
-                if (hovered_) {
-                    hovered_.reset();
-                    emit hoverLeft();
-                }
-                break;
-            default:
-                break;
-        }
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 void HeatmapWidget::changeEvent(QEvent* event) {

@@ -21,6 +21,7 @@
 
 class QCheckBox;
 class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -134,6 +135,11 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // Parts of the page the constructor builds: the frame, dropout and tables controls; the
+    // inputs step's arrows; the PyTorch snippet with its copy button.
+    QHBoxLayout* buildControls(QWidget* content);
+    void buildVectorView(QWidget* matrices);
+    void buildSnippet(QWidget* content);
     MatrixPanel* panel(const QString& matrixId) const;
     int panelIndex(const std::string& matrixId) const;
     void buildMatrices();

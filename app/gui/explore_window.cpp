@@ -105,6 +105,7 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(kvStepper_, QString());
     tiles_ = new views::ExploreTilesView(tabs_);
     tabs_->addTab(tiles_, QString());
+    connect(tiles_, &views::ExploreTilesView::tilingChanged, this, [this] { updateTiles(); });
     // Views are brought up to date when their tab is shown (the stepper reruns decode_step for
     // every token): an edit redraws only what the user sees.
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateCurrentView(); });

@@ -222,5 +222,9 @@ void ExploreWindow::updateHeadsGrid() {
 }
 
 void ExploreWindow::updateTiles() {
-    tiles_->setRun(session_->result(), labelsOf(session_->resultState().inputs));
+    const std::shared_ptr<const attn::RunResult> r = session_->result();
+    tiles_->setTiles(r ? attn::run_tiles(*r, session_->resultState().inputs.tokens, tiles_->head(),
+                                         tiles_->queryTile(), tiles_->keyTile(),
+                                         views::ExploreTilesView::kMaxTiles)
+                       : attn::RunTiles{});
 }

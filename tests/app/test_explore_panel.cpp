@@ -158,6 +158,49 @@ private slots:
         QCOMPARE(panel->pruneSwitches().size(), 0);
     }
 
+    // The fill box spells the seeds' fills as every other surface does (-1e9, -1e4, not -1e+09
+    // or -10000), whatever the locale, and each item carries the fill itself.
+    void fillBoxSpellsTheSeedsFills_data() {
+        QTest::addColumn<attn::ModuleKind>("module");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<float>("fill");
+        QTest::newRow("causal-attention")
+            << attn::ModuleKind::CausalAttention << QStringLiteral("-inf") << attn::kNegInf;
+        QTest::newRow("bert") << attn::ModuleKind::BertMultiHead << QStringLiteral("-1e9") << -1e9f;
+        QTest::newRow("gpt2") << attn::ModuleKind::Gpt2Attention << QStringLiteral("-1e4") << -1e4f;
+    }
+
+    void fillBoxSpellsTheSeedsFills() {
+        QFETCH(attn::ModuleKind, module);
+        QFETCH(QString, text);
+        QFETCH(float, fill);
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        views::ExploreParameterPanel panel;
+        attn::ModuleConfig c;
+        c.module = module;
+        panel.setConfig(c, false, 3);
+        QLocale::setDefault(before);
+        QCOMPARE(panel.fillBox()->currentText(), text);
+        QCOMPARE(panel.fillBox()->currentData().toFloat(), fill);
+        QCOMPARE(panel.fillBox()->count(), 3);
+        QCOMPARE(panel.fillBox()->itemText(0), QStringLiteral("-inf"));
+        QCOMPARE(panel.fillBox()->itemText(1), QStringLiteral("-1e9"));
+        QCOMPARE(panel.fillBox()->itemText(2), QStringLiteral("-1e4"));
+        // A fill of the seeds given as -1e+09 or -10000 (a file, the command line) is the same
+        // value: it selects the seed's item rather than adding one.
+        c.module = attn::ModuleKind::BertMultiHead;
+        c.causal = true;
+        c.fill_value = QStringLiteral("-1e+09").toFloat();
+        panel.setConfig(c, false, 3);
+        QCOMPARE(panel.fillBox()->currentText(), QStringLiteral("-1e9"));
+        c.fill_value = QStringLiteral("-10000").toFloat();
+        panel.setConfig(c, false, 3);
+        QCOMPARE(panel.fillBox()->currentText(), QStringLiteral("-1e4"));
+        QCOMPARE(panel.fillBox()->count(), 3);
+        QCOMPARE(panel.config().fill_value, std::optional<float>(-1e4f));
+    }
+
     // The causal switch, mask convention, fill value and scaling reach the engine; the
     // convention and fill are enabled only while a mask applies.
     void panelSwitches() {
@@ -169,7 +212,7 @@ private slots:
         QVERIFY(!panel.causalBox()->isChecked());
         QVERIFY(!panel.maskConventionBox()->isEnabled());
         QVERIFY(!panel.fillBox()->isEnabled());
-        QCOMPARE(panel.fillBox()->currentText(), QStringLiteral("-1e+09"));
+        QCOMPARE(panel.fillBox()->currentText(), QStringLiteral("-1e9"));
         QSignalSpy edited(&panel, &views::ExploreParameterPanel::configEdited);
         panel.causalBox()->setChecked(true);
         QCOMPARE(edited.count(), 1);
@@ -208,7 +251,7 @@ private slots:
         shown.moduleBox()->setCurrentText(QStringLiteral("gpt2-attention"));
         QVERIFY(shown.causalBox()->isChecked());
         QVERIFY(!shown.causalBox()->isEnabled());
-        QCOMPARE(shown.fillBox()->currentText(), QStringLiteral("-10000"));
+        QCOMPARE(shown.fillBox()->currentText(), QStringLiteral("-1e4"));
         QVERIFY(!shown.config().causal.has_value());
     }
 };

@@ -7,6 +7,7 @@
 
 #include "model/modules.h"
 #include "model/rng.h"
+#include "model/runner.h"
 #include "model/walkthrough.h"
 #include "model/walkthrough_chapters.h"
 #include "tests/reference/chapters_walk_reference.h"
@@ -284,6 +285,89 @@ private slots:
                                  attn::tiles_step(q, k, v, tokens, true, 0, 2));
         QVERIFY_THROWS_EXCEPTION(attn::AttentionError,
                                  attn::tiles_step(q, k.leftCols(3), v, tokens, true, 2, 2));
+    }
+
+    void tilesStepNumberIsTheWalkthroughs() {
+        QCOMPARE(tiles_.number, attn::kFlashTilesStepNumber);
+        QCOMPARE(tiles_.number, 20);
+    }
+
+    // Explore mode's Tiles tab: a run's head tiled, with what the tab says beside the page.
+    void runTilesOfAHead() {
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::MultiHeadAttention;
+        config.d_out = 4;  // 2 heads of head_dim 2, causal by default
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        const attn::RunResult run = attn::run_module(config, inputs);
+        const attn::RunTiles tiles = attn::run_tiles(run, inputs.tokens, 1, 2, 1, 400);
+        QVERIFY(tiles.status == attn::RunTiles::Status::Tiled);
+        QCOMPARE(tiles.num_heads, Eigen::Index{2});
+        QCOMPARE(tiles.num_tokens, Eigen::Index{6});
+        QCOMPARE(tiles.head, Eigen::Index{1});
+        QVERIFY(tiles.causal);
+        QVERIFY(!tiles.grouped);
+        QCOMPARE(tiles.tiles, Eigen::Index{12});  // 2 + 4 + 6 tiles below the diagonal
+        QCOMPARE(tiles.step.frame_count, 12);
+        QCOMPARE(tiles.step.number, 20);
+        QCOMPARE(tiles.step.id, std::string("flash-tiles"));
+        QCOMPARE(tiles.step.arg("num_tokens"), std::string("6"));
+        QVERIFY(tiles.matches_run);
+        QVERIFY(tiles.max_abs_diff < 1e-5f);
+        QVERIFY(maxDiff(matrix(tiles.step, "tiled-context", 11).values,
+                        run.output.heads[0][1].context) < 1e-5);
+        // Out-of-range choices are clamped to the run: the last head, tiles of 1..T.
+        const attn::RunTiles clamped = attn::run_tiles(run, inputs.tokens, 7, 0, 100, 400);
+        QCOMPARE(clamped.head, Eigen::Index{1});
+        QCOMPARE(clamped.query_tile, Eigen::Index{1});
+        QCOMPARE(clamped.key_tile, Eigen::Index{6});
+        QCOMPARE(clamped.tiles, Eigen::Index{6});  // one key tile per query row
+        // More tiles than a page steps through: counted, not computed.
+        const attn::RunTiles many = attn::run_tiles(run, inputs.tokens, 0, 1, 1, 20);
+        QVERIFY(many.status == attn::RunTiles::Status::TooManyTiles);
+        QCOMPARE(many.tiles, Eigen::Index{21});
+        QCOMPARE(many.step.frame_count, 0);
+        // Tokens that do not match the rows: the engine's message.
+        const attn::RunTiles refused = attn::run_tiles(run, {"a", "b"}, 0, 2, 1, 400);
+        QVERIFY(refused.status == attn::RunTiles::Status::Refused);
+        QVERIFY2(refused.error.find("give one token per row") != std::string::npos,
+                 refused.error.c_str());
+        QVERIFY(attn::run_tiles(attn::RunResult{}, inputs.tokens, 0, 2, 1, 400).status ==
+                attn::RunTiles::Status::NoRun);
+    }
+
+    void runTilesSayWhyNot() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        // A sliding window the tiles do not know: the head differs from its tiles.
+        config.module = attn::ModuleKind::MultiHeadAttention;
+        config.d_out = 4;
+        config.window = 2;
+        const attn::RunTiles window =
+            attn::run_tiles(attn::run_module(config, inputs), inputs.tokens, 0, 2, 1, 400);
+        QVERIFY(window.status == attn::RunTiles::Status::Tiled);
+        QVERIFY(!window.matches_run);
+        QVERIFY(window.max_abs_diff > 1e-4f);
+        // Grouped-query attention: query head 3 of 4 reads K/V head 1 of 1.
+        config.window = 0;
+        config.d_out = 8;
+        config.num_heads = 4;
+        config.num_kv_heads = 1;
+        const attn::RunTiles grouped =
+            attn::run_tiles(attn::run_module(config, inputs), inputs.tokens, 2, 2, 1, 400);
+        QVERIFY(grouped.status == attn::RunTiles::Status::Tiled);
+        QVERIFY(grouped.grouped);
+        QCOMPARE(grouped.kv_head, Eigen::Index{0});
+        QVERIFY(grouped.matches_run);
+        // A run without per-head projections (the queries not kept) has nothing to split.
+        attn::RunResult unsplit = attn::run_module(config, inputs);
+        unsplit.output.queries.clear();
+        QVERIFY(attn::run_tiles(unsplit, inputs.tokens, 0, 2, 1, 400).status ==
+                attn::RunTiles::Status::NotSplit);
+        attn::ModuleConfig cross;
+        cross.module = attn::ModuleKind::CrossAttention;
+        QVERIFY(
+            attn::run_tiles(attn::run_module(cross, inputs), inputs.tokens, 0, 2, 1, 400).status ==
+            attn::RunTiles::Status::CrossAttention);
     }
 
     void paddingMatchesPyTorch() {

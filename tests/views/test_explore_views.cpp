@@ -3,6 +3,8 @@
 // the engine's numbers.
 #include <QAbstractItemModel>
 #include <QImage>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTest>
 #include <cmath>
@@ -15,10 +17,12 @@
 #include "views/explore_heads_grid.h"
 #include "views/explore_kv_stepper.h"
 #include "views/explore_lines_view.h"
+#include "views/explore_tiles_view.h"
 #include "views/explore_weight_editor.h"
 #include "views/explore_weight_split.h"
 #include "views/heatmap_widget.h"
 #include "views/language.h"
+#include "views/step_page.h"
 
 namespace {
 
@@ -302,6 +306,69 @@ private slots:
         QVERIFY(stepper.keysHeatmap()->tooltipText(0, 1).contains(QStringLiteral("read back")));
         QVERIFY(stepper.valuesHeatmap()->tooltipText(2, 0).contains(QStringLiteral("appended")));
         QVERIFY(stepper.outputHeatmap()->tooltipText(1, 0).contains(QStringLiteral("recomputed")));
+    }
+
+    // Grouped-query attention: the cache holds one K/V head; query head 2 is drawn and explained
+    // with that head's keys and values.
+    void stepperDrawsTheKvHeadAQueryHeadReads() {
+        const attn::Sequence inputs = attn::random_sequence(4, 4, 5);
+        attn::KvTraceConfig config;
+        config.d_out = 4;
+        config.num_heads = 2;
+        config.num_kv_heads = 1;
+        config.cache_snapshots = true;
+        const attn::KvTrace trace = attn::build_kv_trace(inputs, config);
+        QCOMPARE(trace.steps[2].cache_keys.size(), std::size_t{1});
+        views::ExploreKvStepper stepper;
+        stepper.setTrace(trace, {"a", "b", "c", "d"});
+        QCOMPARE(stepper.kvHeads(), 1);
+        stepper.setStep(2);
+        stepper.setHead(1);
+        const attn::Matrix& keys = trace.steps[2].cache_keys[0];
+        const attn::Matrix& values = trace.steps[2].cache_values[0];
+        QCOMPARE(stepper.keysHeatmap()->rowCount(), 3);
+        QCOMPARE(stepper.keysHeatmap()->inputValue(1, 1), static_cast<double>(keys(1, 1)));
+        QCOMPARE(stepper.valuesHeatmap()->inputValue(2, 0), static_cast<double>(values(2, 0)));
+        QVERIFY(stepper.keysHeatmap()->title().contains(QStringLiteral("K/V head 1")));
+        const QString hover = stepper.keysHeatmap()->tooltipText(1, 1);
+        QVERIFY2(hover.contains(QStringLiteral("W_key (head 1, column 2)")), qPrintable(hover));
+    }
+
+    // The Tiles tab draws the record it is given: the page, the note, the choosers clamped to the
+    // run; choosing asks for new tiles instead of computing them.
+    void tilesViewDrawsItsRecord() {
+        const attn::Sequence inputs = attn::tutorial_inputs();
+        attn::ModuleConfig config;
+        config.module = attn::ModuleKind::MultiHeadAttention;
+        config.d_out = 4;
+        const attn::RunResult run = attn::run_module(config, inputs);
+        views::ExploreTilesView view;
+        view.setTiles(attn::run_tiles(run, inputs.tokens, 5, 2, 1, 400));
+        QVERIFY(view.page());
+        QCOMPARE(view.page()->step().number, 20);
+        QCOMPARE(view.page()->frameCount(), 12);
+        QCOMPARE(view.page()->frame(), 0);
+        QCOMPARE(view.headBox()->maximum(), 2);
+        QCOMPARE(view.headBox()->value(), 2);  // head 6 of 2 clamped to the last
+        QCOMPARE(view.keyTileBox()->maximum(), 6);
+        QCOMPARE(view.noteText(), QStringLiteral("Head 2 of this run, tiled: 12 tiles of 2 × 1 "
+                                                 "give the head's context vectors."));
+        QSignalSpy asked(&view, &views::ExploreTilesView::tilingChanged);
+        view.queryTileBox()->setValue(3);
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(view.queryTile(), Eigen::Index{3});
+        QCOMPARE(view.page()->frameCount(), 12);  // nothing computed until new tiles come
+        attn::RunTiles many;
+        many.status = attn::RunTiles::Status::TooManyTiles;
+        many.num_heads = 2;
+        many.num_tokens = 6;
+        many.tiles = 500;
+        view.setTiles(many);
+        QVERIFY(!view.page());
+        QCOMPARE(view.noteText(), QStringLiteral("500 tiles are too many to step through: choose "
+                                                 "larger tiles (at most 400)."));
+        view.setTiles({});
+        QVERIFY(view.noteText().isEmpty());
     }
 
     void linesViewFocus() {
