@@ -196,6 +196,24 @@ TextPosition textPosition(const QByteArray& text, qsizetype offset) {
     return pos;
 }
 
+TextPosition textPosition(QStringView text, qsizetype index) {
+    TextPosition pos;
+    const qsizetype end = std::min(index, text.size());
+    for (qsizetype i = 0; i < end; ++i) {
+        if (text[i] == QLatin1Char('\n')) {
+            ++pos.line;
+            pos.column = 1;
+        } else if (!text[i].isLowSurrogate()) {  // a surrogate pair is one character
+            ++pos.column;
+        }
+    }
+    return pos;
+}
+
+QString positionText(TextPosition position) {
+    return QStringLiteral("line %1, column %2").arg(position.line).arg(position.column);
+}
+
 int utf8SequenceAt(QByteArrayView text, qsizetype i, char32_t* codePoint) {
     const auto at = [&](qsizetype k) { return static_cast<unsigned char>(text[k]); };
     const unsigned char b = at(i);
@@ -346,8 +364,7 @@ JsonText::JsonText(QString file, QByteArray bytes)
     : file_(std::move(file)), bytes_(std::move(bytes)) {}
 
 QString JsonText::whereOffset(qsizetype offset) const {
-    const TextPosition pos = textPosition(bytes_, offset);
-    return fileMessage(QStringLiteral("line %1, column %2").arg(pos.line).arg(pos.column));
+    return fileMessage(positionText(textPosition(bytes_, offset)));
 }
 
 QString JsonText::where(const JsonPath& path) const {

@@ -7,7 +7,8 @@
 //   <file>: line <L>, column <C>: <the problem>; <the fix>
 //
 // (<file>: is left out when the reader's caller puts the path in front, as for example files).
-// Writing JSON is json_text.h.
+// Pasted matrices (matrix_text.h) name their positions with the same textPosition and
+// positionText. Writing JSON is json_text.h.
 //
 // A reader that returns a result struct (the pattern of gpt2_folder.cpp):
 //
@@ -34,6 +35,7 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
+#include <QStringView>
 #include <optional>
 #include <vector>
 
@@ -114,6 +116,10 @@ struct TextPosition {
     qsizetype column = 1;
 };
 TextPosition textPosition(const QByteArray& text, qsizetype offset);
+// The same in text already decoded (pasted matrices): a surrogate pair is one column.
+TextPosition textPosition(QStringView text, qsizetype index);
+// "line 4, column 12": how every message in app/io names a position.
+QString positionText(TextPosition position);
 
 // Length (1..4) of the valid UTF-8 sequence at `i`, with its code point in *codePoint; 0 when
 // the bytes there are not one (no overlong forms, no surrogates, nothing above U+10FFFF).

@@ -134,6 +134,15 @@ private slots:
         QCOMPARE(utf8SequenceAt("\xe6\x97", 0, &cp), 0);          // cut short
         QCOMPARE(firstInvalidUtf8("ok \xe6\x97\x85 \xff"), qsizetype{7});
     }
+
+    // Positions in decoded text (pasted matrices) count a surrogate pair as one column.
+    void positionsInText() {
+        const QString text = QStringLiteral("1 2\n\U0001F600 x");
+        QCOMPARE(positionText(textPosition(QStringView(text), text.indexOf(QLatin1Char('x')))),
+                 QStringLiteral("line 2, column 3"));
+        QCOMPARE(positionText(textPosition(QByteArray("ab\ncd"), 4)),
+                 QStringLiteral("line 2, column 2"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestJsonLocator)
