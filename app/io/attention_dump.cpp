@@ -6,7 +6,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonParseError>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/io/json_locator.h"
 #include "app/io/safetensors.h"
 
 namespace attn {
@@ -493,32 +493,34 @@ AttentionDumpResult dumpFromSafetensors(const SafetensorsFile& file,
     return result;
 }
 
-// The tokens of a JSON list of strings or an object with a "tokens" list; error otherwise.
-QStringList parseTokens(const QByteArray& json, QString* error) {
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        *error = QStringLiteral("not valid JSON (%1 at byte %2)")
-                     .arg(parseError.errorString())
-                     .arg(parseError.offset);
-        return {};
-    }
-    QJsonArray list = doc.array();
-    if (doc.isObject() && doc.object().value(QLatin1String("tokens")).isArray())
-        list = doc.object().value(QLatin1String("tokens")).toArray();
-    else if (!doc.isArray()) {
-        *error = QStringLiteral(
-            "not a JSON list of token strings (nor an object with a "
-            "\"tokens\" list)");
+// The tokens of a JSON list of strings or an object with a "tokens" list; otherwise *error holds
+// the message, with the file's name, line and column.
+QStringList parseTokens(const JsonText& text, QString* error) {
+    const QString fix =
+        QStringLiteral("save json.dump(tokenizer.convert_ids_to_tokens(ids), f) again");
+    const std::optional<QJsonDocument> doc = text.parse(fix, error);
+    if (!doc) return {};
+    JsonPath listAt;
+    QJsonArray list = doc->array();
+    if (doc->isObject() && doc->object().value(QLatin1String("tokens")).isArray()) {
+        list = doc->object().value(QLatin1String("tokens")).toArray();
+        listAt = {jsonKey("tokens")};
+    } else if (!doc->isArray()) {
+        *error = text.message(
+            {}, QStringLiteral("the file holds %1; a tokens file is a list of token strings (or "
+                               "an object with one as \"tokens\"): %2")
+                    .arg(doc->isObject() ? QStringLiteral("an object without a \"tokens\" list")
+                                         : QStringLiteral("a single value"),
+                         fix));
         return {};
     }
     QStringList tokens;
     for (qsizetype i = 0; i < list.size(); ++i) {
         if (!list.at(i).isString()) {
-            *error = QStringLiteral(
-                         "token %1 is not a string: save "
-                         "tokenizer.convert_ids_to_tokens(ids)")
-                         .arg(i + 1);
+            *error = text.message(jsonChild(listAt, i),
+                                  QStringLiteral("token %1 is %2, not a string: %3")
+                                      .arg(i + 1)
+                                      .arg(describeJsonValue(list.at(i)), fix));
             return {};
         }
         tokens << list.at(i).toString();
@@ -578,11 +580,8 @@ AttentionDumpResult dumpFromBytes(const QByteArray& dump, const QByteArray& toke
     if (!result.ok()) return result;
     QStringList tokens;
     if (!tokensJson.isEmpty()) {
-        tokens = parseTokens(tokensJson, &result.error);
-        if (!result.ok()) {
-            result.error = QStringLiteral("tokens: ") + result.error;
-            return result;
-        }
+        tokens = parseTokens(JsonText(QStringLiteral("tokens"), tokensJson), &result.error);
+        if (!result.ok()) return result;
     }
     setTokens(tokensJson.isEmpty() ? nullptr : &tokens, QStringLiteral("the tokens list"),
               &result.dump, &result.error);
@@ -614,15 +613,17 @@ AttentionDumpResult loadDump(const QString& path, const QString& tokensPath,
     std::optional<QStringList> tokens;
     const QString tokensName = QFileInfo(tokensFile).fileName();
     if (!tokensFile.isEmpty()) {
-        QString error;
         QFile file(tokensFile);
         if (!file.open(QIODevice::ReadOnly))
-            error = QStringLiteral("cannot open: %1").arg(file.errorString());
-        else if (file.size() > kMaxTokensBytes)
-            error = QStringLiteral("%1 bytes is too large for a list of tokens").arg(file.size());
-        else
-            tokens = parseTokens(file.readAll(), &error);
-        if (!error.isEmpty()) return {{}, tokensName + QStringLiteral(": ") + error};
+            return {{}, tokensName + QStringLiteral(": cannot open: ") + file.errorString()};
+        if (file.size() > kMaxTokensBytes)
+            return {{},
+                    QStringLiteral("%1: %2 bytes is too large for a list of tokens")
+                        .arg(tokensName)
+                        .arg(file.size())};
+        QString error;  // parseTokens names the file, line and column
+        tokens = parseTokens(JsonText(tokensName, file.readAll()), &error);
+        if (!error.isEmpty()) return {{}, error};
     }
 
     AttentionDumpResult result;

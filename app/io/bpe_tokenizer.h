@@ -42,7 +42,7 @@ class BpeTokenizer;
 
 struct BpeLoadResult {
     std::shared_ptr<const BpeTokenizer> tokenizer;  // set on success
-    QString error;  // otherwise "merges.txt: line 7: the merge "Ġ zz" needs "zz", which ..."
+    QString error;  // otherwise "merges.txt: line 7, column 1: the merge "Ġ zz" needs "zz", ..."
     bool ok() const { return tokenizer != nullptr; }
 };
 

@@ -1,8 +1,14 @@
 #include "app/io/json_locator.h"
 
+#include <QJsonParseError>
+#include <QStringList>
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 
 #include "app/io/json_text.h"
+#include "model/number_format.h"
 
 namespace {
 
@@ -190,47 +196,234 @@ TextPosition textPosition(const QByteArray& text, qsizetype offset) {
     return pos;
 }
 
+TextPosition textPosition(QStringView text, qsizetype index) {
+    TextPosition pos;
+    const qsizetype end = std::min(index, text.size());
+    for (qsizetype i = 0; i < end; ++i) {
+        if (text[i] == QLatin1Char('\n')) {
+            ++pos.line;
+            pos.column = 1;
+        } else if (!text[i].isLowSurrogate()) {  // a surrogate pair is one character
+            ++pos.column;
+        }
+    }
+    return pos;
+}
+
+QString positionText(TextPosition position) {
+    return QStringLiteral("line %1, column %2").arg(position.line).arg(position.column);
+}
+
+int utf8SequenceAt(QByteArrayView text, qsizetype i, char32_t* codePoint) {
+    const auto at = [&](qsizetype k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char b = at(i);
+    if (b < 0x80) {
+        *codePoint = b;
+        return 1;
+    }
+    int len = 0;
+    char32_t v = 0;
+    char32_t min = 0;
+    if (b >= 0xC2 && b <= 0xDF) {
+        len = 2, v = b & 0x1Fu, min = 0x80;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        len = 3, v = b & 0x0Fu, min = 0x800;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        len = 4, v = b & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (i + len > text.size()) {
+        return 0;
+    }
+    for (int k = 1; k < len; ++k) {
+        const unsigned char c = at(i + k);
+        if ((c & 0xC0u) != 0x80u) {
+            return 0;
+        }
+        v = (v << 6) | (c & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        return 0;
+    }
+    *codePoint = v;
+    return len;
+}
+
 qsizetype firstInvalidUtf8(const QByteArray& text) {
-    const qsizetype n = text.size();
-    qsizetype i = 0;
-    while (i < n) {
-        const auto b0 = static_cast<unsigned char>(text[i]);
-        if (b0 < 0x80) {
-            ++i;
-            continue;
-        }
-        qsizetype len = 0;
-        char32_t cp = 0;
-        char32_t min = 0;
-        if ((b0 & 0xE0) == 0xC0) {
-            len = 2;
-            cp = b0 & 0x1Fu;
-            min = 0x80;
-        } else if ((b0 & 0xF0) == 0xE0) {
-            len = 3;
-            cp = b0 & 0x0Fu;
-            min = 0x800;
-        } else if ((b0 & 0xF8) == 0xF0) {
-            len = 4;
-            cp = b0 & 0x07u;
-            min = 0x10000;
-        } else {
-            return i;
-        }
-        if (i + len > n) {
-            return i;
-        }
-        for (qsizetype k = 1; k < len; ++k) {
-            const auto b = static_cast<unsigned char>(text[i + k]);
-            if ((b & 0xC0) != 0x80) {
-                return i;
-            }
-            cp = (cp << 6) | (b & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    char32_t codePoint = 0;
+    for (qsizetype i = 0; i < text.size();) {
+        const int len = utf8SequenceAt(text, i, &codePoint);
+        if (len == 0) {
             return i;
         }
         i += len;
     }
     return -1;
+}
+
+// --- messages ------------------------------------------------------------------------------
+
+JsonPath jsonChild(const JsonPath& path, const QString& key) {
+    JsonPath out = path;
+    out.push_back(jsonKey(key));
+    return out;
+}
+
+JsonPath jsonChild(const JsonPath& path, qsizetype index) {
+    JsonPath out = path;
+    out.push_back(jsonIndex(index));
+    return out;
+}
+
+QString quotedForMessage(const QString& text) {
+    constexpr qsizetype kShown = 40;
+    return QLatin1Char('"') +
+           (text.size() > kShown ? text.left(kShown) + QStringLiteral("...") : text) +
+           QLatin1Char('"');
+}
+
+QString describeJsonValue(const QJsonValue& value) {
+    switch (value.type()) {
+        case QJsonValue::Null:
+            return QStringLiteral("null");
+        case QJsonValue::Bool:
+            return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        case QJsonValue::Double: {
+            // Whole numbers as written ("1000000000", not "1e+09"); others by their shortest
+            // digits, so 0.1 reads "0.1" and a number beyond float's range as written.
+            const double d = value.toDouble();
+            const bool whole = std::floor(d) == d && std::fabs(d) <= 9007199254740992.0;
+            return QStringLiteral("the number ") +
+                   (whole ? QString::number(static_cast<qint64>(d))
+                          : QString::fromStdString(attn::format_shortest(d)));
+        }
+        case QJsonValue::String:
+            return QStringLiteral("the string ") + quotedForMessage(value.toString());
+        case QJsonValue::Array:
+            return QStringLiteral("a list");
+        case QJsonValue::Object:
+            return QStringLiteral("an object");
+        case QJsonValue::Undefined:
+            break;
+    }
+    return QStringLiteral("missing");
+}
+
+bool isNonFiniteWord(const QString& text) {
+    const QString w = text.trimmed().toLower();
+    static const QStringList words = {"nan",  "+nan",     "-nan",      "inf",      "+inf",
+                                      "-inf", "infinity", "+infinity", "-infinity"};
+    return words.contains(w);
+}
+
+namespace {
+
+// The token at a syntax error, for a hint about NaN / Infinity / huge numbers.
+QByteArray wordAt(const QByteArray& bytes, qsizetype offset) {
+    auto isWordChar = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+    };
+    qsizetype begin = std::min(offset, bytes.size());
+    // Qt reports some errors just after the bad token: step back onto it.
+    if (begin > 0 && (begin == bytes.size() || !isWordChar(bytes[begin])) &&
+        isWordChar(bytes[begin - 1])) {
+        --begin;
+    }
+    while (begin > 0 && isWordChar(bytes[begin - 1])) {
+        --begin;
+    }
+    qsizetype end = begin;
+    while (end < bytes.size() && isWordChar(bytes[end]) && end - begin < 64) {
+        ++end;
+    }
+    return bytes.mid(begin, end - begin);
+}
+
+// " (NaN and Infinity are not JSON numbers; ...)" when the bad token is one of those; empty
+// otherwise.
+QString syntaxHint(const QByteArray& bytes, qsizetype offset) {
+    const QByteArray word = wordAt(bytes, offset);
+    if (isNonFiniteWord(QString::fromLatin1(word))) {
+        return QStringLiteral(
+            " (NaN and Infinity are not JSON numbers; every value must be finite)");
+    }
+    double d = 0.0;
+    const char* end = word.constData() + word.size();
+    const std::from_chars_result r = std::from_chars(word.constData(), end, d);
+    const bool negativeExponent = word.contains("e-") || word.contains("E-");
+    if (r.ptr == end && r.ec == std::errc::result_out_of_range && !negativeExponent) {
+        return QStringLiteral(" (the number %1 is too large)").arg(QString::fromLatin1(word));
+    }
+    return QString();
+}
+
+}  // namespace
+
+JsonText::JsonText(QString file, QByteArray bytes)
+    : file_(std::move(file)), bytes_(std::move(bytes)) {}
+
+QString JsonText::whereOffset(qsizetype offset) const {
+    return fileMessage(positionText(textPosition(bytes_, offset)));
+}
+
+QString JsonText::where(const JsonPath& path) const {
+    return whereOffset(locateJsonValue(bytes_, path));
+}
+
+QString JsonText::message(const JsonPath& path, const QString& text) const {
+    return where(path) + QStringLiteral(": ") + text;
+}
+
+QString JsonText::messageAt(qsizetype offset, const QString& text) const {
+    return whereOffset(offset) + QStringLiteral(": ") + text;
+}
+
+QString JsonText::fileMessage(const QString& text) const {
+    return file_.isEmpty() ? text : file_ + QStringLiteral(": ") + text;
+}
+
+void JsonText::fail(const JsonPath& path, const QString& text) const {
+    throw JsonError{message(path, text)};
+}
+
+std::optional<QJsonDocument> JsonText::parse(const QString& syntaxFix, QString* error) const {
+    const QByteArray trimmed = bytes_.trimmed();
+    if (trimmed.isEmpty() || trimmed == "\xEF\xBB\xBF") {
+        *error = fileMessage(QStringLiteral("the file is empty; ") + syntaxFix);
+        return std::nullopt;
+    }
+    const qsizetype bad = firstInvalidUtf8(bytes_);
+    if (bad >= 0) {
+        *error = messageAt(
+            bad, QStringLiteral("the file is not valid UTF-8 (byte 0x%1): save it as UTF-8")
+                     .arg(static_cast<unsigned char>(bytes_[bad]), 2, 16, QLatin1Char('0')));
+        return std::nullopt;
+    }
+    QJsonParseError parseError{};
+    QJsonDocument doc = QJsonDocument::fromJson(bytes_, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        const QString hint = syntaxHint(bytes_, parseError.offset);
+        *error = messageAt(parseError.offset,
+                           QStringLiteral("not valid JSON: ") + parseError.errorString() +
+                               (hint.isEmpty() ? QStringLiteral("; ") + syntaxFix : hint));
+        return std::nullopt;
+    }
+    return doc;
+}
+
+std::optional<QJsonObject> JsonText::parseObject(const QString& syntaxFix, const QString& objectFix,
+                                                 QString* error) const {
+    const std::optional<QJsonDocument> doc = parse(syntaxFix, error);
+    if (!doc) {
+        return std::nullopt;
+    }
+    if (!doc->isObject()) {
+        *error = message({}, QStringLiteral("the file holds %1; %2")
+                                 .arg(doc->isArray() ? QStringLiteral("a list")
+                                                     : QStringLiteral("a single value"),
+                                      objectFix));
+        return std::nullopt;
+    }
+    return doc->object();
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "app/io/json_locator.h"
+
 namespace {
 
 struct Failure {
@@ -81,17 +83,8 @@ public:
 
 private:
     [[noreturn]] void fail(qsizetype index, const QString& message) const {
-        qsizetype line = 1;
-        qsizetype column = 1;
-        for (qsizetype i = 0; i < index && i < t_.size(); ++i) {
-            if (t_[i] == QLatin1Char('\n')) {
-                ++line;
-                column = 1;
-            } else if (!t_[i].isLowSurrogate()) {  // a surrogate pair is one character
-                ++column;
-            }
-        }
-        throw Failure{QStringLiteral("line %1, column %2: %3").arg(line).arg(column).arg(message)};
+        throw Failure{positionText(textPosition(QStringView(t_), index)) + QStringLiteral(": ") +
+                      message};
     }
 
     static QString shown(QStringView s) {

@@ -228,6 +228,7 @@ private slots:
         write("number.json", R"(["a", 2, "c", "d"])");
         write("broken.json", R"(["a", )");
         write("dict.json", R"({"ids": [1, 2]})");
+        write("nested.json", "{\"tokens\": [\"a\",\n  \"b\", \"ü\", \"d\", [\"e\"]]}");
         const QString dump = kDumps + "/bert-like.npy";
         const attn::AttentionDumpResult mine =
             attn::loadAttentionDump(dump, dir.filePath("mine.json"));
@@ -240,12 +241,23 @@ private slots:
         QCOMPARE(error("three.json"),
                  QStringLiteral("three.json has 3 tokens but the attention has 4 key "
                                 "positions: save the tokens of the same sequence"));
-        QVERIFY2(error("number.json").startsWith("number.json: token 2 is not a string"),
-                 qPrintable(error("number.json")));
-        QVERIFY2(error("broken.json").startsWith("broken.json: not valid JSON"),
-                 qPrintable(error("broken.json")));
-        QVERIFY2(error("dict.json").contains("not a JSON list of token strings"),
-                 qPrintable(error("dict.json")));
+        // A wrong-typed value and a syntax error, each with its line and column.
+        QCOMPARE(error("number.json"),
+                 QStringLiteral("number.json: line 1, column 7: token 2 is the number 2, not a "
+                                "string: save json.dump(tokenizer.convert_ids_to_tokens(ids), f) "
+                                "again"));
+        QCOMPARE(
+            error("broken.json"),
+            QStringLiteral("broken.json: line 1, column 7: not valid JSON: unterminated array; "
+                           "save json.dump(tokenizer.convert_ids_to_tokens(ids), f) again"));
+        QCOMPARE(error("dict.json"),
+                 QStringLiteral("dict.json: line 1, column 1: the file holds an object without a "
+                                "\"tokens\" list; a tokens file is a list of token strings (or "
+                                "an object with one as \"tokens\"): save "
+                                "json.dump(tokenizer.convert_ids_to_tokens(ids), f) again"));
+        QCOMPARE(error("nested.json"),
+                 QStringLiteral("nested.json: line 2, column 18: token 5 is a list, not a string: "
+                                "save json.dump(tokenizer.convert_ids_to_tokens(ids), f) again"));
         QVERIFY2(error("missing.json").startsWith("missing.json: cannot open"),
                  qPrintable(error("missing.json")));
     }

@@ -286,15 +286,15 @@ private slots:
         const QByteArray good = json(byteVocab({"aa"}));
         QTest::newRow("malformed JSON")
             << QByteArray("{\"a\": 1,\n \"b\": }") << QByteArray("a a\n")
-            << "vocab.json: line 2, column 8: object is missing after a comma; the file is not "
-               "valid JSON (cut "
-               "short?): copy it again from the model";
+            << "vocab.json: line 2, column 8: not valid JSON: object is missing after a comma; "
+               "is it cut short? Copy it again from the model";
         QTest::newRow("not an object") << QByteArray("[1, 2]") << QByteArray()
-                                       << "vocab.json: the file holds a JSON list, not an "
-                                          "object: is it the right file?";
+                                       << "vocab.json: line 1, column 1: the file holds a list; "
+                                          "vocab.json is an object of tokens and their ids, "
+                                          "such as {\"Ġthe\": 262}: is it the right file?";
         QTest::newRow("invalid UTF-8") << QByteArray("{\"a\xff\": 1}") << QByteArray()
-                                       << "vocab.json: line 1, column 4: the bytes are not valid "
-                                          "UTF-8; save the file as UTF-8";
+                                       << "vocab.json: line 1, column 4: the file is not valid "
+                                          "UTF-8 (byte 0xff): save it as UTF-8";
         QTest::newRow("id not a number")
             << QByteArray("{\"a\": 1,\n\"b\": \"2\"}") << QByteArray()
             << "vocab.json: line 2, column 6: the token \"b\" has the string \"2\" as its id; ids "
@@ -304,28 +304,31 @@ private slots:
                                          "number 1000000000 as its id; ids are whole numbers "
                                          "from 0 to 1048575";
         QTest::newRow("duplicate id") << QByteArray("{\"a\": 3, \"b\": 3}") << QByteArray()
-                                      << "vocab.json: \"a\" and \"b\" both have id 3; every token "
-                                         "needs its own id";
+                                      << "vocab.json: line 1, column 15: \"a\" and \"b\" both "
+                                         "have id 3; every token needs its own id";
         QTest::newRow("no byte tokens") << QByteArray("{\"a\": 0}") << QByteArray()
-                                        << "vocab.json: the vocabulary has no token for the byte "
+                                        << "vocab.json: line 1, column 1: the vocabulary has no "
+                                           "token for the byte "
                                            "0x00 (\"Ā\"): a byte-level BPE vocabulary has all 256 "
                                            "byte tokens; is it a GPT-2-style tokenizer?";
         QTest::newRow("merge of an unknown token")
             << good << QByteArray("#version: 0.2\na a\na zz\n")
-            << "merges.txt: line 3: the merge \"a zz\" needs \"zz\", which is not in the "
+            << "merges.txt: line 3, column 1: the merge \"a zz\" needs \"zz\", which is not in the "
                "vocabulary; vocabulary and merges must come from the same model";
         QTest::newRow("merge result unknown")
             << good << QByteArray("a b\n")
-            << "merges.txt: line 1: the merge \"a b\" needs \"ab\", which is not in the "
+            << "merges.txt: line 1, column 1: the merge \"a b\" needs \"ab\", which is not in the "
                "vocabulary; vocabulary and merges must come from the same model";
         QTest::newRow("merge without a space")
             << good << QByteArray("#version: 0.2\r\na a\r\naa\r\n")
-            << "merges.txt: line 3: \"aa\" is not a merge: each line holds two tokens separated "
+            << "merges.txt: line 3, column 1: \"aa\" is not a merge: each line holds two tokens "
+               "separated "
                "by one space, as \"Ġ t\"";
-        QTest::newRow("merge of three") << good << QByteArray("a a a\n")
-                                        << "merges.txt: line 1: \"a a a\" is not a merge: each "
-                                           "line holds two tokens separated by one space, as "
-                                           "\"Ġ t\"";
+        QTest::newRow("merge of three")
+            << good << QByteArray("a a a\n")
+            << "merges.txt: line 1, column 1: \"a a a\" is not a merge: each "
+               "line holds two tokens separated by one space, as "
+               "\"Ġ t\"";
     }
     void badFiles() {
         QFETCH(QByteArray, vocab);
@@ -347,6 +350,15 @@ private slots:
                                   << "tokenizer.json: line 1, column 1: \"model\" is missing, not "
                                      "an object with \"vocab\" and \"merges\": is it a Hugging "
                                      "Face tokenizer.json?";
+        // A syntax error and a wrong-typed value, each with its line and column.
+        QTest::newRow("cut short")
+            << QByteArray("{\"model\": {\"vocab\": {\"a\": 0},\n  \"merges\": [\"a a\", ")
+            << "tokenizer.json: line 2, column 21: not valid JSON: unterminated array; is it cut "
+               "short? Copy it again from the model";
+        QTest::newRow("id a string")
+            << QByteArray("{\"model\": {\n  \"vocab\": {\"a\": 0, \"b\": \"1\"}}}")
+            << "tokenizer.json: line 2, column 26: the token \"b\" has the string \"1\" as its "
+               "id; ids are whole numbers from 0 to 1048575";
         QTest::newRow("WordPiece")
             << with({{"type", "WordPiece"}, {"vocab", vocab}})
             << "tokenizer.json: line 1, column 18: the model type is the string \"WordPiece\"; "

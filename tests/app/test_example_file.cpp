@@ -222,14 +222,17 @@ private slots:
         QTest::newRow("only spaces")
             << QByteArray(" \n\t\n")
             << "the file is empty: an example needs \"tokens\" and \"embeddings\"";
-        QTest::newRow("not JSON") << QByteArray("tokens: Your journey")
-                                  << "line 1, column 2: not valid JSON: illegal value";
+        QTest::newRow("not JSON")
+            << QByteArray("tokens: Your journey")
+            << "line 1, column 2: not valid JSON: illegal value; fix the JSON at that place";
         QTest::newRow("trailing comma")
             << QByteArray("{\"tokens\": [\"a\"],\n \"embeddings\": [[1, 2,]]}")
-            << "line 2, column 24: not valid JSON: object is missing after a comma";
+            << "line 2, column 24: not valid JSON: object is missing after a comma; fix the JSON "
+               "at "
+               "that place";
         QTest::newRow("missing comma")
             << QByteArray("{\"tokens\": [\"a\"]\n \"embeddings\": [[1]]}")
-            << "line 2, column 3: not valid JSON: unterminated object";
+            << "line 2, column 3: not valid JSON: unterminated object; fix the JSON at that place";
         QTest::newRow("bare NaN")
             << QByteArray("{\"tokens\": [\"a\"],\n \"embeddings\": [[0.5, NaN]]}")
             << "line 2, column 23: not valid JSON: illegal number (NaN and Infinity are not JSON "

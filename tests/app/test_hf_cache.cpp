@@ -146,9 +146,37 @@ private slots:
         QCOMPARE(models[1].folder, hub() + "/models--gpt2/snapshots/s1");
         QCOMPARE(models[2].name, QStringLiteral("org/no-config"));
         QCOMPARE(models[2].gpt2, false);
+        QCOMPARE(models[0].error, QStringLiteral("config.json: line 1, column 16: \"model_type\" "
+                                                 "is the string \"bert\"; only GPT-2 models "
+                                                 "(\"gpt2\") can be opened here"));
+        QVERIFY(models[1].error.isEmpty());
+        QVERIFY2(models[2].error.startsWith("config.json: cannot open it: "),
+                 qPrintable(models[2].error));
         // No hub folder at all: an empty list, not an error.
         qputenv("HF_HUB_CACHE", (hub() + "/not-there").toUtf8());
         QVERIFY(attn::listCachedModels().empty());
+    }
+
+    // A config.json that cannot be read says where: a syntax error and a wrong-typed value, each
+    // with its line and column.
+    void listSaysWhereAConfigIsWrong() {
+        QVERIFY(makeFile(hub() + "/models--a--cut/snapshots/s1/config.json",
+                         "{\n  \"model_type\": \"gpt2\",\n  \"n_layer\": 1"));
+        QVERIFY(makeFile(hub() + "/models--b--typed/snapshots/s1/config.json",
+                         "{\"n_layer\": 12,\n \"model_type\": [\"gpt2\"]}"));
+        QVERIFY(makeFile(hub() + "/models--c--untyped/snapshots/s1/config.json", "[1, 2]"));
+        const std::vector<attn::CachedModel> models = attn::listCachedModels();
+        QCOMPARE(models.size(), std::size_t{3});
+        QCOMPARE(models[0].gpt2, false);
+        QCOMPARE(models[0].error, QStringLiteral("config.json: line 3, column 15: not valid JSON: "
+                                                 "invalid termination by number; download the "
+                                                 "model again"));
+        QCOMPARE(models[1].error, QStringLiteral("config.json: line 2, column 16: \"model_type\" "
+                                                 "is a list; only GPT-2 models (\"gpt2\") can be "
+                                                 "opened here"));
+        QCOMPARE(models[2].error, QStringLiteral("config.json: line 1, column 1: the file holds a "
+                                                 "list; a model config is an object such as "
+                                                 "{\"model_type\": \"gpt2\", ...}"));
     }
 
 private:
