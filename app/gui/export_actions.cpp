@@ -7,39 +7,37 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QMessageBox>
 #include <QProgressDialog>
-#include <QSettings>
-#include <QStandardPaths>
-#include <QStatusBar>
-#include <algorithm>
 #include <memory>
+#include <utility>
 
-#include "app/gui/export_dialog.h"
-#include "app/gui/main_window.h"
+#include "app/gui/export_flow.h"
 #include "app/io/file_batch.h"
 #include "views/heatmap_widget.h"
 #include "views/step_page.h"
 
 namespace {
 
-const QString kExportGroup = QStringLiteral("export");
-
-// The figures drawn by the views and saved all or nothing into `dir`.
-bool saveFigures(const QList<views::Figure>& figures, const QString& dir,
-                 const views::FigureOptions& options, QStringList* written, QString* error) {
-    const auto render = [&](qsizetype i, QByteArray& bytes, QString& problem) {
-        return views::renderFigureBytes(figures.at(i), options, &bytes, &problem);
+// The figure drawn by the views.
+ExportFlow::RenderFile renderFigure(const views::Figure& figure) {
+    return [figure](const views::FigureOptions& options, QByteArray* bytes, QString* error) {
+        return views::renderFigureBytes(figure, options, bytes, error);
     };
-    return attn::saveFileBatch(dir, views::figureFileNames(figures, options.format),
-                               views::figureKind(options.format), options.overwrite, render,
-                               written, error);
+}
+
+// The figures drawn by the views, file i of a batch.
+ExportFlow::RenderBatchFile renderFigures(const QList<views::Figure>& figures) {
+    return [figures](qsizetype i, const views::FigureOptions& options, QByteArray* bytes,
+                     QString* error) {
+        return views::renderFigureBytes(figures.at(i), options, bytes, error);
+    };
 }
 
 }  // namespace
 
-ExportActions::ExportActions(MainWindow* window, QMenu* fileMenu)
-    : QObject(window), window_(window) {
+ExportActions::ExportActions(QWidget* window, QMenu* fileMenu, StepPages pages)
+    : QObject(window), window_(window), pages_(std::move(pages)) {
+    flow_ = new ExportFlow(window, QStringLiteral("export"));
     menu_ = fileMenu->addMenu(QString());
     exportHeatmapAction_ =
         menu_->addAction(QString(), this, &ExportActions::exportHeatmapWithDialog);
@@ -87,7 +85,7 @@ void ExportActions::connectHeatmaps(views::StepPage* page) {
 }
 
 attn::HeatmapWidget* ExportActions::activeHeatmap() {
-    views::StepPage* p = window_->currentPage();
+    views::StepPage* p = pages_.current();
     if (!p) return nullptr;
     // The last one pointed at counts while it is on this page and shown (not another frame's).
     if (attn::HeatmapWidget* active = activeHeatmap_.data()) {
@@ -100,7 +98,7 @@ attn::HeatmapWidget* ExportActions::activeHeatmap() {
 
 views::Figure ExportActions::figureOf(attn::HeatmapWidget* map) const {
     if (!map) return {};
-    for (views::StepPage* p : window_->builtPages()) {
+    for (views::StepPage* p : pages_.built()) {
         for (const QString& id : p->matrixIds())
             if (p->heatmap(id) == map) return {p, id};
     }
@@ -128,27 +126,32 @@ bool ExportActions::exportHeatmap(attn::HeatmapWidget* map, const QString& path,
         if (error) *error = tr("There is no heatmap to export on this page.");
         return false;
     }
-    QByteArray bytes;
-    return views::renderFigureBytes(figure, options, &bytes, error) &&
-           attn::saveFile(path, views::figureKind(options.format), bytes, options.overwrite, error);
+    return ExportFlow::saveFile(path, options, renderFigure(figure), error);
 }
 
 bool ExportActions::exportStepFigures(const QString& dir, const views::FigureOptions& options,
                                       QStringList* written, QString* error) {
-    views::StepPage* p = window_->currentPage();
+    views::StepPage* p = pages_.current();
     if (!p) {
         if (error) *error = tr("There is no step to export.");
         return false;
     }
-    return saveFigures(views::pageFigures(*p), dir, options, written, error);
+    const QList<views::Figure> figures = views::pageFigures(*p);
+    return ExportFlow::saveFiles(dir, options, views::figureFileNames(figures, options.format),
+                                 renderFigures(figures), written, error);
 }
 
 bool ExportActions::exportWalkthrough(const QString& dir, const views::FigureOptions& options,
                                       QStringList* written, QString* error) {
+    const QList<views::Figure> figures = walkthroughFigures();
+    return ExportFlow::saveFiles(dir, options, views::figureFileNames(figures, options.format),
+                                 renderFigures(figures), written, error);
+}
+
+QList<views::Figure> ExportActions::walkthroughFigures() const {
     QList<views::Figure> figures;
-    for (int n = 1; n <= window_->stepCount(); ++n)
-        figures += views::pageFigures(*window_->page(n));
-    return saveFigures(figures, dir, options, written, error);
+    for (int n = 1; n <= pages_.count(); ++n) figures += views::pageFigures(*pages_.page(n));
+    return figures;
 }
 
 bool ExportActions::exportHandout(const QString& path, QString* error,
@@ -164,11 +167,11 @@ bool ExportActions::exportHandout(const QString& path, QString* error,
     }
     // The records of the window's example; fresh pages draw them as each step opens.
     std::vector<attn::Step> steps;
-    for (int n = 1; n <= window_->stepCount(); ++n) steps.push_back(window_->page(n)->step());
+    for (int n = 1; n <= pages_.count(); ++n) steps.push_back(pages_.page(n)->step());
     QString reason;
     const QByteArray bytes =
         pdf ? views::renderHandoutPdf(steps, &reason, progress)
-            : views::renderHandoutHtml(steps, window_->language(), &reason, progress);
+            : views::renderHandoutHtml(steps, pages_.language(), &reason, progress);
     if (bytes.isEmpty()) {
         if (error)
             *error =
@@ -182,7 +185,7 @@ bool ExportActions::exportHandout(const QString& path, QString* error,
 void ExportActions::copyFigure(attn::HeatmapWidget* map) {
     const views::Figure figure = figureOf(map ? map : activeHeatmap());
     if (!figure.page) return;
-    views::FigureOptions options = savedExportOptions();
+    views::FigureOptions options = flow_->savedOptions();
     options.format = views::FigureFormat::Png;
     options.size = QSize();
     options.scale = 2.0;  // sharp on a slide or in a document
@@ -190,149 +193,42 @@ void ExportActions::copyFigure(attn::HeatmapWidget* map) {
     const QImage image = views::renderFigure(figure, options);
     if (image.isNull()) return;
     QApplication::clipboard()->setImage(image);
-    window_->statusBar()->showMessage(
-        tr("Copied the figure “%1” to the clipboard").arg(figure.page->caption(figure.matrixId)),
-        4000);
-}
-
-views::FigureOptions ExportActions::savedExportOptions() const {
-    QSettings settings;
-    settings.beginGroup(kExportGroup);
-    views::FigureOptions o;
-    o.format = views::figureFormatFromName(settings.value(QStringLiteral("format")).toString())
-                   .value_or(views::FigureFormat::Png);
-    o.size = settings.value(QStringLiteral("size")).toSize();
-    o.scale = std::clamp(settings.value(QStringLiteral("scale"), 1.0).toDouble(), 1.0,
-                         views::kMaxFigureScale);
-    o.title = settings.value(QStringLiteral("title"), true).toBool();
-    o.values = settings.value(QStringLiteral("values"), true).toBool();
-    o.colorMap = settings.value(QStringLiteral("colorMap")).toString();
-    o.transparent = settings.value(QStringLiteral("transparent"), false).toBool();
-    return o;
-}
-
-void ExportActions::saveExportOptions(const views::FigureOptions& o, const QString& folder) const {
-    QSettings settings;
-    settings.beginGroup(kExportGroup);
-    settings.setValue(QStringLiteral("format"), views::figureSuffix(o.format));
-    settings.setValue(QStringLiteral("size"), o.size);
-    settings.setValue(QStringLiteral("scale"), o.scale);
-    settings.setValue(QStringLiteral("title"), o.title);
-    settings.setValue(QStringLiteral("values"), o.values);
-    settings.setValue(QStringLiteral("colorMap"), o.colorMap);
-    settings.setValue(QStringLiteral("transparent"), o.transparent);
-    settings.setValue(QStringLiteral("folder"), folder);
-}
-
-QString ExportActions::exportFolder() const {
-    const QString saved = QSettings().value(kExportGroup + QStringLiteral("/folder")).toString();
-    if (!saved.isEmpty() && QFileInfo(saved).isDir()) return saved;
-    const QString pictures = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    return QFileInfo(pictures).isDir() ? pictures : QDir::homePath();
-}
-
-bool ExportActions::confirmReplace(const QStringList& existing) {
-    if (existing.isEmpty()) return true;
-    const QString text =
-        existing.size() == 1
-            ? tr("%1 already exists. Replace it?").arg(QDir::toNativeSeparators(existing.first()))
-            : tr("%1 of the files already exist, for example %2. Replace them?")
-                  .arg(existing.size())
-                  .arg(QDir::toNativeSeparators(existing.first()));
-    return QMessageBox::question(window_, tr("Replace existing files?"), text,
-                                 QMessageBox::Yes | QMessageBox::Cancel,
-                                 QMessageBox::Cancel) == QMessageBox::Yes;
-}
-
-void ExportActions::reportExport(bool ok, const QString& error, const QString& saved) {
-    if (!ok) {
-        QMessageBox::warning(window_, tr("Export failed"), error);
-        return;
-    }
-    window_->statusBar()->showMessage(saved, 6000);
+    flow_->showMessage(
+        tr("Copied the figure “%1” to the clipboard").arg(figure.page->caption(figure.matrixId)));
 }
 
 void ExportActions::exportHeatmapWithDialog() {
-    attn::HeatmapWidget* map = activeHeatmap();
-    const views::Figure figure = figureOf(map);
+    const views::Figure figure = figureOf(activeHeatmap());
     if (!figure.page) return;
-    views::FigureOptions options = savedExportOptions();
-    const QString name = views::figureFileName(*figure.page, figure.matrixId, options.format);
-    ExportDialog dialog(ExportDialog::Target::Heatmap, QDir(exportFolder()).filePath(name),
-                        views::fittedFigureSize(figure, options), window_);
-    dialog.setOptions(options);
-    if (dialog.exec() != QDialog::Accepted) return;
-    options = dialog.options();
-    const QString path = dialog.destination();
-    if (!confirmReplace(QFileInfo::exists(path) ? QStringList{path} : QStringList{})) return;
-    options.overwrite = true;  // asked above
-    saveExportOptions(options, QFileInfo(path).absolutePath());
-    QString error;
-    const bool ok = exportHeatmap(map, path, options, &error);
-    reportExport(ok, error, tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    flow_->exportFile(views::figureBaseName(*figure.page, figure.matrixId),
+                      views::fittedFigureSize(figure, flow_->savedOptions()), renderFigure(figure));
 }
 
 void ExportActions::exportCsvWithDialog() {
-    attn::HeatmapWidget* map = activeHeatmap();
-    const views::Figure figure = figureOf(map);
+    const views::Figure figure = figureOf(activeHeatmap());
     if (!figure.page) return;
-    const QString name =
-        views::figureFileName(*figure.page, figure.matrixId, views::FigureFormat::Csv);
-    // The file dialog asks before replacing a file.
-    const QString path =
-        QFileDialog::getSaveFileName(window_, tr("Export matrix as CSV"),
-                                     QDir(exportFolder()).filePath(name), tr("CSV files (*.csv)"));
-    if (path.isEmpty()) return;
-    views::FigureOptions options;
-    options.format = views::FigureFormat::Csv;
-    options.overwrite = true;
-    QString error;
-    const bool ok = exportHeatmap(map, path, options, &error);
-    reportExport(ok, error, tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+    flow_->exportWithFileDialog(
+        tr("Export matrix as CSV"),
+        views::figureFileName(*figure.page, figure.matrixId, views::FigureFormat::Csv),
+        tr("CSV files (*.csv)"), views::FigureFormat::Csv, renderFigure(figure));
 }
 
 void ExportActions::exportStepWithDialog() {
-    views::StepPage* p = window_->currentPage();
+    views::StepPage* p = pages_.current();
     if (!p) return;
-    ExportDialog dialog(ExportDialog::Target::Step, exportFolder(), QSize(), window_);
-    dialog.setOptions(savedExportOptions());
-    if (dialog.exec() != QDialog::Accepted) return;
-    views::FigureOptions options = dialog.options();
-    const QString dir = dialog.destination();
-    if (!confirmReplace(attn::existingFiles(
-            dir, views::figureFileNames(views::pageFigures(*p), options.format))))
-        return;
-    options.overwrite = true;
-    saveExportOptions(options, dir);
-    QStringList written;
-    QString error;
-    const bool ok = exportStepFigures(dir, options, &written, &error);
-    reportExport(
-        ok, error,
-        tr("Figures saved: %1, in %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)));
+    const QList<views::Figure> figures = views::pageFigures(*p);
+    flow_->exportFiles(
+        ExportDialog::Target::Step,
+        [figures](views::FigureFormat format) { return views::figureFileNames(figures, format); },
+        renderFigures(figures));
 }
 
 void ExportActions::exportWalkthroughWithDialog() {
-    ExportDialog dialog(ExportDialog::Target::Walkthrough, exportFolder(), QSize(), window_);
-    dialog.setOptions(savedExportOptions());
-    if (dialog.exec() != QDialog::Accepted) return;
-    views::FigureOptions options = dialog.options();
-    const QString dir = dialog.destination();
-    QList<views::Figure> figures;
-    for (int n = 1; n <= window_->stepCount(); ++n)
-        figures += views::pageFigures(*window_->page(n));
-    if (!confirmReplace(attn::existingFiles(dir, views::figureFileNames(figures, options.format))))
-        return;
-    options.overwrite = true;
-    saveExportOptions(options, dir);
-    QStringList written;
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = saveFigures(figures, dir, options, &written, &error);
-    QApplication::restoreOverrideCursor();
-    reportExport(
-        ok, error,
-        tr("Figures saved: %1, in %2").arg(written.size()).arg(QDir::toNativeSeparators(dir)));
+    const QList<views::Figure> figures = walkthroughFigures();
+    flow_->exportFiles(
+        ExportDialog::Target::Walkthrough,
+        [figures](views::FigureFormat format) { return views::figureFileNames(figures, format); },
+        renderFigures(figures));
 }
 
 void ExportActions::exportHandoutWithDialog() {
@@ -342,13 +238,12 @@ void ExportActions::exportHandoutWithDialog() {
     // The file dialog asks before replacing a file.
     QString path = QFileDialog::getSaveFileName(
         window_, tr("Export handout"),
-        QDir(exportFolder()).filePath(QStringLiteral("attention-handout.pdf")),
+        QDir(flow_->folder()).filePath(QStringLiteral("attention-handout.pdf")),
         pdfFilter + QStringLiteral(";;") + htmlFilter, &filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty())
         path += filter == htmlFilter ? QStringLiteral(".html") : QStringLiteral(".pdf");
-    QProgressDialog progress(tr("Drawing the handout…"), tr("Cancel"), 0, window_->stepCount(),
-                             window_);
+    QProgressDialog progress(tr("Drawing the handout…"), tr("Cancel"), 0, pages_.count(), window_);
     progress.setWindowModality(Qt::WindowModal);
     progress.setMinimumDuration(300);
     QString error;
@@ -360,5 +255,5 @@ void ExportActions::exportHandoutWithDialog() {
     });
     QApplication::restoreOverrideCursor();
     if (!ok && progress.wasCanceled()) return;
-    reportExport(ok, error, tr("Saved the handout %1").arg(QDir::toNativeSeparators(path)));
+    flow_->report(ok, error, tr("Saved the handout %1").arg(QDir::toNativeSeparators(path)));
 }

@@ -1,7 +1,8 @@
-// ExportActions: File > Export and File > Export handout of the walkthrough window. The actions
-// (also offered by a heatmap's right-click menu), their dialogs, the choices remembered from the
-// last export (QSettings group "export"), and the heatmap they act on: the one last pointed at,
-// clicked or right-clicked on the current page, else the page's first.
+// ExportActions: File > Export and File > Export handout of a window of step pages (the
+// walkthrough). The actions (also offered by a heatmap's right-click menu) and the heatmap they
+// act on: the one last pointed at, clicked or right-clicked on the current page, else the page's
+// first. The dialogs, the choices remembered from the last export (QSettings group "export"), the
+// replace question and the report are ExportFlow's, as in every window that exports.
 #pragma once
 
 #include <QList>
@@ -9,13 +10,15 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 #include "views/figure_render.h"
 #include "views/handout.h"
 
-class MainWindow;
+class ExportFlow;
 class QAction;
 class QMenu;
+class QWidget;
 
 namespace attn {
 class HeatmapWidget;
@@ -25,15 +28,25 @@ namespace views {
 class StepPage;
 }
 
+// What the window gives its exports: its pages and its language.
+struct StepPages {
+    std::function<views::StepPage*()> current;       // the page shown; null when none
+    std::function<QList<views::StepPage*>()> built;  // the pages built so far
+    std::function<int()> count;                      // the number of steps
+    std::function<views::StepPage*(int)> page;       // step n (1-based), built if needed
+    std::function<QString()> language;               // "en", "zh_CN": the handout's language
+};
+
 class ExportActions : public QObject {
     Q_OBJECT
 
 public:
-    // Adds the Export submenu to `fileMenu`. The window provides the pages, is the dialogs'
-    // parent and shows the outcome in its status bar.
-    ExportActions(MainWindow* window, QMenu* fileMenu);
+    // Adds the Export submenu to `fileMenu`. `window` is the dialogs' parent and shows the
+    // outcome in its status bar (a QMainWindow); `pages` are what the actions export.
+    ExportActions(QWidget* window, QMenu* fileMenu, StepPages pages);
 
     QMenu* menu() const { return menu_; }
+    ExportFlow* flow() const { return flow_; }
     // The actions that keep their keys while the menu bar is hidden (presentation mode).
     QList<QAction*> windowActions() const;
     // Follows pointing, clicking and right-clicking on the heatmaps of a newly built page.
@@ -67,14 +80,12 @@ private:
     void exportWalkthroughWithDialog();
     void exportCsvWithDialog();
     void exportHandoutWithDialog();
-    bool confirmReplace(const QStringList& existing);
-    // A warning when the export failed, else `saved` in the status bar.
-    void reportExport(bool ok, const QString& error, const QString& saved);
-    views::FigureOptions savedExportOptions() const;
-    void saveExportOptions(const views::FigureOptions& options, const QString& folder) const;
-    QString exportFolder() const;
+    // Every figure of every step, each page as it is now.
+    QList<views::Figure> walkthroughFigures() const;
 
-    MainWindow* window_ = nullptr;
+    QWidget* window_ = nullptr;
+    StepPages pages_;
+    ExportFlow* flow_ = nullptr;
     QPointer<attn::HeatmapWidget> activeHeatmap_;
     QMenu* menu_ = nullptr;
     QAction* exportHeatmapAction_ = nullptr;

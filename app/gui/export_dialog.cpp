@@ -198,7 +198,7 @@ void ExportDialog::followFormat() {
 void ExportDialog::browse() {
     if (target_ == Target::Heatmap) {
         const QString suffix = views::figureSuffix(options().format);
-        // The dialog asks before replacing a file; MainWindow asks once more only when needed.
+        // The dialog asks before replacing a file; ExportFlow asks once more only when needed.
         const QString path = QFileDialog::getSaveFileName(
             this, windowTitle(), destination(), tr("%1 files (*.%2)").arg(suffix.toUpper(), suffix),
             nullptr, QFileDialog::DontConfirmOverwrite);

@@ -1,8 +1,8 @@
 // ExportDialog: File ▸ Export's options: what to write (one heatmap, all heatmaps of
 // the step, the whole walkthrough), the format, size, scale, title, cell values, colour map,
-// background, and the file or folder. It only collects the choices; MainWindow draws the figures
-// through views/figure_render.h and saves them through app/io/file_batch.h, as attention-cli
-// export does.
+// background, and the file or folder. It only collects the choices; ExportFlow (every window's
+// export) has the figures drawn through views/figure_render.h and saves them through
+// app/io/file_batch.h, as attention-cli export does.
 #pragma once
 
 #include <QDialog>
@@ -32,7 +32,7 @@ public:
                  QWidget* parent = nullptr);
 
     Target target() const { return target_; }
-    // The choices; overwrite is always false (MainWindow asks before replacing files).
+    // The choices; overwrite is always false (ExportFlow asks before replacing files).
     views::FigureOptions options() const;
     void setOptions(const views::FigureOptions& options);
     QString destination() const;

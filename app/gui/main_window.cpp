@@ -201,7 +201,10 @@ void MainWindow::buildMenus() {
     });
     openModelAction_->setShortcut(QKeySequence::Open);
     fileMenu_->addSeparator();
-    exports_ = new ExportActions(this, fileMenu_);
+    exports_ = new ExportActions(this, fileMenu_,
+                                 {[this] { return currentPage(); }, [this] { return builtPages(); },
+                                  [this] { return stepCount(); }, [this](int n) { return page(n); },
+                                  [this] { return language(); }});
     fileMenu_->addSeparator();
     quitAction_ = fileMenu_->addAction(QString(), this, &QWidget::close);
     quitAction_->setShortcut(QKeySequence::Quit);

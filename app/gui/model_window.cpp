@@ -1,23 +1,20 @@
 #include "app/gui/model_window.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -30,9 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/export_dialog.h"
+#include "app/gui/export_flow.h"
 #include "app/gui/window_geometry.h"
-#include "app/io/file_batch.h"
 #include "app/io/hf_cache.h"
 #include "model/attention_layer_step.h"
 #include "views/explore_lines_view.h"
@@ -44,14 +40,7 @@
 
 namespace {
 
-const QString kExportFolderKey = QStringLiteral("model/exportFolder");
 const QString kTextKey = QStringLiteral("model/text");
-// Tokens the "Generate" button with a count adds.
-constexpr int kGenerateMany = 10;
-// The text typed stops changing for this long before the forward pass runs.
-constexpr int kTypingPauseMs = 200;
-
-QString exportFolder() { return QSettings().value(kExportFolderKey, QDir::homePath()).toString(); }
 
 // "1664 bytes (1.6 KiB)": the exact count the arithmetic before it gives, then a readable
 // size, with the one number formatter.
@@ -80,6 +69,9 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
     setAttribute(Qt::WA_DeleteOnClose, false);
     setWindowFlag(Qt::Window);
     session_ = new ModelSession(this);
+    exportFlow_ =
+        new ExportFlow(this, QStringLiteral("model/export"),
+                       [this](const QString& message, bool error) { showMessage(message, error); });
 
     pages_ = new QStackedWidget(this);
     pages_->addWidget(buildWelcomePage());
@@ -183,163 +175,6 @@ ModelWindow* ModelWindow::showFor(QWidget* owner) {
 void ModelWindow::fitToScreen() { fitWindowToScreen(this, QSize(1500, 920)); }
 
 ModelWindow::Page ModelWindow::page() const { return static_cast<Page>(pages_->currentIndex()); }
-
-QWidget* ModelWindow::buildWelcomePage() {
-    auto* page = new QWidget(this);
-    auto* layout = new QVBoxLayout(page);
-    layout->setContentsMargins(24, 24, 24, 24);
-    welcomeText_ = new QLabel(page);
-    welcomeText_->setWordWrap(true);
-    welcomeText_->setTextFormat(Qt::RichText);
-    welcomeText_->setTextInteractionFlags(Qt::TextBrowserInteraction);
-    welcomeText_->setOpenExternalLinks(true);
-    layout->addWidget(welcomeText_);
-    auto* buttons = new QHBoxLayout;
-    welcomeOpen_ = new QPushButton(page);
-    welcomeDump_ = new QPushButton(page);
-    connect(welcomeOpen_, &QPushButton::clicked, this, &ModelWindow::openModelWithDialog);
-    connect(welcomeDump_, &QPushButton::clicked, this, &ModelWindow::openDumpWithDialog);
-    buttons->addWidget(welcomeOpen_);
-    buttons->addWidget(welcomeDump_);
-    buttons->addStretch();
-    layout->addLayout(buttons);
-    auto* lists = new QHBoxLayout;
-    auto list = [&](QLabel** heading, QListWidget** widget) {
-        auto* column = new QVBoxLayout;
-        *heading = new QLabel(page);
-        *widget = new QListWidget(page);
-        column->addWidget(*heading);
-        column->addWidget(*widget);
-        lists->addLayout(column);
-        // Double click or Enter opens the entry; its data is the folder or file.
-        connect(*widget, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
-            if (!(item->flags() & Qt::ItemIsEnabled)) return;
-            const QString path = item->data(Qt::UserRole).toString();
-            if (path.endsWith(QLatin1String(".npy")) ||
-                path.endsWith(QLatin1String(".safetensors")))
-                openDump(path);
-            else
-                openModel(path);
-        });
-    };
-    list(&cachedHeading_, &cached_);
-    list(&recentHeading_, &recent_);
-    layout->addLayout(lists, 1);
-    return page;
-}
-
-QWidget* ModelWindow::buildLoadingPage() {
-    auto* page = new QWidget(this);
-    auto* layout = new QVBoxLayout(page);
-    layout->addStretch();
-    loadingText_ = new QLabel(page);
-    loadingText_->setAlignment(Qt::AlignCenter);
-    progress_ = new QProgressBar(page);
-    progress_->setRange(0, 1000);
-    progress_->setMinimumWidth(480);  // wide enough to see it move on a projector
-    progress_->setMaximumWidth(600);
-    cancel_ = new QPushButton(page);
-    connect(cancel_, &QPushButton::clicked, session_, &ModelSession::cancelLoad);
-    layout->addWidget(loadingText_);
-    layout->addWidget(progress_, 0, Qt::AlignHCenter);
-    layout->addWidget(cancel_, 0, Qt::AlignHCenter);
-    layout->addStretch();
-    return page;
-}
-
-QWidget* ModelWindow::buildModelPage() {
-    auto* page = new QWidget(this);
-    auto* layout = new QVBoxLayout(page);
-    summary_ = new QLabel(page);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(summary_);
-
-    auto* textRow = new QHBoxLayout;
-    textLabel_ = new QLabel(page);
-    text_ = new QLineEdit(page);
-    text_->setClearButtonEnabled(true);
-    textLabel_->setBuddy(text_);
-    tokenCount_ = new QLabel(page);
-    textRow->addWidget(textLabel_);
-    textRow->addWidget(text_, 1);
-    textRow->addWidget(tokenCount_);
-    layout->addLayout(textRow);
-    auto* typing = new QTimer(this);
-    typing->setSingleShot(true);
-    typing->setInterval(kTypingPauseMs);
-    connect(text_, &QLineEdit::textEdited, typing, qOverload<>(&QTimer::start));
-    connect(typing, &QTimer::timeout, this, [this] { setText(text_->text()); });
-
-    tokens_ = new views::TokenStrip(page);
-    layout->addWidget(tokens_);
-    connect(tokens_, &views::TokenStrip::tokenClicked, this, [this](int index) {
-        if (lines_)
-            lines_->setFocusToken(std::make_pair(views::ExploreLinesView::Side::Left, index));
-        tokens_->setHighlighted(index);
-    });
-
-    splitter_ = new QSplitter(Qt::Horizontal, page);
-    auto* left = new QWidget(splitter_);
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    // The heading wraps on its own line; the colour range below it keeps its full width.
-    mosaicHeading_ = new QLabel(left);
-    mosaicHeading_->setWordWrap(true);
-    leftLayout->addWidget(mosaicHeading_);
-    auto* mosaicBar = new QHBoxLayout;
-    rangeLabel_ = new QLabel(left);
-    range_ = new QComboBox(left);
-    range_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    rangeLabel_->setBuddy(range_);
-    mosaicBar->addWidget(rangeLabel_);
-    mosaicBar->addWidget(range_);
-    mosaicBar->addStretch();
-    leftLayout->addLayout(mosaicBar);
-    auto* mosaicScroll = new QScrollArea(left);
-    mosaicScroll->setWidgetResizable(true);
-    mosaic_ = new views::ModelHeadsMosaic(mosaicScroll);
-    mosaicScroll->setWidget(mosaic_);
-    leftLayout->addWidget(mosaicScroll, 1);
-    connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this,
-            [this](int layer, int head) { selectHead(layer, head); });
-    connect(range_, &QComboBox::activated, this, [this] {
-        mosaic_->setRange(
-            static_cast<views::ModelHeadsMosaic::Range>(range_->currentData().toInt()));
-    });
-
-    tabs_ = new QTabWidget(splitter_);
-    // The page scrolls itself and shrinks to fit the tab's height, as in presentation mode.
-    headTab_ = new QWidget(tabs_);
-    auto* headLayout = new QVBoxLayout(headTab_);
-    headLayout->setContentsMargins(0, 0, 0, 0);
-    tabs_->addTab(headTab_, QString());
-    lines_ = new views::ExploreLinesView(tabs_);
-    tabs_->addTab(lines_, QString());
-    chart_ = new views::NextTokenChart(tabs_);
-    tabs_->addTab(chart_, QString());
-    splitter_->addWidget(left);
-    splitter_->addWidget(tabs_);
-    splitter_->setStretchFactor(0, 2);
-    splitter_->setStretchFactor(1, 3);
-    layout->addWidget(splitter_, 1);
-
-    auto* generation = new QHBoxLayout;
-    generate_ = new QPushButton(page);
-    generateMany_ = new QPushButton(page);
-    stop_ = new QPushButton(page);
-    reset_ = new QPushButton(page);
-    cacheLabel_ = new QLabel(page);
-    cacheLabel_->setWordWrap(true);
-    connect(generate_, &QPushButton::clicked, this, [this] { session_->generate(1); });
-    connect(generateMany_, &QPushButton::clicked, this,
-            [this] { session_->generate(kGenerateMany); });
-    connect(stop_, &QPushButton::clicked, session_, &ModelSession::stopGenerating);
-    connect(reset_, &QPushButton::clicked, session_, &ModelSession::resetGeneration);
-    for (QPushButton* b : {generate_, generateMany_, stop_, reset_}) generation->addWidget(b);
-    generation->addWidget(cacheLabel_, 1);
-    layout->addLayout(generation);
-    return page;
-}
 
 void ModelWindow::buildMenus() {
     fileMenu_ = menuBar()->addMenu(QString());
@@ -677,78 +512,6 @@ void ModelWindow::openDumpWithDialog() {
         QFileDialog::getOpenFileName(this, tr("Open an attention dump"), QDir::homePath(),
                                      tr("Attention dumps (*.npy *.safetensors)"));
     if (!path.isEmpty()) openDump(path);
-}
-
-bool ModelWindow::exportHead(const QString& path, const views::FigureOptions& options,
-                             QString* error) {
-    if (!headPage_) {
-        *error = tr("Nothing to export: open a model and type a text first.");
-        return false;
-    }
-    const QStringList ids = headPage_->matrixIds();
-    QByteArray bytes;
-    if (!views::renderFigureBytes({headPage_, ids.first()}, options, &bytes, error)) return false;
-    return attn::saveFile(path, views::figureKind(options.format), bytes, options.overwrite, error);
-}
-
-bool ModelWindow::exportLayer(const QString& path, const views::FigureOptions& options,
-                              QString* error) {
-    if (session_->view().attentions.empty()) {
-        *error = tr("Nothing to export: open a model and type a text first.");
-        return false;
-    }
-    // Every head of the layer on one page, drawn as the head view draws one.
-    views::StepPage page(layerStep());
-    page.resize(1200, 900);
-    QByteArray bytes;
-    if (!views::renderFiguresGrid(views::pageFigures(page), options, 0, &bytes, error))
-        return false;
-    return attn::saveFile(path, views::figureKind(options.format), bytes, options.overwrite, error);
-}
-
-bool ModelWindow::exportNextTokens(const QString& path, views::FigureFormat format,
-                                   QString* error) {
-    if (chart_->barCount() == 0) {
-        *error = tr("Nothing to export: the next-token chart is empty.");
-        return false;
-    }
-    const QByteArray bytes = chart_->renderBytes(format, error);
-    if (bytes.isEmpty()) return false;
-    return attn::saveFile(path, views::figureKind(format), bytes, true, error);
-}
-
-void ModelWindow::exportWithDialog(ExportKind kind) {
-    QString error;
-    const QString base = kind == ExportKind::NextTokens ? QStringLiteral("next-tokens")
-                         : kind == ExportKind::Layer
-                             ? QStringLiteral("layer-%1-heads").arg(layer_ + 1)
-                             : QStringLiteral("layer-%1-head-%2").arg(layer_ + 1).arg(head_ + 1);
-    views::FigureOptions options;
-    QSize fitted;
-    if (kind == ExportKind::Head && headPage_)
-        fitted = views::fittedFigureSize({headPage_, headPage_->matrixIds().first()}, options);
-    ExportDialog dialog(ExportDialog::Target::Heatmap,
-                        QDir(exportFolder()).filePath(base + QStringLiteral(".png")), fitted, this);
-    if (dialog.exec() != QDialog::Accepted) return;
-    options = dialog.options();
-    const QString path = dialog.destination();
-    if (QFileInfo::exists(path) &&
-        QMessageBox::question(this, tr("Replace existing file?"),
-                              tr("%1 exists. Replace it?").arg(QDir::toNativeSeparators(path)),
-                              QMessageBox::Yes | QMessageBox::Cancel,
-                              QMessageBox::Cancel) != QMessageBox::Yes)
-        return;
-    options.overwrite = true;
-    QSettings().setValue(kExportFolderKey, QFileInfo(path).absolutePath());
-    const bool ok = kind == ExportKind::Head    ? exportHead(path, options, &error)
-                    : kind == ExportKind::Layer ? exportLayer(path, options, &error)
-                                                : exportNextTokens(path, options.format, &error);
-    if (!ok) {
-        showMessage(error, true);
-        QMessageBox::warning(this, tr("Export failed"), error);
-        return;
-    }
-    showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
 }
 
 QString ModelWindow::shownError() const {

@@ -14,6 +14,7 @@
 #include "app/gui/model_session.h"
 #include "views/figure_render.h"
 
+class ExportFlow;
 class QAction;
 class QComboBox;
 class QLabel;
@@ -77,6 +78,9 @@ public:
     // The menus' actions with their keys (tests/app/test_shortcuts.cpp checks they are unique).
     QList<QAction*> windowActions() const;
 
+    // File ▸ Export's flow, shared with every window (dialog, remembered choices and folder under
+    // "model/export", replace question, report).
+    ExportFlow* exportFlow() const { return exportFlow_; }
     // Exports without dialogs (the dialogs end here). The format follows options.format; the
     // layer figure draws every head of the selected layer in one figure.
     bool exportHead(const QString& path, const views::FigureOptions& options, QString* error);
@@ -94,6 +98,9 @@ public slots:
     void openDumpWithDialog();
 
 private:
+    // Tokens the "Generate" button with a count adds.
+    static constexpr int kGenerateMany = 10;
+
     void buildMenus();
     QWidget* buildWelcomePage();
     QWidget* buildLoadingPage();
@@ -110,11 +117,16 @@ private:
     void updateTextPlaceholder();
     enum class ExportKind { Head, Layer, NextTokens };
     void exportWithDialog(ExportKind kind);
+    // The bytes of an export's file in options.format (the chart: PNG, SVG, PDF or CSV).
+    bool renderHead(const views::FigureOptions& options, QByteArray* bytes, QString* error);
+    bool renderLayer(const views::FigureOptions& options, QByteArray* bytes, QString* error);
+    bool renderNextTokens(const views::FigureOptions& options, QByteArray* bytes, QString* error);
     // The selected layer as a walkthrough-like record (with the hover arithmetic when the
     // session's forward pass kept queries and keys).
     attn::Step layerStep() const;
 
     ModelSession* session_ = nullptr;
+    ExportFlow* exportFlow_ = nullptr;
     int layer_ = 0;
     int head_ = 0;
     QString lastMessage_;

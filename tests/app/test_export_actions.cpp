@@ -1,7 +1,8 @@
 // File > Export of the walkthrough window (ExportActions): the menu and a heatmap's right-click
 // menu act on the heatmap last pointed at, the step's and the walkthrough's figures are written
-// with the names and frames shown, copying puts the figure on the clipboard, and the export dialog
-// collects the options it shows.
+// with the names and frames shown, copying puts the figure on the clipboard, the export dialog
+// collects the options it shows, and the actions' dialogs remember the last choices and ask before
+// replacing files (ExportFlow, the flow every window shares).
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -13,8 +14,10 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <memory>
@@ -22,6 +25,7 @@
 #include "app/gui/export_actions.h"
 #include "app/gui/export_dialog.h"
 #include "app/gui/main_window.h"
+#include "modal_dialogs.h"
 #include "model/examples.h"
 #include "model/walkthrough.h"
 #include "views/figure_render.h"
@@ -54,6 +58,7 @@ private slots:
     void exportMenuAndContextMenu();
     void exportFromWindow();
     void exportDialogOptions();
+    void exportDialogsRememberAndAsk();
     void exportHandout();
 };
 
@@ -202,6 +207,64 @@ void TestExportActions::exportDialogOptions() {
     QCOMPARE(back.colorMap, o.colorMap);
     QCOMPARE(back.transparent, o.transparent);
     QCOMPARE(folder.destination(), QString("/tmp/figures"));
+}
+
+void TestExportActions::exportDialogsRememberAndAsk() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    MainWindow w;
+    w.goToStep(11);
+    const QList<QAction*> actions = w.exportActions()->windowActions();
+    QAction* exportHeatmap = actions.at(0);
+    QAction* exportStep = actions.at(1);
+    QCOMPARE(exportHeatmap->text(), QStringLiteral("Export &heatmap…"));
+    QCOMPARE(exportStep->text(), QStringLiteral("Export all heatmaps of this &step…"));
+
+    // Nothing remembered yet: a PNG named after the page's first heatmap. The user picks SVG and
+    // a folder.
+    const QString svg = dir.filePath(QStringLiteral("step-11-attn-scores.svg"));
+    QString offered;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        offered = d->destination();
+        d->formatBox()->setCurrentIndex(d->formatBox()->findData(int(views::FigureFormat::Svg)));
+        d->setDestination(svg);
+    });
+    exportHeatmap->trigger();
+    QCOMPARE(QFileInfo(offered).fileName(), QStringLiteral("step-11-attn-scores.png"));
+    QVERIFY(readFileBytes(svg).contains("<svg"));
+    QCOMPARE(w.statusBar()->currentMessage(),
+             QStringLiteral("Saved ") + QDir::toNativeSeparators(svg));
+    QCOMPARE(QSettings().value(QStringLiteral("export/folder")).toString(), dir.path());
+    QCOMPARE(QSettings().value(QStringLiteral("export/format")).toString(), QStringLiteral("svg"));
+
+    // All heatmaps of the step: the folder and format remembered; one file is there already, and
+    // nothing is written unless the user agrees to replace it.
+    QString question;
+    views::FigureFormat offeredFormat = views::FigureFormat::Png;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        offered = d->destination();
+        offeredFormat = d->options().format;
+        answerModal<QMessageBox>(QMessageBox::Cancel,
+                                 [&](QMessageBox* box) { question = box->text(); });
+    });
+    exportStep->trigger();
+    QCOMPARE(offered, dir.path());
+    QCOMPARE(offeredFormat, views::FigureFormat::Svg);
+    QCOMPARE(question,
+             QDir::toNativeSeparators(svg) + QStringLiteral(" already exists. Replace it?"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+             QStringList{QStringLiteral("step-11-attn-scores.svg")});
+    answerModal<ExportDialog>(QDialog::Accepted,
+                              [](ExportDialog*) { answerModal<QMessageBox>(QMessageBox::Yes); });
+    exportStep->trigger();
+    const QStringList names =
+        views::figureFileNames(views::pageFigures(*w.currentPage()), views::FigureFormat::Svg);
+    QStringList sorted = names;
+    sorted.sort();
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files, QDir::Name), sorted);
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Figures saved: %1, in %2")
+                                                  .arg(names.size())
+                                                  .arg(QDir::toNativeSeparators(dir.path())));
 }
 
 void TestExportActions::exportHandout() {

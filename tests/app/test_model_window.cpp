@@ -3,23 +3,31 @@
 // single-character tokens give the reference's ids, so the text "abcde" is ids 3 17 8 30 1 and
 // everything the window shows can be compared with what PyTorch printed: the attention of every
 // layer and head, the next-token probabilities, greedy generation through the kv_cache. Also the
-// welcome page with a Hugging Face cache, loading off the UI thread, cancel, errors, exports.
+// welcome page with a Hugging Face cache, loading off the UI thread, cancel, errors, exports
+// (File ▸ Export goes through the flow every window shares: the dialog, the choices and folder
+// remembered, the replace question, the report).
+#include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <cmath>
 
+#include "app/gui/export_dialog.h"
 #include "app/gui/model_session.h"
 #include "app/gui/model_window.h"
 #include "gpt2_test_folder.h"
+#include "modal_dialogs.h"
 #include "model/gpt2_forward.h"
 #include "tests/reference/gpt2_model_reference.h"
 #include "views/explore_lines_view.h"
@@ -65,6 +73,18 @@ QByteArray tinyVocab() {
     return QJsonDocument(vocab).toJson();
 }
 
+QByteArray readFileBytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// The window's action whose text, without its '&', is `text`.
+QAction* actionNamed(const ModelWindow& w, const QString& text) {
+    for (QAction* a : w.windowActions())
+        if (a->text().remove(QLatin1Char('&')) == text) return a;
+    return nullptr;
+}
+
 const ref::Case& referenceCase(const std::vector<int>& ids) {
     for (const ref::Case& c : ref::kCases)
         if (c.tied && QLatin1String(c.dtype) == QLatin1String("F32") && c.ids == ids) return c;
@@ -85,6 +105,7 @@ private slots:
     void generatesThroughTheKvCache();
     void cancelAndErrors();
     void exports();
+    void exportDialogsRememberAndAsk();
 
 private:
     bool openTiny(ModelWindow& w);
@@ -383,6 +404,94 @@ void TestModelWindow::exports() {
     // An unwritable place: a message, no file.
     QVERIFY(!w.exportHead(QStringLiteral("/proc/no/such/dir/x.png"), options, &error));
     QVERIFY(!error.isEmpty());
+}
+
+void TestModelWindow::exportDialogsRememberAndAsk() {
+    ModelWindow w;
+    QVERIFY(openTiny(w));
+    w.setText(QStringLiteral("abcde"));
+    QVERIFY(w.session()->waitForIdle());
+    w.selectHead(0, 1);
+    QAction* exportHead = actionNamed(w, QStringLiteral("Head figure…"));
+    QAction* exportLayer = actionNamed(w, QStringLiteral("All heads of the layer as one figure…"));
+    QAction* exportChart = actionNamed(w, QStringLiteral("Next-token chart…"));
+    QVERIFY(exportHead && exportLayer && exportChart);
+    QTemporaryDir out;
+    QString error;
+    views::FigureOptions csvOptions;
+    csvOptions.format = views::FigureFormat::Csv;
+    const QString direct = out.filePath(QStringLiteral("direct.csv"));
+    QVERIFY2(w.exportHead(direct, csvOptions, &error), qPrintable(error));
+
+    // Nothing remembered yet: a PNG named after the head. The user picks CSV and a folder.
+    const QString path = out.filePath(QStringLiteral("layer-1-head-2.csv"));
+    QString offered;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        offered = d->destination();
+        d->formatBox()->setCurrentIndex(d->formatBox()->findData(int(views::FigureFormat::Csv)));
+        d->setDestination(path);
+    });
+    exportHead->trigger();
+    QCOMPARE(QFileInfo(offered).fileName(), QStringLiteral("layer-1-head-2.png"));
+    // The head's weights, a row per query token, as the export without a dialog writes them.
+    QVERIFY(readFileBytes(path).startsWith(",a,b,c,d,e\r\n"));
+    QCOMPARE(readFileBytes(path).count("\r\n"), 6);
+    QCOMPARE(readFileBytes(path), readFileBytes(direct));
+    QCOMPARE(w.lastMessage(), QStringLiteral("Saved ") + QDir::toNativeSeparators(path));
+    QCOMPARE(QSettings().value(QStringLiteral("model/export/folder")).toString(), out.path());
+
+    // The next export offers that folder and format; the file there is kept unless the user
+    // agrees to replace it.
+    QFile old(path);
+    QVERIFY(old.open(QIODevice::WriteOnly));
+    old.write("kept");
+    old.close();
+    QString question;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        offered = d->destination();
+        answerModal<QMessageBox>(QMessageBox::Cancel,
+                                 [&](QMessageBox* box) { question = box->text(); });
+    });
+    exportHead->trigger();
+    QCOMPARE(offered, path);
+    QCOMPARE(question,
+             QDir::toNativeSeparators(path) + QStringLiteral(" already exists. Replace it?"));
+    QCOMPARE(readFileBytes(path), QByteArray("kept"));
+    answerModal<ExportDialog>(QDialog::Accepted,
+                              [](ExportDialog*) { answerModal<QMessageBox>(QMessageBox::Yes); });
+    exportHead->trigger();
+    QCOMPARE(readFileBytes(path), readFileBytes(direct));
+
+    // The next-token chart, in the format remembered: one row per bar, the likeliest first.
+    answerModal<ExportDialog>(QDialog::Accepted,
+                              [&](ExportDialog* d) { offered = d->destination(); });
+    exportChart->trigger();
+    QCOMPARE(offered, out.filePath(QStringLiteral("next-tokens.csv")));
+    const QString chart = QString::fromUtf8(readFileBytes(offered));
+    const QStringList chartLines = chart.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QVERIFY2(chartLines.size() >= 2, qPrintable(chart));
+    QCOMPARE(chartLines[0], QStringLiteral("token,id,prob"));
+    const QStringList top = chartLines[1].split(QLatin1Char(','));
+    QCOMPARE(top.value(top.size() - 2), QString::number(w.session()->view().nextTokens.front().id));
+
+    // Every head of the layer as one PDF.
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        d->formatBox()->setCurrentIndex(d->formatBox()->findData(int(views::FigureFormat::Pdf)));
+        offered = d->destination();
+    });
+    exportLayer->trigger();
+    QCOMPARE(offered, out.filePath(QStringLiteral("layer-1-heads.pdf")));
+    QVERIFY(readFileBytes(offered).startsWith("%PDF"));
+
+    // A failure: a warning box, and the error stays above the page after it is closed.
+    QString warning;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        d->setDestination(QStringLiteral("/proc/no/such/dir/x.pdf"));
+        answerModal<QMessageBox>(QMessageBox::Ok, [&](QMessageBox* box) { warning = box->text(); });
+    });
+    exportHead->trigger();
+    QVERIFY2(warning.contains(QStringLiteral("x.pdf")), qPrintable(warning));
+    QCOMPARE(w.shownError(), warning);
 }
 
 QTEST_MAIN(TestModelWindow)
