@@ -76,7 +76,9 @@ QMap<QString, DocSection> docSections(const QString& markdown) {
             inOptionTable = false;
         } else if (!line.startsWith(QLatin1Char('|'))) {
             inOptionTable = false;
-        } else if (QRegularExpression(QStringLiteral("^\\|\\s*Option\\s*\\|")).match(line).hasMatch()) {
+        } else if (QRegularExpression(QStringLiteral("^\\|\\s*Option\\s*\\|"))
+                       .match(line)
+                       .hasMatch()) {
             inOptionTable = true;
         } else if (inOptionTable && !current.isEmpty() && !line.startsWith(QLatin1String("|---"))) {
             const QRegularExpressionMatch m = optionCell.match(line);
@@ -173,12 +175,12 @@ void TestCliDocs::everySubcommandHasASection() {
         if (!documented.contains(name)) missing << name;
     for (const QString& name : documented)
         if (!listed.contains(name)) extra << name;
-    QVERIFY2(missing.isEmpty() && extra.isEmpty(),
-             qPrintable(QStringLiteral("docs/cli.md needs a \"## attention-cli <name>\" section for "
-                                       "each subcommand of attention-cli --help; missing: %1; "
-                                       "sections for no subcommand: %2")
-                            .arg(missing.join(QStringLiteral(", ")),
-                                 extra.join(QStringLiteral(", ")))));
+    QVERIFY2(
+        missing.isEmpty() && extra.isEmpty(),
+        qPrintable(QStringLiteral("docs/cli.md needs a \"## attention-cli <name>\" section for "
+                                  "each subcommand of attention-cli --help; missing: %1; "
+                                  "sections for no subcommand: %2")
+                       .arg(missing.join(QStringLiteral(", ")), extra.join(QStringLiteral(", ")))));
     QVERIFY2(sections.contains(kCommonSection),
              "docs/cli.md needs a \"## Every subcommand\" section with the options all share");
 }
