@@ -57,8 +57,8 @@ void attend_one_query(const Eigen::Ref<const RowVector>& queries, const KVCache&
             // sequential sum of products, each rounded to float, as ops.cpp's compiled kernel
             // does it. Inlined here, the compiler may fuse the same expression into FMAs (one
             // rounding less), so the sum is spelt out over products stored first.
-            products = cache.values[g].topRows(n).array().colwise() *
-                       weights.row(0).transpose().array();
+            products =
+                cache.values[g].topRows(n).array().colwise() * weights.row(0).transpose().array();
             for (Eigen::Index c = 0; c < hd_v; ++c) {
                 float sum = products(0, c);
                 for (Eigen::Index j = 1; j < n; ++j) sum += products(j, c);
