@@ -42,9 +42,9 @@ void attend_one_query(const Eigen::Ref<const RowVector>& queries, const KVCache&
         const ConstRowMap query(queries.data() + h * hd_k, 1, hd_k);
         scores.noalias() = query * cache.keys[g].topRows(n).transpose();
         scores /= scale_divisor;
-        // softmax_rows' arithmetic, expression for expression (a row of a Matrix, so Eigen
-        // evaluates exp coefficient by coefficient as it does there): exp of (score - max), cells
-        // below -104 set to exactly 0, times the reciprocal of the sum.
+        // softmax_rows' arithmetic, expression for expression: exp of (score - max), cells below
+        // -104 set to exactly 0 (Eigen's vectorised exp stops near -88), times the reciprocal of
+        // the sum.
         const float row_max = scores.row(0).maxCoeff();
         RowVector e = (scores.row(0).array() - row_max).exp().matrix();
         for (Eigen::Index j = 0; j < n; ++j) {

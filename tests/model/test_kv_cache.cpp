@@ -401,23 +401,29 @@ void TestKVCache::attendOneQueryMatchesNaiveLoop() {
 void TestKVCache::attendOneQueryMatchesFullKernelBitForBit() {
     // decode_step and GPT-2's decoding path must give what scaled_dot_product_attention gives for
     // the same (1, hd) query against the cached rows copied out, bit for bit, on both sides of
-    // Eigen's switch from coefficient-based to matrix-vector products (hd + n + 1 = 20), for a
+    // Eigen's switch from coefficient-based to matrix-vector products (width + n + 1 = 20), for a
     // cache filled to capacity and one with spare rows.
     for (const int hd : {1, 2, 3, 5, 8, 16, 64}) {
         for (const int n : {1, 2, 3, 6, 9, 12, 16, 17, 18, 31, 64, 130}) {
             for (const int spare : {0, 5}) {
-                const KVCache cache =
-                    randomCache(1, n, n + spare, hd, hd, 2.0, static_cast<std::uint64_t>(n * hd));
-                const attn::RowVector query =
-                    randomInputs(1, hd, static_cast<std::uint64_t>(n + hd)).row(0);
-                attn::SingleQueryAttention out;
-                attn::attend_one_query(query, cache, 1, attn::scale_divisor_of(hd), true, out);
-                const attn::AttentionResult r = attn::scaled_dot_product_attention(
-                    Matrix(query), cache.keys_of(0), cache.values_of(0), attn::AttentionOptions{});
-                const QString where =
-                    QStringLiteral("hd=%1 n=%2 spare rows=%3").arg(hd).arg(n).arg(spare);
-                QVERIFY2(sameBits(out.attn_weights[0], r.weights), qPrintable(where));
-                QVERIFY2(sameBits(out.context, r.context), qPrintable(where));
+                for (const int hd_v : {hd, hd + 3}) {
+                    const KVCache cache = randomCache(1, n, n + spare, hd, hd_v, 2.0,
+                                                      static_cast<std::uint64_t>(n * hd));
+                    const attn::RowVector query =
+                        randomInputs(1, hd, static_cast<std::uint64_t>(n + hd)).row(0);
+                    attn::SingleQueryAttention out;
+                    attn::attend_one_query(query, cache, 1, attn::scale_divisor_of(hd), true, out);
+                    const attn::AttentionResult r = attn::scaled_dot_product_attention(
+                        Matrix(query), cache.keys_of(0), cache.values_of(0),
+                        attn::AttentionOptions{});
+                    const QString where = QStringLiteral("hd_k=%1 hd_v=%2 n=%3 spare rows=%4")
+                                              .arg(hd)
+                                              .arg(hd_v)
+                                              .arg(n)
+                                              .arg(spare);
+                    QVERIFY2(sameBits(out.attn_weights[0], r.weights), qPrintable(where));
+                    QVERIFY2(sameBits(out.context, r.context), qPrintable(where));
+                }
             }
         }
     }
