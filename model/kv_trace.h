@@ -59,8 +59,9 @@ struct KvTraceStep {
     Heads cache_keys, cache_values;
     std::vector<RowVector> query;         // H × (hd): the new token's query, per head (snapshots)
     std::vector<RowVector> attn_weights;  // H × (token + 1): its weights over the cache
-    RowVector output;                     // (d_out) the decoded output row
-    RowVector full_output;                // (d_out) row `token` of the full causal pass
+    RowVector concat;  // (d_out) every head's context row side by side, before out_proj / c_proj
+    RowVector output;  // (d_out) the decoded output row
+    RowVector full_output;  // (d_out) row `token` of the full causal pass
     // Multiplications of this step: with the cache (project the new token only, attend over the
     // cache, out_proj of one row) and without (recompute the whole causal pass over token + 1
     // tokens, as a decoder without a cache does for every new token).

@@ -467,6 +467,8 @@ DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) co
     DecodeStep step;
     step.attn_weights = std::move(attended.attn_weights);
     step.output = out_proj.forward(Matrix(attended.context)).row(0);
+    step.query = query.row(0);
+    step.concat = std::move(attended.context);
     step.cache_tokens = cache.tokens;
     step.cache_bytes = cache.bytes();
     return step;

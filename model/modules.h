@@ -132,6 +132,8 @@ struct KVCache {
 // One decoding step's result for one token.
 struct DecodeStep {
     RowVector output;  // (d_out) the module's output row for the new token
+    RowVector query;   // (H·hd) the new token's query, heads side by side, rotated with rope
+    RowVector concat;  // (H·hd) every head's context row side by side, before out_proj
     std::vector<RowVector>
         attn_weights;  // H × (tokens): the new query row's weights per query head
     Eigen::Index cache_tokens = 0;
