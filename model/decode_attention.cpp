@@ -1,10 +1,15 @@
 #include "decode_attention.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "ops.h"
 
 namespace attn {
+
+float scale_divisor_of(Eigen::Index width) {
+    return static_cast<float>(std::sqrt(static_cast<double>(width)));
+}
 
 void attend_one_query(const Eigen::Ref<const RowVector>& queries, const KVCache& cache,
                       Eigen::Index num_heads, float scale_divisor, bool keep_weights,
@@ -24,24 +29,46 @@ void attend_one_query(const Eigen::Ref<const RowVector>& queries, const KVCache&
     }
     out.context.resize(num_heads * hd_v);
     out.attn_weights.resize(keep_weights ? static_cast<std::size_t>(num_heads) : 0);
-    RowVector weights(n), shifted(n);
+    // The operands have Matrix's dynamic shape (not RowVector's fixed single row) so that Eigen
+    // picks the product kernel scaled_dot_product_attention gets for its (1, hd) query: the
+    // coefficient-based product for small shapes, matrix-vector above. A RowVector operand would
+    // always take the matrix-vector kernel, whose sums round differently for small shapes, and
+    // decode_step would no longer equal the full pass bit for bit.
+    using ConstRowMap = Eigen::Map<const Matrix>;
+    Matrix scores(1, n), weights(1, n), context(1, hd_v);
+    Eigen::ArrayXXf products;  // (n, hd_v) weight × value, small shapes only
     for (Eigen::Index h = 0; h < num_heads; ++h) {
-        const auto& keys =
-            cache.keys[static_cast<std::size_t>(kv_head_of(h, num_heads, num_kv_heads))];
-        const auto& values =
-            cache.values[static_cast<std::size_t>(kv_head_of(h, num_heads, num_kv_heads))];
-        weights.noalias() = queries.segment(h * hd_k, hd_k) * keys.topRows(n).transpose();
-        weights /= scale_divisor;
-        // softmax_rows' arithmetic: Eigen's exp of (score - max), then cells below -104 set to
-        // exactly 0 (Eigen's vectorised exp stops near -88), times the reciprocal of the sum.
-        shifted = weights.array() - weights.maxCoeff();
-        weights = shifted.array().exp().matrix();
-        for (Eigen::Index j = 0; j < n; ++j)
-            if (shifted[j] < -104.0f) weights[j] = 0.0f;
-        const float inv_sum = 1.0f / weights.sum();
-        weights *= inv_sum;
-        out.context.segment(h * hd_v, hd_v).noalias() = weights * values.topRows(n);
-        if (keep_weights) out.attn_weights[static_cast<std::size_t>(h)] = weights;
+        const std::size_t g = static_cast<std::size_t>(kv_head_of(h, num_heads, num_kv_heads));
+        const ConstRowMap query(queries.data() + h * hd_k, 1, hd_k);
+        scores.noalias() = query * cache.keys[g].topRows(n).transpose();
+        scores /= scale_divisor;
+        // softmax_rows' arithmetic, expression for expression: exp of (score - max), cells below
+        // -104 set to exactly 0 (Eigen's vectorised exp stops near -88), times the reciprocal of
+        // the sum.
+        const float row_max = scores.row(0).maxCoeff();
+        RowVector e = (scores.row(0).array() - row_max).exp().matrix();
+        for (Eigen::Index j = 0; j < n; ++j) {
+            if (scores(0, j) - row_max < -104.0f) e(j) = 0.0f;
+        }
+        const float inv_sum = 1.0f / e.sum();
+        weights.row(0) = e * inv_sum;
+        if (n + 1 + hd_v < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) {
+            // Below this size Eigen computes weights · values coefficient by coefficient: a
+            // sequential sum of products, each rounded to float, as ops.cpp's compiled kernel
+            // does it. Inlined here, the compiler may fuse the same expression into FMAs (one
+            // rounding less), so the sum is spelt out over products stored first.
+            products =
+                cache.values[g].topRows(n).array().colwise() * weights.row(0).transpose().array();
+            for (Eigen::Index c = 0; c < hd_v; ++c) {
+                float sum = products(0, c);
+                for (Eigen::Index j = 1; j < n; ++j) sum += products(j, c);
+                context(0, c) = sum;
+            }
+        } else {
+            context.noalias() = weights * cache.values[g].topRows(n);
+        }
+        out.context.segment(h * hd_v, hd_v) = context.row(0);
+        if (keep_weights) out.attn_weights[static_cast<std::size_t>(h)] = weights.row(0);
     }
 }
 

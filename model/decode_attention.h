@@ -13,6 +13,10 @@
 
 namespace attn {
 
+// sqrt(width) as scaled_dot_product_attention divides by it: PyTorch's `d ** 0.5` is a Python
+// double, rounded to float when it divides a float tensor.
+float scale_divisor_of(Eigen::Index width);
+
 struct SingleQueryAttention {
     RowVector context;                    // (H·hd_v): every head's context row side by side
     std::vector<RowVector> attn_weights;  // H × (n): each query head's weights over the cache
@@ -23,7 +27,8 @@ struct SingleQueryAttention {
 // cached token is in the past and no mask is needed. Per head: scores = q · Kᵀ (1, n), divided by
 // scale_divisor (a division, as PyTorch's `w / sqrt(d)`), softmax_rows' arithmetic, then
 // weights · V. attn_weights is filled only when keep_weights (a generator that draws nothing
-// skips the copies). `out` is reused across calls so a decode step allocates nothing new.
+// skips the copies). `out` is reused across calls: its buffers keep their storage while the
+// shapes stay the same.
 // Throws AttentionError for a width that is not H · hd_k, G not dividing H, or an empty cache.
 void attend_one_query(const Eigen::Ref<const RowVector>& queries, const KVCache& cache,
                       Eigen::Index num_heads, float scale_divisor, bool keep_weights,

@@ -1,5 +1,5 @@
 // The fast path of MultiHeadAttention, for whenever the intermediates are not displayed
-// (`attention-cli compute --summary` through run_module's output_only, decoding, long inputs).
+// (`attention-cli compute --summary` through run_module's output_only, long inputs).
 // It computes the same output as MultiHeadAttention::forward in eval mode (dropout inactive)
 // without storing any (T, T) matrix: memory grows with T, not T², and masked key blocks are
 // never computed.
@@ -70,21 +70,6 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
                              FastAttentionWorkspace& workspace, Matrix& out);
 // Convenience: prepares the weights and a workspace for one call.
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x);
-
-// Buffers of one decoding step, sized once by the first call.
-struct FastDecodeWorkspace {
-    RowVector qkv;     // (3·d_out)
-    Matrix scores;     // (threads, capacity): per thread one head's q · kᵀ, then its weights
-    RowVector concat;  // (d_out)
-};
-
-// One token x_t (1, d_in): matrix-vector projections, its key and value written into the next
-// row of the preallocated cache (no reallocation), attention of its query over all n + 1 cached
-// tokens, out_proj. out (d_out) is resized only the first time. Equals row n of the full causal
-// pass. Throws AttentionError for a wrong width, NaN/Inf, a full cache or a cache of another
-// shape (create it with MultiHeadAttention::make_cache).
-void fast_decode_step(const FastAttentionWeights& weights, const Matrix& x_t, KVCache& cache,
-                      FastDecodeWorkspace& workspace, RowVector& out);
 
 // Threads the fast path uses (OpenMP's current maximum; 1 when built without OpenMP).
 int fast_attention_threads();

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "decode_attention.h"
 #include "module_checks.h"
 #include "modules.h"
 
@@ -57,6 +58,99 @@ void check_mask_shape(const Matrix& mask, Eigen::Index t_q, Eigen::Index t_k,
                "blocked ones";
         throw AttentionError(msg.str());
     }
+}
+
+// The decoding step: one new token (query, key, value of shape (1, n_state)) against layer_past.
+// present = the past with the token's key and value appended (its capacity kept when larger);
+// the token's query attends over it with attend_one_query. bias[ns - 1 : ns, :ns] keeps every
+// key, so no cell is filled with masked_bias and the result equals the general path's bit for
+// bit. Each head's AttentionResult holds what this path computes: weights (= dropped), context,
+// blocked (none), kept (all); scores, scaled and masked stay empty.
+std::vector<AttentionResult> attend_past(const Matrix& query, const Matrix& key,
+                                         const Matrix& value, const KVCache& past,
+                                         Eigen::Index n_head, float scale_divisor, float fill_value,
+                                         KVCache& present) {
+    const Eigen::Index head_dim = query.cols() / n_head;
+    const Eigen::Index t_k = past.tokens + 1;
+    if (past.capacity() >= t_k) {
+        present = past;
+    } else {
+        present = KVCache(n_head, t_k, head_dim, head_dim);
+        Heads past_keys, past_values;
+        for (Eigen::Index h = 0; h < n_head; ++h) {
+            past_keys.push_back(past.keys_of(h));
+            past_values.push_back(past.values_of(h));
+        }
+        present.append(past_keys, past_values);
+    }
+    present.append(split_heads(key, n_head), split_heads(value, n_head));
+    SingleQueryAttention attended;
+    attend_one_query(Eigen::Map<const RowVector>(query.data(), query.size()), present, n_head,
+                     scale_divisor, /*keep_weights=*/true, attended);
+    std::vector<AttentionResult> heads(static_cast<std::size_t>(n_head));
+    for (Eigen::Index h = 0; h < n_head; ++h) {
+        AttentionResult& r = heads[static_cast<std::size_t>(h)];
+        r.weights = attended.attn_weights[static_cast<std::size_t>(h)];
+        r.dropped = r.weights;
+        r.context = attended.context.segment(h * head_dim, head_dim);
+        r.blocked = BoolMatrix::Constant(1, t_k, false);
+        r.kept = BoolMatrix::Constant(1, t_k, true);
+        r.scale_divisor = scale_divisor;
+        r.fill_value = fill_value;
+    }
+    return heads;
+}
+
+// The general path, every intermediate kept: the past's keys and values before the new ones
+// (torch.cat((past_key, key), dim=-1)), then scaled_dot_product_attention per head with the
+// causal bias, attention_mask, dropout and head_mask of `opt` and `input`. Sets result.present
+// when input.use_cache.
+std::vector<AttentionResult> attend_all(const Matrix& query, const Matrix& key, const Matrix& value,
+                                        const KVCache* past, Eigen::Index n_head,
+                                        const AttentionOptions& opt,
+                                        const Gpt2Attention::Input& input, TorchGenerator* gen,
+                                        Gpt2Attention::Output& result) {
+    const Eigen::Index head_dim = query.cols() / n_head;
+    const Eigen::Index past_tokens = past != nullptr ? past->tokens : 0;
+    const Heads queries = split_heads(query, n_head);
+    Heads keys = split_heads(key, n_head);
+    Heads values = split_heads(value, n_head);
+    if (past != nullptr) {
+        const Eigen::Index t_k = past_tokens + key.rows();
+        for (Eigen::Index h = 0; h < n_head; ++h) {
+            const std::size_t hi = static_cast<std::size_t>(h);
+            Matrix k_all(t_k, head_dim), v_all(t_k, head_dim);
+            k_all.topRows(past_tokens) = past->keys_of(h);
+            k_all.bottomRows(t_k - past_tokens) = keys[hi];
+            v_all.topRows(past_tokens) = past->values_of(h);
+            v_all.bottomRows(t_k - past_tokens) = values[hi];
+            keys[hi] = std::move(k_all);
+            values[hi] = std::move(v_all);
+        }
+    }
+    if (input.use_cache) {
+        // present = stack(key, value) of all tokens so far; keep the caller's preallocated
+        // capacity when it is larger.
+        const Eigen::Index t_k = keys.front().rows();
+        const Eigen::Index capacity =
+            std::max(t_k, past != nullptr ? past->capacity() : Eigen::Index{0});
+        result.present = KVCache(n_head, capacity, head_dim, head_dim);
+        result.present.append(keys, values);
+    }
+    std::vector<AttentionResult> heads;
+    heads.reserve(static_cast<std::size_t>(n_head));
+    for (Eigen::Index h = 0; h < n_head; ++h) {
+        const std::size_t hi = static_cast<std::size_t>(h);
+        AttentionOptions head_opt = opt;
+        // w / sqrt(v.size(-1)): the value width, which equals head_dim here.
+        head_opt.scale_dim = static_cast<float>(values[hi].cols());
+        if (input.head_mask != nullptr) {
+            head_opt.head_mask = (*input.head_mask)(h);
+        }
+        heads.push_back(
+            scaled_dot_product_attention(queries[hi], keys[hi], values[hi], head_opt, gen));
+    }
+    return heads;
 }
 
 }  // namespace
@@ -166,6 +260,12 @@ Gpt2Attention::Output Gpt2Attention::forward(const Input& input,
     opt.dropout_p = attn_pdrop;
     opt.training = options.training;
 
+    // One new token against the past (GPT-2's generate() after the prompt) in eval mode, with
+    // nothing that single-query attention cannot express: no additive mask (it would change the
+    // scores before the softmax), no head_mask (PyTorch scales the weights before w · v, which
+    // rounds differently from scaling the context after) and no dropout draws.
+    const bool decoding = past != nullptr && !cross && t_q == 1 && attention_mask == nullptr &&
+                          input.head_mask == nullptr && !(options.training && attn_pdrop > 0.0f);
     Output result;
     ModuleOutput& out = result.attn;
     for (std::size_t b = 0; b < batch; ++b) {
@@ -182,51 +282,22 @@ Gpt2Attention::Output Gpt2Attention::forward(const Input& input,
             key = qkv.middleCols(split_size, split_size);
             value = qkv.middleCols(2 * split_size, split_size);
         }
-        const Heads queries = split_heads(query, n_head);
-        Heads keys = split_heads(key, n_head);
-        Heads values = split_heads(value, n_head);
-        if (past != nullptr) {
-            // torch.cat((past_key, key), dim=-1): the past tokens come first.
-            for (Eigen::Index h = 0; h < n_head; ++h) {
-                const std::size_t hi = static_cast<std::size_t>(h);
-                Matrix k_all(t_k, head_dim), v_all(t_k, head_dim);
-                k_all.topRows(past_tokens) = past->keys_of(h);
-                k_all.bottomRows(t_k - past_tokens) = keys[hi];
-                v_all.topRows(past_tokens) = past->values_of(h);
-                v_all.bottomRows(t_k - past_tokens) = values[hi];
-                keys[hi] = std::move(k_all);
-                values[hi] = std::move(v_all);
-            }
+        if (decoding) {
+            KVCache present;
+            out.heads.push_back(attend_past(query, key, value, *past, n_head,
+                                            scale ? scale_divisor_of(head_dim) : 1.0f, masked_bias,
+                                            present));
+            if (input.use_cache) result.present = std::move(present);
+        } else {
+            out.heads.push_back(
+                attend_all(query, key, value, past, n_head, opt, input, options.gen, result));
         }
-        if (input.use_cache) {
-            // present = stack(key, value) of all tokens so far; keep the caller's preallocated
-            // capacity when it is larger.
-            const Eigen::Index capacity =
-                std::max(t_k, past != nullptr ? past->capacity() : Eigen::Index{0});
-            result.present = KVCache(n_head, capacity, head_dim, head_dim);
-            result.present.append(keys, values);
-        }
-
-        std::vector<AttentionResult> heads;
-        heads.reserve(static_cast<std::size_t>(n_head));
         Heads contexts;
-        for (Eigen::Index h = 0; h < n_head; ++h) {
-            const std::size_t hi = static_cast<std::size_t>(h);
-            AttentionOptions head_opt = opt;
-            // w / sqrt(v.size(-1)): the value width, which equals head_dim here.
-            head_opt.scale_dim = static_cast<float>(values[hi].cols());
-            if (input.head_mask != nullptr) {
-                head_opt.head_mask = (*input.head_mask)(h);
-            }
-            heads.push_back(scaled_dot_product_attention(queries[hi], keys[hi], values[hi],
-                                                         head_opt, options.gen));
-            contexts.push_back(heads.back().context);
-        }
+        for (const AttentionResult& head : out.heads.back()) contexts.push_back(head.context);
+        out.concat.push_back(merge_heads(contexts));
         out.queries.push_back(std::move(query));
         out.keys.push_back(std::move(key));
         out.values.push_back(std::move(value));
-        out.concat.push_back(merge_heads(contexts));
-        out.heads.push_back(std::move(heads));
     }
     // c_proj and resid_dropout after every item's attention: PyTorch runs _attn on the whole
     // batch first, so all attn_dropout draws precede the resid_dropout draws.

@@ -29,21 +29,23 @@ constexpr Eigen::Index kStepperMaxTokens = 128;
 }
 
 // The one decoding loop. decode(x_t) feeds one token (1, d_in) through the module and its cache
-// and returns decode_step's record; `cache` is that cache, read after each step; queries(x_t) is
-// the token's query per head. trace.full_pass is computed before.
-template <typename Decode, typename Queries>
+// and returns decode_step's record; `cache` is that cache, read after each step.
+// trace.full_pass is computed before.
+template <typename Decode>
 void decode_tokens(const Matrix& x, const KvTraceConfig& config, const KVCache& cache,
-                   Decode decode, Queries queries, KvTrace& trace) {
+                   Decode decode, KvTrace& trace) {
     std::int64_t total_cached = 0, total_full = 0;
     for (Eigen::Index t = 0; t < x.rows(); ++t) {
         KvTraceStep step;
         step.token = t;
-        const Matrix x_t = x.middleRows(t, 1);
+        DecodeStep decoded = decode(x.middleRows(t, 1));
         if (config.cache_snapshots) {
-            for (const Matrix& q : queries(x_t)) step.query.push_back(q.row(0));
+            for (const Matrix& q : split_heads(decoded.query, trace.num_heads)) {
+                step.query.push_back(q.row(0));
+            }
         }
-        DecodeStep decoded = decode(x_t);
         step.output = std::move(decoded.output);
+        step.concat = std::move(decoded.concat);
         step.attn_weights = std::move(decoded.attn_weights);
         step.cache_tokens = decoded.cache_tokens;
         step.cache_bytes = decoded.cache_bytes;
@@ -82,15 +84,7 @@ void decode_multi_head_attention(const Matrix& x, const KvTraceConfig& config, K
                                                            : m.forward(Batch{x}).context_vecs[0];
     KVCache cache = m.make_cache(x.rows());
     decode_tokens(
-        x, config, cache, [&](const Matrix& x_t) { return m.decode_step(x_t, cache); },
-        [&](const Matrix& x_t) {
-            Heads q = split_heads(m.W_query.forward(x_t), m.num_heads);
-            if (m.rope) {
-                for (Matrix& head : q) head = rope_rotate(head, cache.tokens, m.rope_base);
-            }
-            return q;
-        },
-        trace);
+        x, config, cache, [&](const Matrix& x_t) { return m.decode_step(x_t, cache); }, trace);
     trace.weights = detail::collect_weights(refs);
 }
 
@@ -121,6 +115,8 @@ void decode_gpt2_attention(const Matrix& x, const KvTraceConfig& config, KvTrace
         cache = std::move(out.present);
         DecodeStep step;
         step.output = out.attn.context_vecs[0].row(0);
+        step.query = out.attn.queries[0].row(0);
+        step.concat = out.attn.concat[0].row(0);
         for (const AttentionResult& head : out.attn.heads[0]) {
             step.attn_weights.push_back(head.weights.row(0));
         }
@@ -128,11 +124,7 @@ void decode_gpt2_attention(const Matrix& x, const KvTraceConfig& config, KvTrace
         step.cache_bytes = cache.bytes();
         return step;
     };
-    // c_attn(x).split(split_size): the query is the first split_size columns.
-    auto queries = [&](const Matrix& x_t) {
-        return split_heads(m.c_attn.forward(x_t).leftCols(m.split_size), m.n_head);
-    };
-    decode_tokens(x, config, cache, decode, queries, trace);
+    decode_tokens(x, config, cache, decode, trace);
     trace.weights = detail::collect_weights(refs);
 }
 

@@ -54,19 +54,21 @@ struct KvTraceConfig {
 };
 
 struct KvTraceStep {
-    Eigen::Index token = 0;          // 0-based index of the token fed in this step
-    Heads cache_keys, cache_values;  // H × (token + 1, hd): the cache after appending (snapshots)
-    std::vector<RowVector> query;    // H × (hd): the new token's query, per head (snapshots)
+    Eigen::Index token = 0;  // 0-based index of the token fed in this step
+    // G × (token + 1, hd), G = the cache's K/V heads: the cache after appending (snapshots)
+    Heads cache_keys, cache_values;
+    std::vector<RowVector> query;         // H × (hd): the new token's query, per head (snapshots)
     std::vector<RowVector> attn_weights;  // H × (token + 1): its weights over the cache
-    RowVector output;                     // (d_out) the decoded output row
-    RowVector full_output;                // (d_out) row `token` of the full causal pass
+    RowVector concat;  // (d_out) every head's context row side by side, before out_proj / c_proj
+    RowVector output;  // (d_out) the decoded output row
+    RowVector full_output;  // (d_out) row `token` of the full causal pass
     // Multiplications of this step: with the cache (project the new token only, attend over the
     // cache, out_proj of one row) and without (recompute the whole causal pass over token + 1
     // tokens, as a decoder without a cache does for every new token).
     std::int64_t mults_cached = 0, mults_full = 0;
     std::int64_t total_cached = 0, total_full = 0;  // summed over steps 0..token
     Eigen::Index cache_tokens = 0;                  // token + 1
-    std::size_t cache_bytes = 0;                    // 2 × H × (token + 1) × hd × 4
+    std::size_t cache_bytes = 0;                    // the cache's KVCache::bytes()
 };
 
 struct KvTrace {

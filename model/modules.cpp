@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "decode_attention.h"
 #include "module_checks.h"
 
 namespace attn {
@@ -459,20 +460,15 @@ DecodeStep MultiHeadAttention::decode_step(const Matrix& x_t, KVCache& cache) co
         rotate_heads(key, num_kv_heads, cache.tokens, rope_base);
     }
     cache.append(split_heads(key, num_kv_heads), split_heads(W_value.forward(x_t), num_kv_heads));
-    const Heads queries = split_heads(query, num_heads);
 
+    SingleQueryAttention attended;
+    attend_one_query(Eigen::Map<const RowVector>(query.data(), query.size()), cache, num_heads,
+                     scale_divisor_of(head_dim), /*keep_weights=*/true, attended);
     DecodeStep step;
-    Heads contexts;
-    contexts.reserve(static_cast<std::size_t>(num_heads));
-    for (Eigen::Index h = 0; h < num_heads; ++h) {
-        const std::size_t hi = static_cast<std::size_t>(h);
-        const Eigen::Index g = kv_head_of(h, num_heads, num_kv_heads);
-        const AttentionResult r = scaled_dot_product_attention(
-            queries[hi], cache.keys_of(g), cache.values_of(g), AttentionOptions{});
-        step.attn_weights.push_back(r.weights.row(0));
-        contexts.push_back(r.context);
-    }
-    step.output = out_proj.forward(merge_heads(contexts)).row(0);
+    step.attn_weights = std::move(attended.attn_weights);
+    step.output = out_proj.forward(Matrix(attended.context)).row(0);
+    step.query = query.row(0);
+    step.concat = std::move(attended.context);
     step.cache_tokens = cache.tokens;
     step.cache_bytes = cache.bytes();
     return step;

@@ -132,10 +132,12 @@ struct KVCache {
 // One decoding step's result for one token.
 struct DecodeStep {
     RowVector output;  // (d_out) the module's output row for the new token
+    RowVector query;   // (H·hd) the new token's query, heads side by side, rotated with rope
+    RowVector concat;  // (H·hd) every head's context row side by side, before out_proj
     std::vector<RowVector>
         attn_weights;  // H × (tokens): the new query row's weights per query head
     Eigen::Index cache_tokens = 0;
-    std::size_t cache_bytes = 0;
+    std::size_t cache_bytes = 0;  // KVCache::bytes() after the step
 };
 
 // Seed 002, MultiHeadAttention: fused-width projections split into heads, out_proj.
@@ -167,9 +169,10 @@ struct MultiHeadAttention {
     // A cache of num_kv_heads heads for up to `capacity` tokens; throws if capacity >
     // context_length, the same limit forward() has.
     KVCache make_cache(Eigen::Index capacity) const;
-    // x_t (1, d_in): project, append k and v to the cache, attend over all cached tokens (no
-    // mask: they are all in the past). Inference only: no dropout. With rope the new token's
-    // position is cache.tokens (the tokens before it). attn_weights has one row per query head.
+    // x_t (1, d_in): project, append k and v to the cache, attend over all cached tokens with
+    // attend_one_query (no mask: they are all in the past). Inference only: no dropout. With rope
+    // the new token's position is cache.tokens (the tokens before it). attn_weights has one row
+    // per query head. Equals row t of forward()'s causal pass bit for bit.
     DecodeStep decode_step(const Matrix& x_t, KVCache& cache) const;
 };
 
@@ -241,8 +244,12 @@ struct Gpt2Attention {
         bool use_cache = false;
     };
     struct Output {
-        ModuleOutput attn;  // a (after c_proj) in attn.context_vecs, w in attn.heads
-        KVCache present;    // key/value of all tokens so far, when use_cache
+        // a (after c_proj) in attn.context_vecs, w in attn.heads. Decoding (one token against
+        // layer_past in eval mode, no attention_mask, head_mask or cross-attention) runs
+        // attend_one_query: each head then holds weights, dropped, context, blocked and kept, but
+        // not scores, scaled or masked.
+        ModuleOutput attn;
+        KVCache present;  // key/value of all tokens so far, when use_cache
     };
     Output forward(const Input& input, const ForwardOptions& options = {}) const;
     // Removes the given heads from c_attn (q, k and v columns) and c_proj (rows).

@@ -125,8 +125,9 @@ void BM_LayerForwardNaive(benchmark::State& state) {
     report_gflops(state, layer_flops(static_cast<double>(tokens), kModel));
 }
 
-// The n-th token with a kv_cache holding the n - 1 before it: attention over n keys. Each
-// iteration rewinds the cache by one token, so the same step is timed again without allocation.
+// The n-th token with a kv_cache holding the n - 1 before it: MultiHeadAttention::decode_step,
+// attention over n keys. Each iteration rewinds the cache by one token, so the same step is timed
+// again.
 void BM_DecodeStep(benchmark::State& state) {
     const Eigen::Index n = state.range(0);
     const Matrix x = random_tokens(n, kModel);
@@ -142,18 +143,16 @@ void BM_DecodeStep(benchmark::State& state) {
         cache.values[hi].topRows(n - 1) = ws.qkv.middleCols(2 * kModel + h * hd, hd);
     }
     const Matrix x_t = x.bottomRows(1);
-    attn::FastDecodeWorkspace dws;
-    attn::RowVector out;
     for (auto _ : state) {
         cache.tokens = n - 1;
-        attn::fast_decode_step(fast_layer(), x_t, cache, dws, out);
-        benchmark::DoNotOptimize(out.data());
+        const attn::DecodeStep step = layer().decode_step(x_t, cache);
+        benchmark::DoNotOptimize(step.output.data());
         benchmark::ClobberMemory();
     }
     const double d = kModel;
     report_gflops(state, 8.0 * d * d + 4.0 * static_cast<double>(n) * d);
-    // Bytes read per step: the layer's weights (w_qkv, w_out, biases) and the n cached keys and
-    // values.
+    // Bytes read per step: the layer's weights (W_query, W_key, W_value, out_proj, biases) and the
+    // n cached keys and values.
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 4 *
                             (4 * kModel * kModel + 4 * kModel + 2 * n * kModel));
 }

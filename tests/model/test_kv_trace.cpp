@@ -1,8 +1,8 @@
 // model/kv_trace.h: the one KV decoder behind attention-cli decode, explore mode's stepper and the
-// walkthrough. Every decoded row, weight row, cached key and query equals a naive double
-// reference of the full causal pass (reference_attention.h) computed from the module's weights;
-// the cache size and multiplication counts follow their formulas; replacement weights, the
-// token limit, the stepper's config and the refusals.
+// walkthrough. Every decoded row, its heads' context before out_proj, weight row, cached key and
+// query equals a naive double reference of the full causal pass (reference_attention.h) computed
+// from the module's weights; the cache size and multiplication counts follow their formulas;
+// replacement weights, the token limit, the stepper's config and the refusals.
 #include <QString>
 #include <QTest>
 #include <cmath>
@@ -52,6 +52,7 @@ Grid toGrid(const MatrixD& m) {
 struct Reference {
     std::vector<MatrixD> queries, keys;  // per head (T, hd)
     std::vector<Grid> weights;           // per head (T, T)
+    MatrixD concat;                      // (T, d_out): every head's context, before out_proj
     MatrixD output;                      // (T, d_out)
 };
 
@@ -83,6 +84,7 @@ Reference referencePass(const Matrix& x, const Matrix& w_q, const Matrix& w_k, c
                 concat(i, h * hd + c) =
                     head.context[static_cast<std::size_t>(i)][static_cast<std::size_t>(c)];
     }
+    r.concat = concat;
     r.output = concat * w_out.cast<double>();
     r.output.rowwise() += b_out.cast<double>().row(0);
     return r;
@@ -194,6 +196,8 @@ private slots:
             const QByteArray at = QByteArray::number(t);
             QCOMPARE(s.token, Eigen::Index{t});
             QVERIFY2(max_relative_error(s.output, toGrid(ref.output.row(t))) <= kReferenceTolerance,
+                     at);
+            QVERIFY2(max_relative_error(s.concat, toGrid(ref.concat.row(t))) <= kReferenceTolerance,
                      at);
             QCOMPARE(s.full_output, Matrix(trace.full_pass.row(t)));
             for (int h = 0; h < heads; ++h) {
