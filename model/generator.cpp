@@ -25,6 +25,11 @@ Generator::Generator(const TransformerWeights& weights, const std::vector<int>& 
         throw AttentionError("top_k = " + std::to_string(options.top_k) +
                              " is negative: give 0 (all tokens) or more");
     const TransformerSpec& s = weights.spec;
+    // attend_one_query reads every cached token; a windowed decoder would read the last W only.
+    if (s.sliding_window > 0)
+        throw AttentionError("generation with a sliding window of " +
+                             std::to_string(s.sliding_window) +
+                             " tokens is not computed: the full pass (model_forward) is");
     check_token_ids(s, prompt, options.max_new_tokens);
     prompt_length_ = static_cast<Index>(prompt.size());
     const Index capacity = prompt_length_ + options.max_new_tokens;
@@ -151,10 +156,10 @@ float max_abs_diff_vs_full_pass(const TransformerWeights& weights, const Generat
     const Index first = generator.prompt_length() - 1;
     float diff = 0.0f;
     for (std::size_t i = 0; i < generator.step_logits().size(); ++i)
-        diff = std::max(diff, (generator.step_logits()[i] -
-                               full.logits.row(first + static_cast<Index>(i)))
-                                  .cwiseAbs()
-                                  .maxCoeff());
+        diff = std::max(
+            diff, (generator.step_logits()[i] - full.logits.row(first + static_cast<Index>(i)))
+                      .cwiseAbs()
+                      .maxCoeff());
     return diff;
 }
 

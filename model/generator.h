@@ -68,7 +68,7 @@ private:
     const TransformerWeights& weights_;
     GenerationOptions options_;
     TorchGenerator gen_;
-    std::vector<KVCache> kv_cache_;  // [layer]
+    std::vector<KVCache> kv_cache_;   // [layer]
     SingleQueryAttention attention_;  // reused by every step
     std::vector<int> tokens_;
     std::vector<RowVector> step_logits_;

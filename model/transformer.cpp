@@ -45,7 +45,8 @@ Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Mat
     f.context_length = s.max_positions;
     const Index q = s.q_width();
     auto weight = [](const WeightView& v) {
-        return v.layout == TensorLayout::OutIn ? Matrix(v.matrix().transpose()) : Matrix(v.matrix());
+        return v.layout == TensorLayout::OutIn ? Matrix(v.matrix().transpose())
+                                               : Matrix(v.matrix());
     };
     auto bias = [](const WeightView& v, Index n) {
         return v.empty() ? RowVector(RowVector::Zero(n)) : RowVector(v.row());
@@ -160,8 +161,8 @@ ModelForwardResult model_forward(const TransformerWeights& weights, const std::v
         h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, options, result);
         layers::mlp_block(w, s, h);
     }
-    result.logits = options.all_logits ? layers::logits(weights, h)
-                                       : layers::logits(weights, h.bottomRows(1));
+    result.logits =
+        options.all_logits ? layers::logits(weights, h) : layers::logits(weights, h.bottomRows(1));
     result.top_tokens = top_tokens(result.logits.bottomRows(1), options.top_k);
     return result;
 }
@@ -171,8 +172,7 @@ namespace {
 // The operands that explain one head's weights: q, k, ω = q·kᵀ and the masked scores.
 void add_head_operands(Step& step, StepMatrix& weights, const Matrix& q, const Matrix& k,
                        const BoolMatrix& blocked, const std::vector<std::string>& tokens,
-                       const std::vector<std::string>& dims, const std::string& n,
-                       Index head_dim) {
+                       const std::vector<std::string>& dims, const std::string& n, Index head_dim) {
     auto operand = [&](std::string id, std::string symbol, Matrix values,
                        std::vector<std::string> cols, MatrixKind kind) -> StepMatrix& {
         StepMatrix m;
@@ -191,8 +191,9 @@ void add_head_operands(Step& step, StepMatrix& weights, const Matrix& q, const M
     scores.derivation = Derivation::DotProduct;
     scores.lhs = "queries-" + n;
     scores.rhs = "keys-" + n;
-    StepMatrix& masked = operand("masked-" + n, "ω", masked_fill(q * k.transpose(), blocked, kNegInf),
-                                 tokens, MatrixKind::Scores);
+    StepMatrix& masked =
+        operand("masked-" + n, "ω", masked_fill(q * k.transpose(), blocked, kNegInf), tokens,
+                MatrixKind::Scores);
     masked.derivation = Derivation::MaskedFill;
     masked.lhs = "scores-" + n;
     masked.blocked = blocked;

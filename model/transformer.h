@@ -42,7 +42,7 @@ struct ModelForwardResult {
     std::vector<std::vector<Matrix>> attentions;
     // [layer]: after rotary positions when the family has them; empty unless keep_qkv.
     std::vector<Matrix> queries, keys, values;
-    Matrix logits;                    // (T, V) or (1, V) for the last position
+    Matrix logits;                     // (T, V) or (1, V) for the last position
     std::vector<TopToken> top_tokens;  // highest probability first
 };
 

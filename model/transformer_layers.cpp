@@ -29,7 +29,8 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
         if (bias.empty())
             out.row(r) = ((x.row(r).array() - mean) * inv * w.array()).matrix();
         else
-            out.row(r) = ((x.row(r).array() - mean) * inv * w.array() + bias.row().array()).matrix();
+            out.row(r) =
+                ((x.row(r).array() - mean) * inv * w.array() + bias.row().array()).matrix();
     }
     return out;
 }
@@ -45,14 +46,18 @@ void activate(Matrix& x, ActivationKind kind) {
     switch (kind) {
         case ActivationKind::GeluTanh: {
             const float c = std::sqrt(2.0f / 3.14159265358979323846f);
-            x = (0.5f * x.array() * (1.0f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
+            x = (0.5f * x.array() *
+                 (1.0f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
                     .matrix();
             return;
         }
         case ActivationKind::GeluErf:
-            x = x.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });
+            x = x.unaryExpr(
+                [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });
             return;
-        case ActivationKind::Relu: x = x.cwiseMax(0.0f); return;
+        case ActivationKind::Relu:
+            x = x.cwiseMax(0.0f);
+            return;
         case ActivationKind::Silu:
             x = (x.array() / (1.0f + (-x.array()).exp())).matrix();
             return;

@@ -36,7 +36,8 @@ Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, cons
 
 // The embedding of the tokens at positions position_offset ..: token rows, plus learned
 // positions when the family has them.
-Matrix embed(const TransformerWeights& w, const std::vector<int>& ids, Eigen::Index position_offset);
+Matrix embed(const TransformerWeights& w, const std::vector<int>& ids,
+             Eigen::Index position_offset);
 
 // Final norm and the output head: (T, d) → (T, V).
 Matrix logits(const TransformerWeights& w, const Matrix& h);

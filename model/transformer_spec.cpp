@@ -21,7 +21,6 @@ std::vector<TensorEntry> gpt2_table(const TransformerSpec& s) {
     using L = TensorLayout;
     std::vector<TensorEntry> t = {
         {"wte.weight", R::TokenEmbedding, false, {s.vocab_size, d}, L::Rows},
-        {"wpe.weight", R::PositionEmbedding, false, {s.max_positions, d}, L::Rows},
         {"h.{L}.ln_1.weight", R::AttnNormWeight, true, {d}, L::Vector},
         {"h.{L}.ln_1.bias", R::AttnNormBias, true, {d}, L::Vector},
         {"h.{L}.attn.c_attn.weight", R::QkvWeight, true, {d, qkv}, L::InOut},
@@ -37,6 +36,39 @@ std::vector<TensorEntry> gpt2_table(const TransformerSpec& s) {
         {"ln_f.weight", R::FinalNormWeight, false, {d}, L::Vector},
         {"ln_f.bias", R::FinalNormBias, false, {d}, L::Vector},
     };
+    // Learned positions right after the token embedding, as GPT2Model registers them.
+    if (s.positions == PositionKind::Learned)
+        t.insert(t.begin() + 1,
+                 {"wpe.weight", R::PositionEmbedding, false, {s.max_positions, d}, L::Rows});
+    if (!s.tied_output)
+        t.push_back({"lm_head.weight", R::OutputWeight, false, {s.vocab_size, d}, L::Rows, false});
+    return t;
+}
+
+// LLaMA (LlamaModel's names, in the order its modules register them; LlamaForCausalLM adds
+// "model." and lm_head.weight). nn.Linear stores (out, in).
+std::vector<TensorEntry> llama_table(const TransformerSpec& s) {
+    const Index d = s.d_model, f = s.d_ff, q = s.q_width(), kv = s.kv_width();
+    using R = TensorRole;
+    using L = TensorLayout;
+    std::vector<TensorEntry> t = {
+        {"embed_tokens.weight", R::TokenEmbedding, false, {s.vocab_size, d}, L::Rows}};
+    auto layer = [&](std::string name, R role, std::vector<Index> shape, L layout) {
+        t.push_back({"layers.{L}." + std::move(name), role, true, std::move(shape), layout});
+    };
+    layer("self_attn.q_proj.weight", R::QueryWeight, {q, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.q_proj.bias", R::QueryBias, {q}, L::Vector);
+    layer("self_attn.k_proj.weight", R::KeyWeight, {kv, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.k_proj.bias", R::KeyBias, {kv}, L::Vector);
+    layer("self_attn.v_proj.weight", R::ValueWeight, {kv, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.v_proj.bias", R::ValueBias, {kv}, L::Vector);
+    layer("self_attn.o_proj.weight", R::OutWeight, {d, q}, L::OutIn);
+    layer("mlp.gate_proj.weight", R::GateWeight, {f, d}, L::OutIn);
+    layer("mlp.up_proj.weight", R::UpWeight, {f, d}, L::OutIn);
+    layer("mlp.down_proj.weight", R::DownWeight, {d, f}, L::OutIn);
+    layer("input_layernorm.weight", R::AttnNormWeight, {d}, L::Vector);
+    layer("post_attention_layernorm.weight", R::MlpNormWeight, {d}, L::Vector);
+    t.push_back({"norm.weight", R::FinalNormWeight, false, {d}, L::Vector});
     if (!s.tied_output)
         t.push_back({"lm_head.weight", R::OutputWeight, false, {s.vocab_size, d}, L::Rows, false});
     return t;
@@ -58,10 +90,9 @@ void check_spec(const TransformerSpec& s) {
     check_size(s.vocab_size, "vocab_size");
     check_size(s.max_positions, "max_positions");
     if (s.num_heads % s.num_kv_heads != 0)
-        throw AttentionError("num_heads = " + std::to_string(s.num_heads) +
-                             " is not a multiple of num_kv_heads = " +
-                             std::to_string(s.num_kv_heads) +
-                             ": each K/V head serves a whole group of query heads");
+        throw AttentionError(
+            "num_heads = " + std::to_string(s.num_heads) + " is not a multiple of num_kv_heads = " +
+            std::to_string(s.num_kv_heads) + ": each K/V head serves a whole group of query heads");
     if (s.positions == PositionKind::Rotary && s.head_dim % 2 != 0)
         throw AttentionError("rotary positions pair coordinates, but head_dim = " +
                              std::to_string(s.head_dim) + " is odd");
@@ -74,7 +105,10 @@ void check_spec(const TransformerSpec& s) {
 
 std::vector<TensorEntry> tensor_table(const TransformerSpec& spec) {
     switch (spec.family) {
-        case ModelFamily::Gpt2: return gpt2_table(spec);
+        case ModelFamily::Gpt2:
+            return gpt2_table(spec);
+        case ModelFamily::Llama:
+            return llama_table(spec);
     }
     throw AttentionError("unknown model family");
 }
@@ -88,14 +122,20 @@ std::string tensor_name(const TensorEntry& entry, Index layer) {
 
 std::string lm_head_prefix(ModelFamily family) {
     switch (family) {
-        case ModelFamily::Gpt2: return "transformer.";
+        case ModelFamily::Gpt2:
+            return "transformer.";
+        case ModelFamily::Llama:
+            return "model.";
     }
     return {};
 }
 
 std::string family_name(ModelFamily family) {
     switch (family) {
-        case ModelFamily::Gpt2: return "gpt2";
+        case ModelFamily::Gpt2:
+            return "gpt2";
+        case ModelFamily::Llama:
+            return "llama";
     }
     return {};
 }
@@ -119,17 +159,17 @@ void check_weights(const TransformerWeights& w) {
         throw AttentionError("the weights have " + std::to_string(w.layers.size()) +
                              " layers but num_layers = " + std::to_string(w.spec.num_layers) +
                              ": load weights that match config.json");
-    for_each_tensor(tensor_table(w.spec), w.spec.num_layers,
-                    [&](const TensorEntry& entry, Index layer) {
-                        const Index rows = entry.shape.size() == 2 ? entry.shape[0] : 1;
-                        const Index cols = entry.shape.back();
-                        const WeightView& v = w.slot(entry, layer);
-                        if (v.empty() || v.rows * v.cols != rows * cols)
-                            throw AttentionError(
-                                tensor_name(entry, layer) + " has " + shape_text(v.rows, v.cols) +
-                                " values but the config needs " + shape_text(rows, cols) +
-                                ": load weights that match config.json");
-                    });
+    for_each_tensor(
+        tensor_table(w.spec), w.spec.num_layers, [&](const TensorEntry& entry, Index layer) {
+            const Index rows = entry.shape.size() == 2 ? entry.shape[0] : 1;
+            const Index cols = entry.shape.back();
+            const WeightView& v = w.slot(entry, layer);
+            if (v.empty() || v.rows * v.cols != rows * cols)
+                throw AttentionError(tensor_name(entry, layer) + " has " +
+                                     shape_text(v.rows, v.cols) + " values but the config needs " +
+                                     shape_text(rows, cols) +
+                                     ": load weights that match config.json");
+        });
 }
 
 }  // namespace attn

@@ -17,7 +17,9 @@
 
 namespace attn {
 
-enum class ModelFamily { Gpt2 };
+// Gpt2: GPT2LMHeadModel's tensors. Llama: LlamaForCausalLM's (separate q/k/v/o projections,
+// RMSNorm, SwiGLU, rotary positions), the layout the LLaMA-family checkpoints share.
+enum class ModelFamily { Gpt2, Llama };
 
 enum class NormKind { LayerNorm, RMSNorm };
 enum class PositionKind { Learned, Rotary };
@@ -51,9 +53,9 @@ struct TransformerSpec {
     bool pre_norm = true;  // GPT-2, LLaMA: x + f(norm(x)); false (BERT): norm(x + f(x))
     PositionKind positions = PositionKind::Learned;
     RopeSpec rope;
-    bool causal = true;              // decoder: query i sees keys 0..i
+    bool causal = true;               // decoder: query i sees keys 0..i
     Eigen::Index sliding_window = 0;  // > 0: query i sees keys j with i - window < j <= i
-    bool fused_qkv = true;           // one (d, (H + 2G)·hd) projection, GPT-2's c_attn
+    bool fused_qkv = true;            // one (d, (H + 2G)·hd) projection, GPT-2's c_attn
     bool qkv_bias = true;
     bool out_bias = true;
     MlpKind mlp = MlpKind::Plain;
@@ -174,14 +176,17 @@ struct TransformerWeights {
     const WeightView& operator[](TensorRole role) const {
         return model_tensors[static_cast<std::size_t>(role)];
     }
-    WeightView& operator[](TensorRole role) { return model_tensors[static_cast<std::size_t>(role)]; }
+    WeightView& operator[](TensorRole role) {
+        return model_tensors[static_cast<std::size_t>(role)];
+    }
     // The slot an entry of the table fills (layer ignored for model-level entries).
     WeightView& slot(const TensorEntry& entry, Eigen::Index layer);
     const WeightView& slot(const TensorEntry& entry, Eigen::Index layer) const;
 };
 
-// Throws AttentionError unless every tensor of the table is present with its shape: "h.0.ln_1.weight
-// has 3 × 1 values but the config needs 1 × 8: load weights that match config.json".
+// Throws AttentionError unless every tensor of the table is present with its shape:
+// "h.0.ln_1.weight has 3 × 1 values but the config needs 1 × 8: load weights that match
+// config.json".
 void check_weights(const TransformerWeights& weights);
 
 }  // namespace attn

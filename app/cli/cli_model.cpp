@@ -15,9 +15,9 @@
 
 #include "app/cli/cli_command.h"
 #include "app/io/bpe_tokenizer.h"
-#include "app/io/model_folder.h"
 #include "app/io/hf_cache.h"
 #include "app/io/json_text.h"
+#include "app/io/model_folder.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 
@@ -170,9 +170,9 @@ QByteArray runForward(const QCommandLineParser& parser) {
     const QString text = byIds ? QString() : textOption(parser);
     const ModelFolder model = openModelOption(parser, true);
     const attn::TransformerWeights& weights = *model.weights;
-    const std::vector<int> ids =
-        byIds ? idsOption(parser, static_cast<int>(weights.spec.vocab_size))
-              : encodeModelText(model, text);
+    const std::vector<int> ids = byIds
+                                     ? idsOption(parser, static_cast<int>(weights.spec.vocab_size))
+                                     : encodeModelText(model, text);
     checkModelLength(weights.spec, ids.size());
 
     attn::ModelForwardOptions options;
@@ -251,8 +251,9 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
         options.temperature = static_cast<float>(t);
         if (options.temperature == 0.0f &&
             (parser.isSet(QStringLiteral("top-k")) || parser.isSet(QStringLiteral("seed"))))
-            cliFail(QStringLiteral("--top-k and --seed choose how to sample, but --temperature 0 "
-                                   "is greedy: give a temperature above 0"));
+            cliFail(
+                QStringLiteral("--top-k and --seed choose how to sample, but --temperature 0 "
+                               "is greedy: give a temperature above 0"));
     } else if (parser.isSet(QStringLiteral("top-k")) || parser.isSet(QStringLiteral("seed"))) {
         cliFail(
             QStringLiteral("--top-k and --seed choose how to sample: give --temperature T "

@@ -176,7 +176,9 @@ ModelConfigResult readFolderConfig(const QString& folder) {
 }  // namespace
 
 ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options) {
-    auto fail = [](const QString& message) { return ModelLoadResult{std::nullopt, message, false}; };
+    auto fail = [](const QString& message) {
+        return ModelLoadResult{std::nullopt, message, false};
+    };
     const QDir dir(folder);
     const ModelConfigResult parsed = readFolderConfig(folder);
     if (!parsed.ok()) return fail(parsed.error);
@@ -233,9 +235,9 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
         return opened.first()->contains(tensor);
     };
     const QString headPrefix = QString::fromStdString(lm_head_prefix(spec.family));
-    const QString prefix =
-        has(headPrefix + QString::fromStdString(tensor_name(table.front(), 0))) ? headPrefix
-                                                                                 : QString();
+    const QString prefix = has(headPrefix + QString::fromStdString(tensor_name(table.front(), 0)))
+                               ? headPrefix
+                               : QString();
 
     auto storage = std::make_shared<Storage>();
     TransformerWeights weights;

@@ -32,6 +32,30 @@ TransformerSpec tiny_gpt2_spec(bool tied) { return gpt2_spec(2, 2, 8, 16, 32, 32
 
 TransformerSpec gpt2_small_spec() { return gpt2_spec(12, 12, 768, 1024, 50257, 3072); }
 
+TransformerSpec tiny_llama_spec() {
+    TransformerSpec s;
+    s.family = ModelFamily::Llama;
+    s.num_layers = 2;
+    s.d_model = 16;
+    s.num_heads = 4;
+    s.num_kv_heads = 2;
+    s.head_dim = 4;
+    s.d_ff = 24;
+    s.vocab_size = 40;
+    s.max_positions = 32;
+    s.norm = NormKind::RMSNorm;
+    s.norm_eps = 1e-6f;
+    s.positions = PositionKind::Rotary;
+    s.fused_qkv = false;
+    s.qkv_bias = false;
+    s.out_bias = false;
+    s.mlp = MlpKind::Gated;
+    s.activation = ActivationKind::Silu;
+    s.mlp_bias = false;
+    s.tied_output = false;
+    return s;
+}
+
 namespace {
 
 // Every tensor in one shared vector of matrices, views pointing into them.
@@ -47,20 +71,27 @@ Init init_of(TensorRole role) {
     using R = TensorRole;
     switch (role) {
         case R::TokenEmbedding:
-        case R::OutputWeight: return {0.0, 0.5};
-        case R::PositionEmbedding: return {0.0, 0.3};
+        case R::OutputWeight:
+            return {0.0, 0.5};
+        case R::PositionEmbedding:
+            return {0.0, 0.3};
         case R::AttnNormWeight:
         case R::MlpNormWeight:
-        case R::FinalNormWeight: return {1.0, 0.1};
+        case R::FinalNormWeight:
+            return {1.0, 0.1};
         case R::QkvWeight:
         case R::QueryWeight:
         case R::KeyWeight:
-        case R::ValueWeight: return {0.0, 0.4};
+        case R::ValueWeight:
+            return {0.0, 0.4};
         case R::OutWeight:
         case R::UpWeight:
-        case R::GateWeight: return {0.0, 0.3};
-        case R::DownWeight: return {0.0, 0.2};
-        default: return {0.0, 0.1};  // biases
+        case R::GateWeight:
+            return {0.0, 0.3};
+        case R::DownWeight:
+            return {0.0, 0.2};
+        default:
+            return {0.0, 0.1};  // biases
     }
 }
 

@@ -19,6 +19,10 @@ TransformerSpec gpt2_spec(Eigen::Index n_layer, Eigen::Index n_head, Eigen::Inde
 TransformerSpec tiny_gpt2_spec(bool tied = true);
 // GPT-2 small's shape: 12 layers, 12 heads, 768, n_positions 1024, vocab 50257.
 TransformerSpec gpt2_small_spec();
+// A tiny LLaMA-layout model: 2 layers, d_model 16, 4 query heads sharing 2 K/V heads of
+// head_dim 4, SwiGLU of width 24, RMSNorm eps 1e-6, rotary positions (base 10000), vocab 40,
+// 32 positions, untied output head.
+TransformerSpec tiny_llama_spec();
 
 // Random weights owned in memory, drawn with TorchGenerator(seed) in the tensor table's order
 // (for_each_tensor), each tensor torch.empty(shape).normal_(mean, std) with, by role: token
