@@ -1,5 +1,5 @@
 // One layer's attention weights as a walkthrough record, whatever computed them: a GPT-2 forward
-// pass here (attn::gpt2_layer_step builds on it) or an attention dump saved from another model
+// pass here (attn::model_layer_step builds on it) or an attention dump saved from another model
 // (app/io/attention_dump.h). The views draw, explain and export the Step as the tutorial's heads.
 //
 //   heads: H matrices (T_q, T_k), T_q <= T_k; with T_q < T_k the queries are the last T_q

@@ -40,7 +40,7 @@ QRgb colourOf(float value, float lower, float upper) {
     return viridis()[static_cast<std::size_t>(std::lround(position * 255.0))];
 }
 
-// Causal: every weight after the query's own token is exactly 0 (what gpt2_forward returns).
+// Causal: every weight after the query's own token is exactly 0 (what model_forward returns).
 bool isCausal(const attn::Matrix& w, Eigen::Index offset) {
     for (Eigen::Index q = 0; q < w.rows(); ++q)
         for (Eigen::Index k = q + offset + 1; k < w.cols(); ++k)

@@ -417,7 +417,7 @@ QString substituted(QString text, const attn::Step& step, bool html) {
 
 }  // namespace
 
-// A layer of a real model (attn::attention_layer_step, attn::gpt2_layer_step): "layer-3".
+// A layer of a real model (attn::attention_layer_step, attn::model_layer_step): "layer-3".
 StepText rawLayerText(const attn::Step& step) {
     const QString title = QCoreApplication::translate("StepText", "Layer {layer}");
     if (!step.arg("sqrt_head_dim").empty())
@@ -472,7 +472,7 @@ QString rawCaption(const std::string& matrixId) {
             if (base == e.id)
                 return QCoreApplication::translate("StepText", "Head %1 · %2")
                     .arg(QString::fromStdString(head), tr(e.caption));
-        // A real model's head (attn::gpt2_layer_step): "layer-3-head-5".
+        // A real model's head (attn::model_layer_step): "layer-3-head-5".
         if (base.rfind("layer-", 0) == 0)
             return QCoreApplication::translate("StepText", "Layer %1 · head %2")
                 .arg(QString::fromStdString(base.substr(6)), QString::fromStdString(head));

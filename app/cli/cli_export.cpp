@@ -15,7 +15,7 @@
 #include "app/io/example_file.h"
 #include "app/io/file_batch.h"
 #include "model/attention_layer_step.h"
-#include "model/gpt2_forward.h"
+#include "model/transformer.h"
 #include "model/walkthrough.h"
 #include "views/colormaps.h"
 #include "views/figure_render.h"
@@ -126,27 +126,27 @@ void keepHeads(attn::Step* step, const std::vector<Eigen::Index>& heads) {
 }
 
 // --model: the heads of a real model on --text, one walkthrough-like record per layer
-// (attn::gpt2_layer_step), so they are drawn and named as the window draws them.
+// (attn::model_layer_step), so they are drawn and named as the window draws them.
 std::vector<attn::Step> modelSteps(const QCommandLineParser& parser) {
     if (!parser.isSet(QStringLiteral("text")) || parser.value(QStringLiteral("text")).isEmpty())
         cliFail(QStringLiteral("give --text TEXT, the text whose attention to export"));
     refuseWalkthroughOptions(parser, QStringLiteral("model"));
     const ModelFolder model = openModelOption(parser, true);
-    const attn::Gpt2Config& config = model.weights->config;
+    const attn::TransformerSpec& spec = model.weights->spec;
     const std::vector<int> ids = encodeModelText(model, parser.value(QStringLiteral("text")));
-    checkModelLength(config, ids.size());
+    checkModelLength(spec, ids.size());
     const std::vector<Eigen::Index> layers =
-        selectIndices(parser, QStringLiteral("layer"), config.n_layer);
+        selectIndices(parser, QStringLiteral("layer"), spec.num_layers);
     const std::vector<Eigen::Index> heads =
-        selectIndices(parser, QStringLiteral("head"), config.n_head);
-    attn::Gpt2ForwardOptions options;
+        selectIndices(parser, QStringLiteral("head"), spec.num_heads);
+    attn::ModelForwardOptions options;
     options.keep_qkv = true;
-    const attn::Gpt2ForwardResult result = attn::gpt2_forward(*model.weights, ids, options);
+    const attn::ModelForwardResult result = attn::model_forward(*model.weights, ids, options);
     std::vector<std::string> tokens;
     for (int id : ids) tokens.push_back(model.tokenizer->displayToken(id).toStdString());
     std::vector<attn::Step> steps;
     for (Eigen::Index layer : layers) {
-        attn::Step step = attn::gpt2_layer_step(result, config, layer, tokens);
+        attn::Step step = attn::model_layer_step(result, spec, layer, tokens);
         keepHeads(&step, heads);
         steps.push_back(std::move(step));
     }

@@ -1,5 +1,6 @@
-// attention-cli tokenize / forward / generate: a GPT-2 model from a Hugging Face folder (or a
-// name found in the Hugging Face cache), its tokenizer, its forward pass and KV-cached generation.
+// attention-cli tokenize / forward / generate: a model from a Hugging Face folder (or a name
+// found in the Hugging Face cache), its tokenizer, its forward pass and KV-cached generation
+// through the one transformer core (model/transformer.h, model/generator.h).
 #include "app/cli/cli_model.h"
 
 #include <QDir>
@@ -14,10 +15,11 @@
 
 #include "app/cli/cli_command.h"
 #include "app/io/bpe_tokenizer.h"
-#include "app/io/gpt2_folder.h"
 #include "app/io/hf_cache.h"
 #include "app/io/json_text.h"
-#include "model/gpt2_forward.h"
+#include "app/io/model_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
 
 namespace {
 
@@ -66,23 +68,23 @@ std::vector<int> idsOption(const QCommandLineParser& parser, int vocabSize) {
     return ids;
 }
 
-QJsonObject modelJson(const attn::Gpt2Weights& weights) {
-    const attn::Gpt2Config& c = weights.config;
+// config.json's names for the family's sizes.
+QJsonObject modelJson(const attn::TransformerWeights& weights) {
+    const attn::TransformerSpec& s = weights.spec;
     QJsonObject model;
-    model.insert(QStringLiteral("model_type"), QStringLiteral("gpt2"));
-    model.insert(QStringLiteral("n_layer"), static_cast<qint64>(c.n_layer));
-    model.insert(QStringLiteral("n_head"), static_cast<qint64>(c.n_head));
-    model.insert(QStringLiteral("n_embd"), static_cast<qint64>(c.n_embd));
-    model.insert(QStringLiteral("vocab_size"), static_cast<qint64>(c.vocab_size));
-    model.insert(QStringLiteral("n_positions"), static_cast<qint64>(c.n_positions));
+    model.insert(QStringLiteral("model_type"), QString::fromStdString(attn::family_name(s.family)));
+    model.insert(QStringLiteral("n_layer"), static_cast<qint64>(s.num_layers));
+    model.insert(QStringLiteral("n_head"), static_cast<qint64>(s.num_heads));
+    model.insert(QStringLiteral("n_embd"), static_cast<qint64>(s.d_model));
+    model.insert(QStringLiteral("vocab_size"), static_cast<qint64>(s.vocab_size));
+    model.insert(QStringLiteral("n_positions"), static_cast<qint64>(s.max_positions));
     model.insert(QStringLiteral("dtype"), QString::fromStdString(weights.dtype));
     return model;
 }
 
-QJsonArray nextTokensJson(const BpeTokenizer& tokenizer,
-                          const std::vector<attn::Gpt2TopToken>& top) {
+QJsonArray nextTokensJson(const BpeTokenizer& tokenizer, const std::vector<attn::TopToken>& top) {
     QJsonArray out;
-    for (const attn::Gpt2TopToken& t : top) {
+    for (const attn::TopToken& t : top) {
         QJsonObject o;
         o.insert(QStringLiteral("id"), t.id);
         o.insert(QStringLiteral("token"), tokenizer.token(t.id));
@@ -104,19 +106,19 @@ std::vector<int> encodeModelText(const ModelFolder& model, const QString& text) 
     return ids;
 }
 
-void checkModelLength(const attn::Gpt2Config& config, std::size_t tokens) {
-    if (static_cast<Eigen::Index>(tokens) > config.n_positions)
+void checkModelLength(const attn::TransformerSpec& spec, std::size_t tokens) {
+    if (static_cast<Eigen::Index>(tokens) > spec.max_positions)
         cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
                                "%2: give a shorter text")
                     .arg(tokens)
-                    .arg(config.n_positions));
+                    .arg(spec.max_positions));
 }
 
 ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) {
     if (!parser.isSet(QStringLiteral("model")))
         cliFail(QStringLiteral("give --model DIR|NAME: %1").arg(kModelHelp));
-    attn::Gpt2ModelResult opened =
-        attn::openGpt2Model(parser.value(QStringLiteral("model")), withWeights);
+    attn::ModelFolderResult opened =
+        attn::openModelFolder(parser.value(QStringLiteral("model")), withWeights);
     if (!opened.ok()) cliFail(opened.error);
     return opened.model;
 }
@@ -167,18 +169,18 @@ QByteArray runForward(const QCommandLineParser& parser) {
         cliFail(QStringLiteral("--summary prints no logits: give --summary or --logits"));
     const QString text = byIds ? QString() : textOption(parser);
     const ModelFolder model = openModelOption(parser, true);
-    const attn::Gpt2Weights& weights = *model.weights;
-    const std::vector<int> ids =
-        byIds ? idsOption(parser, static_cast<int>(weights.config.vocab_size))
-              : encodeModelText(model, text);
-    checkModelLength(weights.config, ids.size());
+    const attn::TransformerWeights& weights = *model.weights;
+    const std::vector<int> ids = byIds
+                                     ? idsOption(parser, static_cast<int>(weights.spec.vocab_size))
+                                     : encodeModelText(model, text);
+    checkModelLength(weights.spec, ids.size());
 
-    attn::Gpt2ForwardOptions options;
+    attn::ModelForwardOptions options;
     options.keep_attentions = !summary;
     options.all_logits = logits;
     QElapsedTimer timer;
     timer.start();
-    const attn::Gpt2ForwardResult result = attn::gpt2_forward(weights, ids, options);
+    const attn::ModelForwardResult result = attn::model_forward(weights, ids, options);
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 
     if (summary) {
@@ -211,15 +213,16 @@ void addGenerateOptions(QCommandLineParser& parser) {
         "Continue a text token by token with a KV cache per layer: greedy by default, or sampled\n"
         "with --temperature (and --top-k, --seed). Stops early after <|endoftext|> (kept in\n"
         "new_ids). Prints the ids (prompt + new), the new ids, the text, the bytes the K and V\n"
-        "caches hold, how far the cached logits are from one full pass, the time of the\n"
-        "generation alone and tokens per second."));
+        "caches hold, how far the cached logits are from one full pass, the time of the new\n"
+        "tokens alone (elapsed_ms) and their tokens per second, the prompt's pass (prompt_ms)\n"
+        "and the check against the full pass (check_ms)."));
     addModelOption(parser);
     parser.addOptions({
         {QStringLiteral("text"), QStringLiteral("The prompt."), QStringLiteral("TEXT")},
         {QStringLiteral("max-new-tokens"), QStringLiteral("How many tokens to add at most."),
          QStringLiteral("N")},
         {QStringLiteral("temperature"),
-         QStringLiteral("Sample at this temperature (> 0; default 0: greedy)."),
+         QStringLiteral("Sample at this temperature, up to 100 (default 0: greedy)."),
          QStringLiteral("T")},
         {QStringLiteral("top-k"), QStringLiteral("Sample among the K most probable tokens only."),
          QStringLiteral("K")},
@@ -232,7 +235,7 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
     const QString text = textOption(parser);
     if (!parser.isSet(QStringLiteral("max-new-tokens")))
         cliFail(QStringLiteral("give --max-new-tokens N, how many tokens to add"));
-    attn::Gpt2GenerationOptions options;
+    attn::GenerationOptions options;
     options.max_new_tokens = integerOption(parser, QStringLiteral("max-new-tokens"), 0, 1, 100000);
     options.top_k = integerOption(parser, QStringLiteral("top-k"), 0, 1, 10000000);
     options.seed = static_cast<std::uint64_t>(
@@ -241,47 +244,61 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
         const QString value = parser.value(QStringLiteral("temperature"));
         bool ok = false;
         const double t = value.trimmed().toDouble(&ok);
-        if (!ok || !(t > 0.0 && t <= 100.0))
-            cliFail(QStringLiteral("--temperature \"%1\" is not a number in (0, 100]: give e.g. "
-                                   "--temperature 0.8 (leave it out for greedy decoding)")
+        if (!ok || !(t >= 0.0 && t <= 100.0))
+            cliFail(QStringLiteral("--temperature \"%1\" is not a number in [0, 100]: give e.g. "
+                                   "--temperature 0.8, or 0 for greedy decoding")
                         .arg(value));
         options.temperature = static_cast<float>(t);
+        if (options.temperature == 0.0f &&
+            (parser.isSet(QStringLiteral("top-k")) || parser.isSet(QStringLiteral("seed"))))
+            cliFail(
+                QStringLiteral("--top-k and --seed choose how to sample, but --temperature 0 "
+                               "is greedy: give a temperature above 0"));
     } else if (parser.isSet(QStringLiteral("top-k")) || parser.isSet(QStringLiteral("seed"))) {
         cliFail(
             QStringLiteral("--top-k and --seed choose how to sample: give --temperature T "
                            "too (without it decoding is greedy)"));
     }
     const ModelFolder model = openModelOption(parser, true);
-    const attn::Gpt2Weights& weights = *model.weights;
+    const attn::TransformerWeights& weights = *model.weights;
     const std::vector<int> prompt = encodeModelText(model, text);
     if (static_cast<Eigen::Index>(prompt.size()) + options.max_new_tokens >
-        weights.config.n_positions)
+        weights.spec.max_positions)
         cliFail(QStringLiteral("the prompt is %1 tokens and --max-new-tokens %2 more, beyond the "
                                "model's n_positions = %3: give fewer new tokens or a shorter "
                                "prompt")
                     .arg(prompt.size())
                     .arg(options.max_new_tokens)
-                    .arg(weights.config.n_positions));
+                    .arg(weights.spec.max_positions));
     if (const std::optional<int> eos = model.tokenizer->endOfTextId()) options.eos_id = *eos;
 
+    // Three timings, each of what it names: the prompt's full pass that fills the kv_cache, the
+    // new tokens alone, and the check against one full pass over everything.
     QElapsedTimer timer;
     timer.start();
-    const attn::Gpt2GenerationResult result = attn::gpt2_generate(weights, prompt, options);
+    attn::Generator generator(weights, prompt, options);
+    const double promptMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    std::vector<int> newIds;
+    while (!generator.finished()) newIds.push_back(generator.step().id);
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    const float diff = attn::max_abs_diff_vs_full_pass(weights, generator);
+    const double checkMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 
-    std::vector<int> all = prompt;
-    all.insert(all.end(), result.new_ids.begin(), result.new_ids.end());
-    const BpeDecodeResult decoded = model.tokenizer->decode(all);
+    const BpeDecodeResult decoded = model.tokenizer->decode(generator.tokens());
     if (!decoded.ok()) cliFail(decoded.error);
     const double seconds = elapsed / 1000.0;
     return writeJsonObject({
-        {QStringLiteral("ids"), jsonIds(all)},
-        {QStringLiteral("new_ids"), jsonIds(result.new_ids)},
+        {QStringLiteral("ids"), jsonIds(generator.tokens())},
+        {QStringLiteral("new_ids"), jsonIds(newIds)},
         {QStringLiteral("text"), *decoded.text},
-        {QStringLiteral("cache_bytes"), static_cast<qint64>(result.cache_bytes)},
-        {QStringLiteral("max_abs_diff_vs_full_pass"), jsonNumber(result.max_abs_diff_vs_full_pass)},
+        {QStringLiteral("cache_bytes"), static_cast<qint64>(generator.cache_bytes())},
+        {QStringLiteral("max_abs_diff_vs_full_pass"), jsonNumber(diff)},
         {QStringLiteral("elapsed_ms"), elapsed},
         {QStringLiteral("tokens_per_second"),
-         seconds > 0.0 ? static_cast<double>(result.new_ids.size()) / seconds : 0.0},
+         seconds > 0.0 ? static_cast<double>(newIds.size()) / seconds : 0.0},
+        {QStringLiteral("prompt_ms"), promptMs},
+        {QStringLiteral("check_ms"), checkMs},
     });
 }

@@ -25,19 +25,19 @@ constexpr int kMaxRecent = 8;
 constexpr Eigen::Index kNextTokens = 10;
 
 struct ForwardOutcome {
-    std::shared_ptr<attn::Gpt2ForwardResult> result;
+    std::shared_ptr<attn::ModelForwardResult> result;
     QString error;
 };
 
-ForwardOutcome runForwardPass(const std::shared_ptr<const attn::Gpt2Weights>& weights,
+ForwardOutcome runForwardPass(const std::shared_ptr<const attn::TransformerWeights>& weights,
                               const std::vector<int>& ids) {
-    attn::Gpt2ForwardOptions options;
+    attn::ModelForwardOptions options;
     options.keep_attentions = true;
     options.keep_qkv = true;  // the head view's hover arithmetic: q·k, /√d, softmax
     options.top_k = kNextTokens;
     try {
         return {
-            std::make_shared<attn::Gpt2ForwardResult>(attn::gpt2_forward(*weights, ids, options)),
+            std::make_shared<attn::ModelForwardResult>(attn::model_forward(*weights, ids, options)),
             {}};
     } catch (const std::exception& e) {
         return {nullptr, QString::fromUtf8(e.what())};
@@ -49,8 +49,8 @@ ForwardOutcome runForwardPass(const std::shared_ptr<const attn::Gpt2Weights>& we
 // The kv_cache of one generation; the weights it reads stay alive with it. Steps run one at a
 // time on a worker thread, never two at once.
 struct ModelSession::Generation {
-    std::shared_ptr<const attn::Gpt2Weights> weights;
-    std::unique_ptr<attn::Gpt2Generator> generator;
+    std::shared_ptr<const attn::TransformerWeights> weights;
+    std::unique_ptr<attn::Generator> generator;
 };
 
 ModelSession::ModelSession(QObject* parent) : QObject(parent) {
@@ -71,25 +71,25 @@ ModelSession::~ModelSession() {
 
 int ModelSession::layerCount() const {
     return view_.attentions.empty() && model_.weights
-               ? static_cast<int>(model_.weights->config.n_layer)
+               ? static_cast<int>(model_.weights->spec.num_layers)
                : static_cast<int>(view_.attentions.size());
 }
 
 int ModelSession::headCount() const {
     if (!view_.attentions.empty()) return static_cast<int>(view_.attentions.front().size());
-    return model_.weights ? static_cast<int>(model_.weights->config.n_head) : 0;
+    return model_.weights ? static_cast<int>(model_.weights->spec.num_heads) : 0;
 }
 
 QString ModelSession::sourceSummary() const {
     if (source_ == Source::Dump) return dumpSummary_;
     if (source_ != Source::Model || !model_.weights) return {};
-    const attn::Gpt2Config& c = model_.weights->config;
+    const attn::TransformerSpec& s = model_.weights->spec;
     return tr("%1 · %2 layers × %3 heads · n_embd %4 · %5")
         .arg(QFileInfo(sourcePath_).fileName().isEmpty() ? sourcePath_
                                                          : QFileInfo(sourcePath_).fileName())
-        .arg(c.n_layer)
-        .arg(c.n_head)
-        .arg(c.n_embd)
+        .arg(s.num_layers)
+        .arg(s.num_heads)
+        .arg(s.d_model)
         .arg(QString::fromStdString(model_.weights->dtype));
 }
 
@@ -140,8 +140,8 @@ void ModelSession::openModel(const QString& nameOrFolder) {
     const LoadStart start = startLoad();
     const std::uint64_t run = start.run;
     auto task = QtConcurrent::run(
-        [nameOrFolder, start] { return attn::openGpt2Model(nameOrFolder, true, start.options); });
-    whenDone(this, std::move(task), [this, run](const attn::Gpt2ModelResult& opened) {
+        [nameOrFolder, start] { return attn::openModelFolder(nameOrFolder, true, start.options); });
+    whenDone(this, std::move(task), [this, run](const attn::ModelFolderResult& opened) {
         if (run != loadRun_) return;  // cancelled, or another open started
         setLoading(false);
         if (!opened.ok()) {
@@ -184,7 +184,7 @@ void ModelSession::openDump(const QString& path) {
         generating_ = false;
         generation_.reset();
         source_ = Source::Dump;
-        model_ = attn::Gpt2Model{};
+        model_ = attn::ModelFolder{};
         sourcePath_ = path;
         warning_ = loaded.dump.warning;
         addRecentSource(path);
@@ -232,7 +232,7 @@ void ModelSession::setText(const QString& text) {
     view.causal = true;
     // Attention of the old text stays on screen only while it still matches these tokens.
     view_ = std::move(view);
-    const Eigen::Index limit = model_.weights->config.n_positions;
+    const Eigen::Index limit = model_.weights->spec.max_positions;
     if (view_.ids.empty()) {
         ++run_;
         setError(text.isEmpty() ? QString() : tr("The text gives no tokens."));
@@ -254,14 +254,14 @@ void ModelSession::runForward() {
     const std::uint64_t run = ++run_;
     ++pendingRuns_;
     const std::vector<int> ids = view_.ids;
-    const std::shared_ptr<const attn::Gpt2Weights> weights = model_.weights;
+    const std::shared_ptr<const attn::TransformerWeights> weights = model_.weights;
     auto task = QtConcurrent::run([weights, ids] { return runForwardPass(weights, ids); });
     whenDone(this, std::move(task), [this, run, ids](const ForwardOutcome& out) {
         finishForward(run, out.result, out.error, ids);
     });
 }
 
-void ModelSession::finishForward(std::uint64_t run, std::shared_ptr<attn::Gpt2ForwardResult> result,
+void ModelSession::finishForward(std::uint64_t run, std::shared_ptr<attn::ModelForwardResult> result,
                                  const QString& error, const std::vector<int>& ids) {
     const bool wasBusy = busy();
     pendingRuns_ = std::max(0, pendingRuns_ - 1);
@@ -305,12 +305,12 @@ bool ModelSession::generate(int count) {
         remaining_ += count;
         return true;
     }
-    const attn::Gpt2Config& config = model_.weights->config;
-    const Eigen::Index room = config.n_positions - static_cast<Eigen::Index>(view_.ids.size());
+    const attn::TransformerSpec& spec = model_.weights->spec;
+    const Eigen::Index room = spec.max_positions - static_cast<Eigen::Index>(view_.ids.size());
     if (room < 1) {
         setError(tr("The model reads at most n_positions = %1 tokens: nothing more can be "
                     "generated.")
-                     .arg(config.n_positions));
+                     .arg(spec.max_positions));
         return false;
     }
     const bool wasBusy = busy();
@@ -318,11 +318,11 @@ bool ModelSession::generate(int count) {
         // The cache starts from the shown tokens (a generation may continue an earlier one).
         auto g = std::make_shared<Generation>();
         g->weights = model_.weights;
-        attn::Gpt2GenerationOptions options;
+        attn::GenerationOptions options;
         options.max_new_tokens = room;
         options.eos_id = model_.tokenizer->endOfTextId().value_or(-1);
         try {
-            g->generator = std::make_unique<attn::Gpt2Generator>(*g->weights, view_.ids, options);
+            g->generator = std::make_unique<attn::Generator>(*g->weights, view_.ids, options);
         } catch (const std::exception& e) {
             setError(QString::fromUtf8(e.what()));
             return false;
@@ -348,7 +348,7 @@ void ModelSession::stepGeneration() {
     }
     --remaining_;
     struct StepOutcome {
-        attn::Gpt2Step step;
+        attn::GenerationStep step;
         std::int64_t cacheBytes = 0;
         QString error;
     };

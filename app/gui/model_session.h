@@ -1,9 +1,9 @@
 // ModelSession: the state of the model window and all the work that changes it, off the UI
-// thread. A source is either a GPT-2 folder (app/io/gpt2_folder.h: tokenizer and weights) or an
+// thread. A source is either a model folder (app/io/model_folder.h: tokenizer and weights) or an
 // attention dump computed elsewhere (app/io/attention_dump.h). With a model, the user's text is
-// tokenized at once and run through attn::gpt2_forward in the background (stale runs are
+// tokenized at once and run through attn::model_forward in the background (stale runs are
 // dropped, as in ExploreSession); generation feeds one token at a time through a
-// attn::Gpt2Generator, whose kv_cache makes each new token one attention row per head, and the
+// attn::Generator, whose kv_cache makes each new token one attention row per head, and the
 // session appends those rows to what the views show. A full pass then refreshes the queries and
 // keys behind the hover arithmetic and says how far the cached rows are from it.
 #pragma once
@@ -17,8 +17,9 @@
 #include <memory>
 #include <vector>
 
-#include "app/io/gpt2_folder.h"
-#include "model/gpt2_forward.h"
+#include "app/io/model_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
 
 class ModelSession : public QObject {
     Q_OBJECT
@@ -36,8 +37,8 @@ public:
         // The full pass over `ids` with queries and keys kept (hover arithmetic, next tokens),
         // its attentions moved to `attentions`; null for a dump, and while generated rows are
         // newer than the last full pass.
-        std::shared_ptr<const attn::Gpt2ForwardResult> forward;
-        std::vector<attn::Gpt2TopToken> nextTokens;  // after the last token, best first
+        std::shared_ptr<const attn::ModelForwardResult> forward;
+        std::vector<attn::TopToken> nextTokens;  // after the last token, best first
         std::int64_t cacheBytes = 0;                 // kv_cache while generating, else 0
         // max |cached attention rows − the full pass| over the generated rows; < 0 unknown.
         float cachedVsFull = -1.0f;
@@ -59,7 +60,7 @@ public:
     // "gpt2 · 12 layers × 12 heads · n_embd 768 · F32" or the dump's file name and shape.
     QString sourceSummary() const;
     QString sourcePath() const { return sourcePath_; }
-    const attn::Gpt2Model& model() const { return model_; }
+    const attn::ModelFolder& model() const { return model_; }
     int layerCount() const;
     int headCount() const;
     // A note on the source (a dump without tokens: positions are used).
@@ -108,7 +109,7 @@ private:
     void setLoading(bool loading);
     void setError(const QString& error);
     void runForward();
-    void finishForward(std::uint64_t run, std::shared_ptr<attn::Gpt2ForwardResult> result,
+    void finishForward(std::uint64_t run, std::shared_ptr<attn::ModelForwardResult> result,
                        const QString& error, const std::vector<int>& ids);
     void stepGeneration();
     void emitBusy(bool before);
@@ -117,7 +118,7 @@ private:
     QString sourcePath_;
     QString warning_;
     QString dumpSummary_;
-    attn::Gpt2Model model_;
+    attn::ModelFolder model_;
     QString text_;
     View view_;
     QString error_;
@@ -127,7 +128,7 @@ private:
     struct LoadStart {
         std::uint64_t run = 0;
         std::shared_ptr<std::atomic<bool>> cancel;
-        attn::Gpt2LoadOptions options;
+        attn::ModelLoadOptions options;
     };
     LoadStart startLoad();
     QTimer* loadPoll_ = nullptr;  // reads loadFraction_ while loading

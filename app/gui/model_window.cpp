@@ -361,22 +361,22 @@ attn::Step ModelWindow::layerStep() const {
         v.forward->queries[l].rows() == static_cast<Eigen::Index>(tokens.size())) {
         // The layer's weights with its queries and keys: q·k, /√head_dim and the softmax of
         // every cell on hover. Only this layer is copied.
-        attn::Gpt2ForwardResult layer;
+        attn::ModelForwardResult layer;
         layer.attentions.resize(l + 1);
         layer.queries.resize(l + 1);
         layer.keys.resize(l + 1);
         layer.attentions[l] = v.attentions[l];
         layer.queries[l] = v.forward->queries[l];
         layer.keys[l] = v.forward->keys[l];
-        return attn::gpt2_layer_step(layer, session_->model().weights->config, layer_, tokens);
+        return attn::model_layer_step(layer, session_->model().weights->spec, layer_, tokens);
     }
     if (session_->source() == ModelSession::Source::Model && session_->model().weights) {
         // While generating, the rows come from the kv_cache without a full pass's queries and
         // keys: the weights, and the text says when the arithmetic comes back.
-        attn::Gpt2ForwardResult layer;
+        attn::ModelForwardResult layer;
         layer.attentions.resize(l + 1);
         layer.attentions[l] = v.attentions[l];
-        return attn::gpt2_layer_step(layer, session_->model().weights->config, layer_, tokens);
+        return attn::model_layer_step(layer, session_->model().weights->spec, layer_, tokens);
     }
     return attn::attention_layer_step(v.attentions[l], layer_, tokens);
 }
@@ -397,7 +397,7 @@ void ModelWindow::updateView() {
     }
     std::vector<views::NextToken> next;
     if (session_->model().tokenizer)
-        for (const attn::Gpt2TopToken& t : v.nextTokens)
+        for (const attn::TopToken& t : v.nextTokens)
             next.push_back({session_->model().tokenizer->displayToken(t.id), t.id, t.prob});
     chart_->setPredictions(next);
     tabs_->setTabEnabled(2, session_->source() == ModelSession::Source::Model);
@@ -474,13 +474,13 @@ void ModelWindow::updateGenerationControls() {
                "read against the kv_cache of the tokens before it."));
         return;
     }
-    const attn::Gpt2Config& c = session_->model().weights->config;
+    const attn::TransformerSpec& s = session_->model().weights->spec;
     const int newTokens = static_cast<int>(v.ids.size()) - v.promptTokens;
     QString text = tr("%n generated, ", nullptr, newTokens) +
                    tr("kv_cache: %1 tokens × %2 layers × n_embd %3 × 2 (K and V) × 4 bytes = %4")
                        .arg(v.ids.size())
-                       .arg(c.n_layer)
-                       .arg(c.n_embd)
+                       .arg(s.num_layers)
+                       .arg(s.kv_width())
                        .arg(bytesText(v.cacheBytes));
     if (v.cachedVsFull >= 0.0f)
         text += tr(" · cached rows vs one full pass: max |difference| %1")

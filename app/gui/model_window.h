@@ -2,7 +2,7 @@
 // model already in the Hugging Face cache, or a recent one) or an attention dump computed
 // elsewhere, and shows, for the user's text: the tokens as the model split them, every layer ×
 // head as a small heatmap (views/model_heads_mosaic.h), the chosen head large with the arithmetic
-// of every cell on hover (a StepPage of attn::gpt2_layer_step, as the walkthrough's heads), the
+// of every cell on hover (a StepPage of attn::model_layer_step, as the walkthrough's heads), the
 // chosen layer's heads as lines between tokens, the next-token probabilities, and generation one
 // token at a time through the kv_cache. The work runs in ModelSession, off the UI thread.
 #pragma once

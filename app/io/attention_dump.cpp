@@ -379,18 +379,18 @@ QString appendLayer(const float* values, const DumpShape& s, AttentionDump* dump
     return {};
 }
 
-bool cancelled(const Gpt2LoadOptions& options, AttentionDumpResult* result) {
+bool cancelled(const ModelLoadOptions& options, AttentionDumpResult* result) {
     if (!options.cancel || !options.cancel->load()) return false;
     result->cancelled = true;
     result->error = QStringLiteral("loading cancelled");
     return true;
 }
 
-void progress(const Gpt2LoadOptions& options, qint64 done, qint64 total) {
+void progress(const ModelLoadOptions& options, qint64 done, qint64 total) {
     if (options.progress) options.progress(static_cast<double>(done) / static_cast<double>(total));
 }
 
-AttentionDumpResult dumpFromNpy(const QByteArray& bytes, const Gpt2LoadOptions& options) {
+AttentionDumpResult dumpFromNpy(const QByteArray& bytes, const ModelLoadOptions& options) {
     AttentionDumpResult result;
     const NpyHeader h = readNpyHeader(bytes, &result.error);
     if (!result.ok()) return result;
@@ -435,7 +435,7 @@ bool naturalLess(const QString& a, const QString& b) {
 }
 
 AttentionDumpResult dumpFromSafetensors(const SafetensorsFile& file,
-                                        const Gpt2LoadOptions& options) {
+                                        const ModelLoadOptions& options) {
     AttentionDumpResult result;
     QStringList names = file.names();
     std::sort(names.begin(), names.end(), naturalLess);
@@ -589,7 +589,7 @@ AttentionDumpResult dumpFromBytes(const QByteArray& dump, const QByteArray& toke
 }
 
 AttentionDumpResult loadDump(const QString& path, const QString& tokensPath,
-                             const Gpt2LoadOptions& options) {
+                             const ModelLoadOptions& options) {
     const QFileInfo info(path);
     const QString name = info.fileName();
     auto fail = [&](const QString& message) {
@@ -685,7 +685,7 @@ AttentionDumpResult attentionDumpFromBytes(const QByteArray& dump, const QByteAr
 }
 
 AttentionDumpResult loadAttentionDump(const QString& path, const QString& tokensPath,
-                                      const Gpt2LoadOptions& options) {
+                                      const ModelLoadOptions& options) {
     AttentionDumpResult result = loadDump(path, tokensPath, options);
     result.error = oneLine(result.error);
     return result;

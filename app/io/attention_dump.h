@@ -14,7 +14,7 @@
 #include <functional>
 #include <vector>
 
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 #include "model/tensor.h"
 
 namespace attn {
@@ -53,7 +53,7 @@ struct AttentionDumpResult {
 // tokens are the positions "1", "2", ... and `warning` says which files were looked for.
 // options.progress is called between layers; options.cancel stops there ("loading cancelled").
 AttentionDumpResult loadAttentionDump(const QString& path, const QString& tokensPath = QString(),
-                                      const Gpt2LoadOptions& options = {});
+                                      const ModelLoadOptions& options = {});
 
 // The same checks on bytes in memory (tests, the fuzzer): .npy when they start with NumPy's
 // magic, else .safetensors. tokensJson empty: positions, without a warning.

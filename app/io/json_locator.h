@@ -10,7 +10,7 @@
 // Pasted matrices (matrix_text.h) name their positions with the same textPosition and
 // positionText. Writing JSON is json_text.h.
 //
-// A reader that returns a result struct (the pattern of gpt2_folder.cpp):
+// A reader that returns a result struct (the pattern of model_folder.cpp):
 //
 //   const JsonText text(QStringLiteral("config.json"), bytes);
 //   QString error;

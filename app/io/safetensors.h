@@ -2,8 +2,7 @@
 // a JSON header {"name": {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}
 // and the raw tensor bytes. The reader memory-maps the file, checks every header entry before
 // anything is read, and hands out float32 views: F32 points into the mapping (no copy), F16 and
-// BF16 are converted. The writer rounds float32 to F16/BF16 exactly as torch's .half() and
-// .bfloat16() do (round to nearest, ties to even).
+// BF16 are converted. (Tests write files with tests/support/safetensors_writer.h.)
 #pragma once
 
 #include <QByteArray>
@@ -83,26 +82,8 @@ private:
     QMap<QString, QString> metadata_;
 };
 
-// Bit conversions (exposed for tests). float → half/bfloat16 round to nearest, ties to even;
-// overflow gives ±inf; NaN gives the quiet NaN torch gives (0x7E00 / 0x7FC0).
+// half / bfloat16 bits → float32, exactly (exposed for tests).
 float halfToFloat(std::uint16_t bits);
 float bfloat16ToFloat(std::uint16_t bits);
-std::uint16_t floatToHalf(float value);
-std::uint16_t floatToBfloat16(float value);
-
-struct SafetensorsTensorToWrite {
-    QString name;
-    QString dtype;  // "F32", "F16" or "BF16"
-    std::vector<qint64> shape;
-    std::vector<float> values;  // row-major, product of shape
-};
-
-// The file's bytes: header (keys sorted, padded with spaces to a multiple of 8) then the tensors
-// in the given order. Empty with *error set on a bad dtype, a size mismatch or a repeated name.
-QByteArray serializeSafetensors(const std::vector<SafetensorsTensorToWrite>& tensors,
-                                const QMap<QString, QString>& metadata, QString* error);
-// serializeSafetensors written atomically (app/io/atomic_file.h).
-bool writeSafetensors(const QString& path, const std::vector<SafetensorsTensorToWrite>& tensors,
-                      const QMap<QString, QString>& metadata, QString* error);
 
 }  // namespace attn

@@ -264,7 +264,7 @@ private slots:
 
     void progressAndCancel() {
         std::vector<double> fractions;
-        attn::Gpt2LoadOptions options;
+        attn::ModelLoadOptions options;
         options.progress = [&](double f) { fractions.push_back(f); };
         const attn::AttentionDumpResult r =
             attn::loadAttentionDump(kDumps + "/bert-like.npy", {}, options);

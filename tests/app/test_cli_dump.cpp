@@ -8,10 +8,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 #include "cli_run.h"
-#include "gpt2_test_folder.h"
-#include "model/gpt2_forward.h"
+#include "tests/support/model_test_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 
 namespace {
 
@@ -147,25 +149,19 @@ private slots:
     // --one-figure of a GPT-2 folder: every head of each layer, the numbers of the forward pass.
     void oneFigureOfAModel() {
         QTemporaryDir dir;
-        attn::Gpt2Config config;
-        config.n_layer = 2;
-        config.n_head = 2;
-        config.n_embd = 8;
-        config.n_positions = 24;
-        config.vocab_size = 50257;
-        config.n_inner = 32;
-        const attn::Gpt2Weights weights = attn::make_random_gpt2_weights(config, 7);
+        const attn::TransformerSpec spec = attn::gpt2_spec(2, 2, 8, 24, 50257, 32);
+        const attn::TransformerWeights weights = attn::make_random_weights(spec, 7);
         const QString model = dir.filePath("tiny-gpt2");
         QString error;
-        QVERIFY2(gpt2_test::writeFolder(model, weights, "F32", gpt2_test::Layout::Plain, &error),
+        QVERIFY2(model_test::writeFolder(model, weights, "F32", model_test::Layout::Plain, &error),
                  qPrintable(error));
-        QVERIFY(gpt2_test::copyTokenizer(model, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
+        QVERIFY(model_test::copyTokenizer(model, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
         const CliRun run =
             runCli({"export", "--model", model, "--text", "Your journey starts", "--one-figure",
                     "--format", "csv", "--out", dir.filePath("out")});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QCOMPARE(names(run), (QStringList{"layer-1-heads.csv", "layer-2-heads.csv"}));
-        const attn::Gpt2ForwardResult expected = attn::gpt2_forward(weights, {7120, 7002, 4940});
+        const attn::ModelForwardResult expected = attn::model_forward(weights, {7120, 7002, 4940});
         const QStringList rows = csvRows(dir.filePath("out/layer-2-heads.csv"));
         QCOMPARE(rows.size(), 1 + 2 * 9);
         for (int h = 0; h < 2; ++h)

@@ -11,10 +11,12 @@
 #include <QtTest>
 #include <cmath>
 
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 #include "cli_run.h"
-#include "gpt2_test_folder.h"
-#include "model/gpt2_forward.h"
+#include "tests/support/model_test_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_tokenizer_reference.h"
 
 class TestCliModel : public QObject {
@@ -34,24 +36,19 @@ private:
     QJsonObject run(const QStringList& args);
     QTemporaryDir dir_;
     QString model_;
-    attn::Gpt2Config config_;
+    attn::TransformerSpec config_;
 };
 
 void TestCliModel::initTestCase() {
     QVERIFY(dir_.isValid());
     model_ = dir_.filePath(QStringLiteral("tiny-gpt2"));
-    config_.n_layer = 2;
-    config_.n_head = 2;
-    config_.n_embd = 8;
-    config_.n_positions = 24;
-    config_.vocab_size = gpt2_tokenizer_reference::kVocabSize;
-    config_.n_inner = 32;
-    const attn::Gpt2Weights weights = attn::make_random_gpt2_weights(config_, 7);
+    config_ = attn::gpt2_spec(2, 2, 8, 24, gpt2_tokenizer_reference::kVocabSize, 32);
+    const attn::TransformerWeights weights = attn::make_random_weights(config_, 7);
     QString error;
-    QVERIFY2(gpt2_test::writeFolder(model_, weights, QStringLiteral("F32"),
-                                    gpt2_test::Layout::Prefixed, &error),
+    QVERIFY2(model_test::writeFolder(model_, weights, QStringLiteral("F32"),
+                                    model_test::Layout::Prefixed, &error),
              qPrintable(error));
-    QVERIFY(gpt2_test::copyTokenizer(model_, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
+    QVERIFY(model_test::copyTokenizer(model_, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
 }
 
 QJsonObject TestCliModel::run(const QStringList& args) {
@@ -91,10 +88,10 @@ void TestCliModel::forward() {
     QCOMPARE(json.value("tokens").toArray().at(1).toString(), QStringLiteral("Ġjourney"));
     QVERIFY(!json.contains("logits"));
     // The numbers of the loaded model: the engine on the same folder.
-    const attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model_);
+    const attn::ModelLoadResult loaded = attn::loadModelFolder(model_);
     QVERIFY(loaded.ok());
-    const attn::Gpt2ForwardResult expected =
-        attn::gpt2_forward(*loaded.weights, {7120, 7002, 4940, 351, 530, 2239});
+    const attn::ModelForwardResult expected =
+        attn::model_forward(*loaded.weights, {7120, 7002, 4940, 351, 530, 2239});
     const QJsonArray layers = json.value("attentions").toArray();
     QCOMPARE(layers.size(), 2);
     for (int l = 0; l < 2; ++l) {
@@ -166,12 +163,12 @@ void TestCliModel::generate() {
     QCOMPARE(ids.size(), 3 + newIds.size());
     QCOMPARE(ids.first().toInt(), 7120);
     // Greedy: the engine's own greedy continuation of the loaded model.
-    const attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model_);
-    attn::Gpt2GenerationOptions options;
+    const attn::ModelLoadResult loaded = attn::loadModelFolder(model_);
+    attn::GenerationOptions options;
     options.max_new_tokens = 5;
     options.eos_id = 50256;
-    const attn::Gpt2GenerationResult expected =
-        attn::gpt2_generate(*loaded.weights, {7120, 7002, 4940}, options);
+    const attn::GenerationResult expected =
+        attn::generate(*loaded.weights, {7120, 7002, 4940}, options);
     QCOMPARE(static_cast<std::size_t>(newIds.size()), expected.new_ids.size());
     for (qsizetype i = 0; i < newIds.size(); ++i)
         QCOMPARE(newIds[i].toInt(), expected.new_ids[static_cast<std::size_t>(i)]);
@@ -180,6 +177,16 @@ void TestCliModel::generate() {
     QVERIFY(json.value("max_abs_diff_vs_full_pass").toDouble(1) <= 1e-5);
     QVERIFY(json.value("text").toString().startsWith(QStringLiteral("Your journey starts")));
     QVERIFY(json.value("tokens_per_second").toDouble() > 0);
+    // Three timings, each of what it names: the new tokens, the prompt's pass, the check.
+    for (const char* key : {"elapsed_ms", "prompt_ms", "check_ms"})
+        QVERIFY2(json.value(key).isDouble() && json.value(key).toDouble() >= 0, key);
+    const double perSecond =
+        static_cast<double>(newIds.size()) / (json.value("elapsed_ms").toDouble() / 1000.0);
+    QVERIFY(std::abs(json.value("tokens_per_second").toDouble() - perSecond) <= 1e-9 * perSecond);
+    // --temperature 0, the default --help names, is greedy: the same ids.
+    const QJsonObject zero = run({"generate", "--model", model_, "--text", "Your journey starts",
+                                  "--max-new-tokens", "5", "--temperature", "0"});
+    QCOMPARE(zero.value("ids"), json.value("ids"));
     // Sampling with a seed repeats itself.
     const QStringList sampled{
         "generate", "--model",       model_, "--text",  "Your journey", "--max-new-tokens",
@@ -222,9 +229,9 @@ void TestCliModel::exportHeads() {
     QCOMPARE(csv.lines().size(), 2);
     QVERIFY(csv.lines().at(0).endsWith("layer-2-head-1.csv"));
     QVERIFY(csv.lines().at(1).endsWith("layer-2-head-2.csv"));
-    const attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(model_);
-    const attn::Gpt2ForwardResult expected =
-        attn::gpt2_forward(*loaded.weights, {7120, 7002, 4940});
+    const attn::ModelLoadResult loaded = attn::loadModelFolder(model_);
+    const attn::ModelForwardResult expected =
+        attn::model_forward(*loaded.weights, {7120, 7002, 4940});
     QFile file(out.filePath("layer-2-head-2.csv"));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QStringList rows =
@@ -260,7 +267,7 @@ void TestCliModel::errors() {
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(R"({"model_type": "llama", "n_layer": 1})");
     config.close();
-    QVERIFY(gpt2_test::copyTokenizer(bad.path(), QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
+    QVERIFY(model_test::copyTokenizer(bad.path(), QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
     const QString longText = QStringLiteral("one ").repeated(30).trimmed();
     const struct {
         QStringList args;
@@ -284,7 +291,10 @@ void TestCliModel::errors() {
          "give --temperature T too"},
         {{"generate", "--model", model_, "--text", "hi", "--max-new-tokens", "3", "--temperature",
           "-1"},
-         "--temperature \"-1\" is not a number in (0, 100]"},
+         "--temperature \"-1\" is not a number in [0, 100]"},
+        {{"generate", "--model", model_, "--text", "hi", "--max-new-tokens", "3", "--temperature",
+          "0", "--top-k", "5"},
+         "--temperature 0 is greedy"},
     };
     for (const auto& c : cases) {
         const CliRun r = runCli(c.args);

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/io/gpt2_folder.h"
-#include "gpt2_test_folder.h"
-#include "model/gpt2_forward.h"
+#include "app/io/model_folder.h"
+#include "tests/support/model_test_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_model_reference.h"
 
 class TestGpt2ModelFolder : public QObject {
@@ -35,22 +37,22 @@ void TestGpt2ModelFolder::matchesPyTorch() {
     QFETCH(int, caseIndex);
     QFETCH(int, layout);
     const auto& c = gpt2_model_reference::kCases[static_cast<std::size_t>(caseIndex)];
-    const attn::Gpt2Weights written =
-        attn::make_random_gpt2_weights(attn::tiny_gpt2_config(c.tied), gpt2_model_reference::kSeed);
+    const attn::TransformerWeights written =
+        attn::make_random_weights(attn::tiny_gpt2_spec(c.tied), gpt2_model_reference::kSeed);
     QTemporaryDir dir;
     QString error;
     // The writer rounds to F16/BF16 as torch's .half() / .bfloat16() do.
-    QVERIFY2(gpt2_test::writeFolder(dir.path(), written, QString::fromLatin1(c.dtype),
-                                    static_cast<gpt2_test::Layout>(layout), &error),
+    QVERIFY2(model_test::writeFolder(dir.path(), written, QString::fromLatin1(c.dtype),
+                                    static_cast<model_test::Layout>(layout), &error),
              qPrintable(error));
-    const attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(dir.path());
+    const attn::ModelLoadResult loaded = attn::loadModelFolder(dir.path());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));
     QCOMPARE(QString::fromStdString(loaded.weights->dtype), QString::fromLatin1(c.dtype));
-    QCOMPARE(loaded.weights->config.tie_word_embeddings, c.tied);
+    QCOMPARE(loaded.weights->spec.tied_output, c.tied);
 
-    attn::Gpt2ForwardOptions options;
+    attn::ModelForwardOptions options;
     options.all_logits = true;
-    const attn::Gpt2ForwardResult result = attn::gpt2_forward(*loaded.weights, c.ids, options);
+    const attn::ModelForwardResult result = attn::model_forward(*loaded.weights, c.ids, options);
     const auto t = static_cast<Eigen::Index>(c.ids.size());
     std::size_t k = 0;
     float worst = 0.0f;

@@ -26,9 +26,11 @@
 #include "app/gui/export_dialog.h"
 #include "app/gui/model_session.h"
 #include "app/gui/model_window.h"
-#include "gpt2_test_folder.h"
 #include "modal_dialogs.h"
-#include "model/gpt2_forward.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_folder.h"
+#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_model_reference.h"
 #include "views/explore_lines_view.h"
 #include "views/model_heads_mosaic.h"
@@ -118,19 +120,19 @@ void TestModelWindow::initTestCase() {
     useTestSettings("model-window");
     QVERIFY(dir_.isValid());
     model_ = dir_.filePath(QStringLiteral("tiny-gpt2"));
-    attn::Gpt2Weights weights =
-        attn::make_random_gpt2_weights(attn::tiny_gpt2_config(true), ref::kSeed);
+    attn::TransformerWeights weights =
+        attn::make_random_weights(attn::tiny_gpt2_spec(true), ref::kSeed);
     // The tokenizer needs all 256 byte tokens and refuses a vocabulary larger than the model's,
     // so wte grows to 256 rows: the reference's 32, then zeros. Attention and the logits of
     // ids 0..31 stay PyTorch's; ids 32..255 get logit exactly 0 (a zero row of the tied wte).
     std::vector<float> wte(std::size_t{256} * 8, 0.0f);
-    std::copy(weights.wte.data, weights.wte.data + 32 * 8, wte.begin());
-    weights.wte.data = wte.data();
-    weights.wte.rows = 256;
-    weights.config.vocab_size = 256;
+    std::copy(weights[attn::TensorRole::TokenEmbedding].data, weights[attn::TensorRole::TokenEmbedding].data + 32 * 8, wte.begin());
+    weights[attn::TensorRole::TokenEmbedding].data = wte.data();
+    weights[attn::TensorRole::TokenEmbedding].rows = 256;
+    weights.spec.vocab_size = 256;
     QString error;
-    QVERIFY2(gpt2_test::writeFolder(model_, weights, QStringLiteral("F32"),
-                                    gpt2_test::Layout::Plain, &error),
+    QVERIFY2(model_test::writeFolder(model_, weights, QStringLiteral("F32"),
+                                    model_test::Layout::Plain, &error),
              qPrintable(error));
     QFile vocab(QDir(model_).filePath(QStringLiteral("vocab.json")));
     QVERIFY(vocab.open(QIODevice::WriteOnly));

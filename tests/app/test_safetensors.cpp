@@ -1,5 +1,5 @@
 // The safetensors reader and writer (app/io/safetensors.h) and the GPT-2 folder loader
-// (app/io/gpt2_folder.h): F16/BF16 bits as torch rounds them (hand-computed), F32 views into the
+// (app/io/model_folder.h): F16/BF16 bits as torch rounds them (hand-computed), F32 views into the
 // mapped file, and every hostile file or folder refused with its own one-line message.
 #include <QDir>
 #include <QFile>
@@ -9,10 +9,12 @@
 #include <cstring>
 #include <limits>
 
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 #include "app/io/safetensors.h"
-#include "gpt2_test_folder.h"
-#include "model/gpt2_forward.h"
+#include "tests/support/model_test_folder.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 
 namespace {
 
@@ -131,19 +133,19 @@ private slots:
     // Folders that are not GPT-2 models, or whose weights do not match their config.
     void badFolders() {
         QTemporaryDir dir;
-        const attn::Gpt2Weights w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), 1);
+        const attn::TransformerWeights w = attn::make_random_weights(attn::tiny_gpt2_spec(), 1);
         QString error;
         const QString good = dir.filePath("good");
-        QVERIFY(gpt2_test::writeFolder(good, w, "F32", gpt2_test::Layout::Plain, &error));
-        QVERIFY(attn::loadGpt2Folder(good).ok());
-        auto loadError = [](const QString& folder) { return attn::loadGpt2Folder(folder).error; };
+        QVERIFY(model_test::writeFolder(good, w, "F32", model_test::Layout::Plain, &error));
+        QVERIFY(attn::loadModelFolder(good).ok());
+        auto loadError = [](const QString& folder) { return attn::loadModelFolder(folder).error; };
         QVERIFY(loadError(dir.filePath("absent")).contains("is not a folder"));
         QVERIFY(QDir().mkpath(dir.filePath("empty")));
         QVERIFY(loadError(dir.filePath("empty")).contains("has no config.json"));
 
         auto withConfig = [&](const QString& name, const QByteArray& from, const QByteArray& to) {
             const QString folder = dir.filePath(name);
-            gpt2_test::writeFolder(folder, w, "F32", gpt2_test::Layout::Plain, &error);
+            model_test::writeFolder(folder, w, "F32", model_test::Layout::Plain, &error);
             QFile config(QDir(folder).filePath("config.json"));
             config.open(QIODevice::ReadOnly);
             QByteArray text = config.readAll();
@@ -155,7 +157,8 @@ private slots:
             return loadError(folder);
         };
         QVERIFY(withConfig("llama", "\"gpt2\"", "\"llama\"").contains("only GPT-2 models"));
-        QVERIFY(withConfig("relu", "\"gelu_new\"", "\"relu\"").contains("is not supported"));
+        QVERIFY(withConfig("tanh", "\"gelu_new\"", "\"tanh\"")
+                    .contains("activation_function \"tanh\" is not supported"));
         const QString shape = withConfig("wide", "\"n_embd\": 8", "\"n_embd\": 16");
         QVERIFY2(shape.contains("tensor wte.weight has shape [32, 8]; the config needs [32, 16]"),
                  qPrintable(shape));
@@ -166,42 +169,42 @@ private slots:
 
         // A shard named by the index but absent.
         const QString sharded = dir.filePath("sharded");
-        QVERIFY(gpt2_test::writeFolder(sharded, w, "F32", gpt2_test::Layout::Sharded, &error));
-        QVERIFY(attn::loadGpt2Folder(sharded).ok());
+        QVERIFY(model_test::writeFolder(sharded, w, "F32", model_test::Layout::Sharded, &error));
+        QVERIFY(attn::loadModelFolder(sharded).ok());
         QVERIFY(QFile::remove(QDir(sharded).filePath("model-00002-of-00002.safetensors")));
         QVERIFY(loadError(sharded).contains("model-00002-of-00002.safetensors is missing"));
 
         // A truncated weights file.
         const QString cut = dir.filePath("cut");
-        QVERIFY(gpt2_test::writeFolder(cut, w, "F32", gpt2_test::Layout::Plain, &error));
+        QVERIFY(model_test::writeFolder(cut, w, "F32", model_test::Layout::Plain, &error));
         QFile weights(QDir(cut).filePath("model.safetensors"));
         QVERIFY(weights.resize(weights.size() - 100));
         QVERIFY2(loadError(cut).contains("model.safetensors: "), qPrintable(loadError(cut)));
 
         // Cancelled between tensors.
         std::atomic<bool> cancel{true};
-        attn::Gpt2LoadOptions options;
+        attn::ModelLoadOptions options;
         options.cancel = &cancel;
-        const attn::Gpt2LoadResult cancelled = attn::loadGpt2Folder(good, options);
+        const attn::ModelLoadResult cancelled = attn::loadModelFolder(good, options);
         QVERIFY(!cancelled.ok() && cancelled.cancelled);
     }
 
     // F32 weights read back bit for bit (views into the mapped file).
     void f32BitExact() {
         QTemporaryDir dir;
-        const attn::Gpt2Weights w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), 2);
+        const attn::TransformerWeights w = attn::make_random_weights(attn::tiny_gpt2_spec(), 2);
         QString error;
-        QVERIFY(gpt2_test::writeFolder(dir.path(), w, "F32", gpt2_test::Layout::Plain, &error));
-        attn::Gpt2LoadResult loaded = attn::loadGpt2Folder(dir.path());
+        QVERIFY(model_test::writeFolder(dir.path(), w, "F32", model_test::Layout::Plain, &error));
+        attn::ModelLoadResult loaded = attn::loadModelFolder(dir.path());
         QVERIFY(loaded.ok());
         QFile f(dir.filePath("model.safetensors"));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
-        const float* wte = loaded.weights->wte.data;
+        const float* wte = (*loaded.weights)[attn::TensorRole::TokenEmbedding].data;
         // The mapping holds exactly the file's bytes at the view's address.
-        QCOMPARE(std::memcmp(wte, w.wte.data, sizeof(float) * 32 * 8), 0);
-        QCOMPARE(std::memcmp(loaded.weights->blocks[1].c_fc_weight.data,
-                             w.blocks[1].c_fc_weight.data, sizeof(float) * 8 * 32),
+        QCOMPARE(std::memcmp(wte, w[attn::TensorRole::TokenEmbedding].data, sizeof(float) * 32 * 8), 0);
+        QCOMPARE(std::memcmp(loaded.weights->layers[1][attn::TensorRole::UpWeight].data,
+                             w.layers[1][attn::TensorRole::UpWeight].data, sizeof(float) * 8 * 32),
                  0);
         QVERIFY(bytes.contains(QByteArray(reinterpret_cast<const char*>(wte), 64)));
     }

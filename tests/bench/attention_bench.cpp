@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "model/fast_attention.h"
-#include "model/gpt2_forward.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
@@ -197,8 +199,8 @@ void BM_ExploreRecompute(benchmark::State& state) {
 }
 
 // --- the whole GPT-2 model, GPT-2-small shaped random weights -----------------------------
-const attn::Gpt2Weights& gpt2_small() {
-    static const attn::Gpt2Weights w = attn::make_random_gpt2_weights(attn::gpt2_small_config(), 0);
+const attn::TransformerWeights& gpt2_small() {
+    static const attn::TransformerWeights w = attn::make_random_weights(attn::gpt2_small_spec(), 0);
     return w;
 }
 
@@ -211,45 +213,46 @@ std::vector<int> gpt2_ids(Eigen::Index n) {
 // FLOPs: per layer 24·T·d² (c_attn 6·T·d², c_proj 2·T·d², MLP 16·T·d²) + causal core 2·T²·d,
 // plus the last position's logits 2·d·vocab.
 void BM_Gpt2Forward(benchmark::State& state) {
-    const attn::Gpt2Weights& w = gpt2_small();
+    const attn::TransformerWeights& w = gpt2_small();
     const std::vector<int> ids = gpt2_ids(state.range(0));
-    attn::Gpt2ForwardOptions options;
+    attn::ModelForwardOptions options;
     options.keep_attentions = false;
     for (auto _ : state) {
-        const attn::Gpt2ForwardResult r = attn::gpt2_forward(w, ids, options);
+        const attn::ModelForwardResult r = attn::model_forward(w, ids, options);
         benchmark::DoNotOptimize(r.logits.data());
         benchmark::ClobberMemory();
     }
     const double t = static_cast<double>(state.range(0));
-    const double d = static_cast<double>(w.config.n_embd);
+    const double d = static_cast<double>(w.spec.d_model);
     report_gflops(state,
-                  static_cast<double>(w.config.n_layer) * (24.0 * t * d * d + 2.0 * t * t * d) +
-                      2.0 * d * static_cast<double>(w.config.vocab_size));
+                  static_cast<double>(w.spec.num_layers) * (24.0 * t * d * d + 2.0 * t * t * d) +
+                      2.0 * d * static_cast<double>(w.spec.vocab_size));
 }
 
-std::int64_t gpt2_weight_bytes(const attn::Gpt2Weights& w) {
-    const auto c = w.config;
-    const std::int64_t d = c.n_embd;
-    return 4 * (c.vocab_size * d + c.n_positions * d + d * 2 +
-                c.n_layer * (4 * d + 3 * d * d + 3 * d + d * d + d + d * c.n_inner + c.n_inner +
-                             c.n_inner * d + d));
+// Every tensor of the table, 4 bytes a value.
+std::int64_t weight_bytes(const attn::TransformerWeights& w) {
+    std::int64_t values = 0;
+    for (const attn::TensorEntry& e : attn::tensor_table(w.spec))
+        values += (e.per_layer ? w.spec.num_layers : 1) * e.shape.front() *
+                  (e.shape.size() == 2 ? e.shape[1] : 1);
+    return 4 * values;
 }
 
 // The n-th token with n - 1 cached (as BM_DecodeStep): bytes = weights read once + the kv_cache
 // read.
 void BM_Gpt2DecodeToken(benchmark::State& state) {
-    const attn::Gpt2Weights& w = gpt2_small();
-    attn::Gpt2GenerationOptions options;
+    const attn::TransformerWeights& w = gpt2_small();
+    attn::GenerationOptions options;
     options.max_new_tokens = 1;
-    attn::Gpt2Generator gen(w, gpt2_ids(state.range(0) - 1), options);
+    attn::Generator gen(w, gpt2_ids(state.range(0) - 1), options);
     for (auto _ : state) {
         gen.restart();
-        const attn::Gpt2Step s = gen.step();
+        const attn::GenerationStep s = gen.step();
         benchmark::DoNotOptimize(s.id);
         benchmark::ClobberMemory();
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                            (gpt2_weight_bytes(w) + gen.cache_bytes()));
+                            (weight_bytes(w) + gen.cache_bytes()));
 }
 
 // Sequential read of 512 MB summed with a reduction: the memory bandwidth the decode steps

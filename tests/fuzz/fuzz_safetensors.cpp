@@ -1,5 +1,5 @@
 // Fuzzes the safetensors reader (app/io/safetensors.h) and GPT-2's config.json parser
-// (app/io/gpt2_folder.h) with arbitrary bytes.
+// (app/io/model_folder.h) with arbitrary bytes.
 //
 // Beyond "no crash, no sanitizer report, no hang": every input ends in exactly one of a file or
 // a message; every tensor an accepted header lists lies inside the data and reads as floats (or
@@ -12,8 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 #include "app/io/safetensors.h"
+#include "tests/support/safetensors_writer.h"
 
 namespace {
 
@@ -29,7 +30,7 @@ bool sameFloat(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const QByteArray bytes(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size));
 
-    const attn::Gpt2ConfigResult config = attn::parseGpt2Config(bytes);
+    const attn::ModelConfigResult config = attn::parseModelConfig(bytes);
     if (config.ok() == !config.error.isEmpty()) fail("config: neither or both", config.error);
 
     const attn::SafetensorsOpenResult opened = attn::SafetensorsFile::fromBytes(bytes);

@@ -1,4 +1,4 @@
-// The whole GPT-2 forward pass (model/gpt2_forward.h) against plain-torch GPT-2
+// The whole GPT-2 forward pass (model/transformer.h, model/generator.h) against plain-torch GPT-2
 // (tests/reference/gpt2_model_reference.py) on tiny random weights: every attention and logit,
 // the top tokens, F16/BF16-rounded and untied weights, greedy generation, the kv_cache against
 // the full pass, sampling by its properties, and the bad-input messages.
@@ -12,13 +12,15 @@
 #include <set>
 #include <string>
 
-#include "model/gpt2_forward.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_model_reference.h"
 
 namespace {
 
-using attn::Gpt2ForwardOptions;
-using attn::Gpt2GenerationOptions;
+using attn::ModelForwardOptions;
+using attn::GenerationOptions;
 
 QString error_of(const std::function<void()>& f) {
     try {
@@ -29,11 +31,11 @@ QString error_of(const std::function<void()>& f) {
     return {};
 }
 
-attn::Gpt2Weights weights_for(const gpt2_model_reference::Case& c) {
-    attn::Gpt2Weights w =
-        attn::make_random_gpt2_weights(attn::tiny_gpt2_config(c.tied), gpt2_model_reference::kSeed);
+attn::TransformerWeights weights_for(const gpt2_model_reference::Case& c) {
+    attn::TransformerWeights w =
+        attn::make_random_weights(attn::tiny_gpt2_spec(c.tied), gpt2_model_reference::kSeed);
     const std::string dtype = c.dtype;
-    return dtype == "F32" ? w : attn::round_gpt2_weights(w, dtype);
+    return dtype == "F32" ? w : attn::round_weights(w, dtype);
 }
 
 }  // namespace
@@ -45,11 +47,11 @@ private slots:
     void matchesTorchEveryAttentionAndLogit() {
         int cases = 0;
         for (const auto& c : gpt2_model_reference::kCases) {
-            const attn::Gpt2Weights w = weights_for(c);
-            Gpt2ForwardOptions options;
+            const attn::TransformerWeights w = weights_for(c);
+            ModelForwardOptions options;
             options.all_logits = true;
             options.top_k = 3;
-            const attn::Gpt2ForwardResult r = attn::gpt2_forward(w, c.ids, options);
+            const attn::ModelForwardResult r = attn::model_forward(w, c.ids, options);
             const auto T = static_cast<Eigen::Index>(c.ids.size());
             QCOMPARE(r.attentions.size(), std::size_t{2});
             std::size_t i = 0;
@@ -99,14 +101,14 @@ private slots:
                                   float(std::exp(double(mine - max)) / sum)) < 1e-5f);
             }
             // Last-row logits (the default) equal the full matrix's last row.
-            const attn::Gpt2ForwardResult last_only = attn::gpt2_forward(w, c.ids);
+            const attn::ModelForwardResult last_only = attn::model_forward(w, c.ids);
             QCOMPARE(last_only.logits.rows(), Eigen::Index{1});
             QVERIFY((last_only.logits - r.logits.bottomRows(1)).cwiseAbs().maxCoeff() <= 1e-5f);
             // The fast kernel (no attentions kept) gives the same logits as the displayed path.
-            Gpt2ForwardOptions fast_options;
+            ModelForwardOptions fast_options;
             fast_options.keep_attentions = false;
             fast_options.all_logits = true;
-            const attn::Gpt2ForwardResult fast = attn::gpt2_forward(w, c.ids, fast_options);
+            const attn::ModelForwardResult fast = attn::model_forward(w, c.ids, fast_options);
             QVERIFY(fast.attentions.empty());
             QVERIFY((fast.logits - r.logits).cwiseAbs().maxCoeff() <= 1e-5f);
             ++cases;
@@ -115,41 +117,41 @@ private slots:
     }
 
     void roundedWeightsDiffer() {
-        const auto w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), 1);
-        const auto h = attn::round_gpt2_weights(w, "F16");
-        const auto b = attn::round_gpt2_weights(w, "BF16");
+        const auto w = attn::make_random_weights(attn::tiny_gpt2_spec(), 1);
+        const auto h = attn::round_weights(w, "F16");
+        const auto b = attn::round_weights(w, "BF16");
         QCOMPARE(h.dtype, std::string("F16"));
         // bfloat16 keeps 8 significant bits, float16 11: the rounding error is within half a step.
-        QVERIFY(w.wte.data[0] != b.wte.data[0]);
-        QVERIFY(std::fabs(w.wte.data[0] - b.wte.data[0]) <= std::fabs(w.wte.data[0]) / 256.0f);
-        QVERIFY(std::fabs(w.wte.data[0] - h.wte.data[0]) <= std::fabs(w.wte.data[0]) / 2048.0f);
+        QVERIFY(w[attn::TensorRole::TokenEmbedding].data[0] != b[attn::TensorRole::TokenEmbedding].data[0]);
+        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] - b[attn::TensorRole::TokenEmbedding].data[0]) <= std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 256.0f);
+        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] - h[attn::TensorRole::TokenEmbedding].data[0]) <= std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 2048.0f);
     }
 
     void greedyGenerationMatchesTorch() {
         const auto w =
-            attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), gpt2_model_reference::kSeed);
-        Gpt2GenerationOptions options;
+            attn::make_random_weights(attn::tiny_gpt2_spec(), gpt2_model_reference::kSeed);
+        GenerationOptions options;
         options.max_new_tokens = 10;
-        const auto r = attn::gpt2_generate(w, gpt2_model_reference::kGreedyPrompt, options);
+        const auto r = attn::generate(w, gpt2_model_reference::kGreedyPrompt, options);
         QCOMPARE(r.new_ids, gpt2_model_reference::kGreedyNewIds);
         QCOMPARE(r.cache_bytes, std::int64_t{2 * 2 * 13 * 8 * 4});
         QVERIFY(r.max_abs_diff_vs_full_pass <= 1e-5f);
     }
 
     void kvCacheEqualsFullPassUntiedSampled() {
-        const auto w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config(false), 7);
-        Gpt2GenerationOptions options;
+        const auto w = attn::make_random_weights(attn::tiny_gpt2_spec(false), 7);
+        GenerationOptions options;
         options.max_new_tokens = 12;
         options.temperature = 1.5f;
         options.seed = 3;
         const std::vector<int> prompt = {1, 2, 3, 4};
-        attn::Gpt2Generator gen(w, prompt, options);
+        attn::Generator gen(w, prompt, options);
         std::vector<int> ids;
         while (!gen.finished()) {
-            const attn::Gpt2Step s = gen.step();
+            const attn::GenerationStep s = gen.step();
             ids.push_back(s.id);
             // The step's attention rows equal the last row of a full forward's attentions.
-            const auto full = attn::gpt2_forward(w, gen.tokens());
+            const auto full = attn::model_forward(w, gen.tokens());
             for (std::size_t l = 0; l < 2; ++l)
                 for (std::size_t h = 0; h < 2; ++h) {
                     const attn::RowVector& row = s.attention_rows[l][h];
@@ -159,32 +161,32 @@ private slots:
                 }
         }
         QCOMPARE(ids.size(), std::size_t{12});
-        const auto r = attn::gpt2_generate(w, prompt, options);
+        const auto r = attn::generate(w, prompt, options);
         QCOMPARE(r.new_ids, ids);  // same seed, same draws
         QVERIFY(r.max_abs_diff_vs_full_pass <= 1e-5f);
         QVERIFY(QString(error_of([&] { gen.step(); })).contains("start a new generator"));
     }
 
     void samplingProperties() {
-        const auto w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), 5);
+        const auto w = attn::make_random_weights(attn::tiny_gpt2_spec(), 5);
         const std::vector<int> prompt = {9, 4};
         // top_k = 1 is greedy whatever the temperature.
-        Gpt2GenerationOptions greedy;
+        GenerationOptions greedy;
         greedy.max_new_tokens = 8;
-        Gpt2GenerationOptions top1 = greedy;
+        GenerationOptions top1 = greedy;
         top1.temperature = 2.0f;
         top1.top_k = 1;
         top1.seed = 11;
-        QCOMPARE(attn::gpt2_generate(w, prompt, top1).new_ids,
-                 attn::gpt2_generate(w, prompt, greedy).new_ids);
+        QCOMPARE(attn::generate(w, prompt, top1).new_ids,
+                 attn::generate(w, prompt, greedy).new_ids);
         // top_k = 3: every drawn token is among the 3 most probable of its step.
-        Gpt2GenerationOptions top3 = greedy;
+        GenerationOptions top3 = greedy;
         top3.temperature = 5.0f;
         top3.top_k = 3;
         std::set<int> seen;
         for (std::uint64_t seed = 0; seed < 20; ++seed) {
             top3.seed = seed;
-            attn::Gpt2Generator gen(w, prompt, top3);
+            attn::Generator gen(w, prompt, top3);
             while (!gen.finished()) {
                 const auto s = gen.step();
                 const attn::RowVector& logits = gen.step_logits().back();
@@ -200,42 +202,43 @@ private slots:
 
     void stopsAtEndOfText() {
         const auto w =
-            attn::make_random_gpt2_weights(attn::tiny_gpt2_config(), gpt2_model_reference::kSeed);
-        Gpt2GenerationOptions options;
+            attn::make_random_weights(attn::tiny_gpt2_spec(), gpt2_model_reference::kSeed);
+        GenerationOptions options;
         options.max_new_tokens = 10;
         options.eos_id = 14;  // the reference's greedy run emits 14 second
-        const auto r = attn::gpt2_generate(w, gpt2_model_reference::kGreedyPrompt, options);
+        const auto r = attn::generate(w, gpt2_model_reference::kGreedyPrompt, options);
         QCOMPARE(r.new_ids, (std::vector<int>{23, 14}));
         QCOMPARE(r.cache_bytes, std::int64_t{2 * 2 * 5 * 8 * 4});
     }
 
     void badInput() {
-        const auto w = attn::make_random_gpt2_weights(attn::tiny_gpt2_config());
-        QCOMPARE(error_of([&] { attn::gpt2_forward(w, {}); }),
+        const auto w = attn::make_random_weights(attn::tiny_gpt2_spec());
+        QCOMPARE(error_of([&] { attn::model_forward(w, {}); }),
                  QString("the token ids are empty: give at least one token"));
         QCOMPARE(error_of([&] {
-                     attn::gpt2_forward(w, {1, 32});
+                     attn::model_forward(w, {1, 32});
                  }),
                  QString("token id 32 at position 2 is outside [0, 32): use ids from this model's "
                          "tokenizer"));
         QVERIFY(
-            error_of([&] { attn::gpt2_forward(w, {-1}); }).contains("token id -1 at position 1"));
+            error_of([&] { attn::model_forward(w, {-1}); }).contains("token id -1 at position 1"));
         QCOMPARE(
-            error_of([&] { attn::gpt2_forward(w, std::vector<int>(17, 1)); }),
+            error_of([&] { attn::model_forward(w, std::vector<int>(17, 1)); }),
             QString(
-                "17 tokens are more than n_positions = 16: shorten the text to at most 16 tokens"));
-        Gpt2GenerationOptions options;
+                "17 tokens are more than the model's 16 positions: shorten the text to at most 16 "
+                "tokens"));
+        GenerationOptions options;
         options.max_new_tokens = 10;
         QCOMPARE(
-            error_of([&] { attn::gpt2_generate(w, std::vector<int>(7, 1), options); }),
-            QString("prompt (7) + max_new_tokens (10) = 17 exceeds n_positions = 16: shorten the "
+            error_of([&] { attn::generate(w, std::vector<int>(7, 1), options); }),
+            QString("prompt (7) + max_new_tokens (10) = 17 exceeds the model's 16 positions: shorten the "
                     "prompt or lower max_new_tokens"));
         options.temperature = -1.0f;
-        QVERIFY(error_of([&] { attn::gpt2_generate(w, {1}, options); }).contains("temperature"));
-        attn::Gpt2Weights broken = w;
-        broken.blocks.pop_back();
-        QVERIFY(error_of([&] { attn::gpt2_forward(broken, {1}); }).contains("n_layer = 2"));
-        QVERIFY(error_of([&] { attn::round_gpt2_weights(w, "F8"); }).contains("use F16 or BF16"));
+        QVERIFY(error_of([&] { attn::generate(w, {1}, options); }).contains("temperature"));
+        attn::TransformerWeights broken = w;
+        broken.layers.pop_back();
+        QVERIFY(error_of([&] { attn::model_forward(broken, {1}); }).contains("num_layers = 2"));
+        QVERIFY(error_of([&] { attn::round_weights(w, "F8"); }).contains("use F16 or BF16"));
     }
 
     // A layer as a walkthrough record: every head's weights are PyTorch's, and hovering a cell
@@ -243,14 +246,14 @@ private slots:
     void layerStepExplainsEveryCell() {
         const gpt2_model_reference::Case& c = gpt2_model_reference::kCases.at(1);
         QCOMPARE(c.ids.size(), std::size_t{5});
-        const attn::Gpt2Weights w = weights_for(c);
-        Gpt2ForwardOptions options;
+        const attn::TransformerWeights w = weights_for(c);
+        ModelForwardOptions options;
         options.keep_qkv = true;
-        const attn::Gpt2ForwardResult result = attn::gpt2_forward(w, c.ids, options);
+        const attn::ModelForwardResult result = attn::model_forward(w, c.ids, options);
         const std::vector<std::string> tokens{"a", "b", "c", "d", "e"};
         std::size_t k = 0;
         for (Eigen::Index layer = 0; layer < 2; ++layer) {
-            const attn::Step step = attn::gpt2_layer_step(result, w.config, layer, tokens);
+            const attn::Step step = attn::model_layer_step(result, w.spec, layer, tokens);
             QCOMPARE(step.id, "layer-" + std::to_string(layer + 1));
             QCOMPARE(step.matrices.size(), std::size_t{2});
             for (const attn::StepMatrix& m : step.matrices) {
@@ -273,7 +276,7 @@ private slots:
         }
         QCOMPARE(k, c.attentions.size());
         QVERIFY(error_of([&] {
-                    attn::gpt2_layer_step(result, w.config, 2, tokens);
+                    attn::model_layer_step(result, w.spec, 2, tokens);
                 }).contains("give a layer from 1 to 2"));
     }
 };

@@ -8,8 +8,8 @@
 namespace gpt2_model_reference {
 
 inline constexpr unsigned kSeed = 1234;
-// attn::make_random_gpt2_weights(attn::tiny_gpt2_config(tied), kSeed), optionally rounded with
-// attn::round_gpt2_weights(w, dtype); attentions [layer][head] row-major (T, T) flattened in
+// attn::make_random_weights(attn::tiny_gpt2_spec(tied), kSeed), optionally rounded with
+// attn::round_weights(w, dtype); attentions [layer][head] row-major (T, T) flattened in
 // that order; logits (T, vocab) row-major.
 struct Case {
     const char* name;

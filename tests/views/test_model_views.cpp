@@ -13,7 +13,9 @@
 #include <cmath>
 
 #include "image_checks.h"
-#include "model/gpt2_forward.h"
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
 #include "pdf_tools.h"
 #include "tests/dark_palette.h"
 #include "views/colormaps.h"
@@ -81,14 +83,11 @@ QRect brightBox(const QImage& image, const QRect& area) {
 
 // A layer page of two heads of four tokens, as the model window builds it.
 attn::Step twoHeadLayerStep() {
-    attn::Gpt2ForwardResult result;
+    attn::ModelForwardResult result;
     attn::Matrix self = attn::Matrix::Identity(4, 4);
     result.attentions = {{firstTokenHead(4), self}};
-    attn::Gpt2Config config = attn::gpt2_small_config();
-    config.n_layer = 1;
-    config.n_head = 2;
-    config.n_embd = 4;
-    return attn::gpt2_layer_step(result, config, 0, {"A", "B", "C", "D"});
+    const attn::TransformerSpec spec = attn::gpt2_spec(1, 2, 4, 1024, 50257);
+    return attn::model_layer_step(result, spec, 0, {"A", "B", "C", "D"});
 }
 
 }  // namespace

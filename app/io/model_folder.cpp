@@ -1,4 +1,4 @@
-#include "app/io/gpt2_folder.h"
+#include "app/io/model_folder.h"
 
 #include <QDir>
 #include <QFile>
@@ -60,23 +60,13 @@ struct Storage {
 
 }  // namespace
 
-Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
-    auto fail = [](const QString& message) { return Gpt2ConfigResult{std::nullopt, message}; };
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("config.json is not valid JSON (%1 at byte %2)")
-                        .arg(error.errorString())
-                        .arg(error.offset));
-    if (!doc.isObject()) return fail(QStringLiteral("config.json is not a JSON object"));
-    const QJsonObject o = doc.object();
-    const QString type = o.value(QLatin1String("model_type")).toString();
-    if (type != QLatin1String("gpt2"))
-        return fail(QStringLiteral("config.json: model_type is \"%1\"; only GPT-2 models "
-                                   "(model_type \"gpt2\": gpt2, distilgpt2, gpt2-medium, ...) are "
-                                   "supported")
-                        .arg(type.left(60)));
-    Gpt2Config config;
+namespace {
+
+// GPT-2's config.json (GPT2Config's names) as a spec.
+ModelConfigResult parseGpt2Config(const QJsonObject& o) {
+    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
+    TransformerSpec spec;
+    spec.family = ModelFamily::Gpt2;
     auto dimension = [&o](const char* key, Eigen::Index* out, QString* message) {
         const QJsonValue v = o.value(QLatin1String(key));
         const double d = v.toDouble(-1.0);
@@ -88,20 +78,22 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
         return true;
     };
     QString message;
-    if (!dimension("n_layer", &config.n_layer, &message) ||
-        !dimension("n_head", &config.n_head, &message) ||
-        !dimension("n_embd", &config.n_embd, &message) ||
-        !dimension("n_positions", &config.n_positions, &message) ||
-        !dimension("vocab_size", &config.vocab_size, &message))
+    if (!dimension("n_layer", &spec.num_layers, &message) ||
+        !dimension("n_head", &spec.num_heads, &message) ||
+        !dimension("n_embd", &spec.d_model, &message) ||
+        !dimension("n_positions", &spec.max_positions, &message) ||
+        !dimension("vocab_size", &spec.vocab_size, &message))
         return fail(message);
-    if (config.n_embd % config.n_head != 0)
+    if (spec.d_model % spec.num_heads != 0)
         return fail(QStringLiteral("config.json: n_embd %1 is not divisible by n_head %2")
-                        .arg(config.n_embd)
-                        .arg(config.n_head));
+                        .arg(spec.d_model)
+                        .arg(spec.num_heads));
+    spec.num_kv_heads = spec.num_heads;
+    spec.head_dim = spec.d_model / spec.num_heads;
     const QJsonValue inner = o.value(QLatin1String("n_inner"));
     if (inner.isUndefined() || inner.isNull()) {
-        config.n_inner = 4 * config.n_embd;
-    } else if (!dimension("n_inner", &config.n_inner, &message)) {
+        spec.d_ff = 4 * spec.d_model;
+    } else if (!dimension("n_inner", &spec.d_ff, &message)) {
         return fail(message + QStringLiteral(" or null"));
     }
     const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
@@ -111,14 +103,23 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
             return fail(
                 QStringLiteral("config.json: \"layer_norm_epsilon\" must be a small "
                                "positive number"));
-        config.layer_norm_epsilon = static_cast<float>(e);
+        spec.norm_eps = static_cast<float>(e);
     }
+    // transformers' ACT2FN names of the activations the core computes.
     const QJsonValue act = o.value(QLatin1String("activation_function"));
     if (!act.isUndefined()) {
-        if (act.toString() != QLatin1String("gelu_new"))
-            return fail(QStringLiteral("config.json: activation_function \"%1\" is not supported; "
-                                       "only \"gelu_new\" (GPT-2's) is")
-                            .arg(act.toString().left(60)));
+        const QString name = act.toString();
+        if (name == QLatin1String("gelu_new") || name == QLatin1String("gelu_pytorch_tanh"))
+            spec.activation = ActivationKind::GeluTanh;
+        else if (name == QLatin1String("gelu"))
+            spec.activation = ActivationKind::GeluErf;
+        else if (name == QLatin1String("relu"))
+            spec.activation = ActivationKind::Relu;
+        else
+            return fail(QStringLiteral("config.json: activation_function \"%1\" is not "
+                                       "supported; use gelu_new (GPT-2's), gelu_pytorch_tanh, "
+                                       "gelu or relu")
+                            .arg(name.left(60)));
     }
     const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
     if (!tie.isUndefined()) {
@@ -126,16 +127,38 @@ Gpt2ConfigResult parseGpt2Config(const QByteArray& json) {
             return fail(
                 QStringLiteral("config.json: \"tie_word_embeddings\" must be true or "
                                "false"));
-        config.tie_word_embeddings = tie.toBool();
+        spec.tied_output = tie.toBool();
     }
-    return {config, QString()};
+    spec.bos_id = o.value(QLatin1String("bos_token_id")).toInt(-1);
+    spec.eos_id = o.value(QLatin1String("eos_token_id")).toInt(-1);
+    return {spec, QString()};
+}
+
+}  // namespace
+
+ModelConfigResult parseModelConfig(const QByteArray& json) {
+    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError)
+        return fail(QStringLiteral("config.json is not valid JSON (%1 at byte %2)")
+                        .arg(error.errorString())
+                        .arg(error.offset));
+    if (!doc.isObject()) return fail(QStringLiteral("config.json is not a JSON object"));
+    const QJsonObject o = doc.object();
+    const QString type = o.value(QLatin1String("model_type")).toString();
+    if (type == QLatin1String("gpt2")) return parseGpt2Config(o);
+    return fail(QStringLiteral("config.json: model_type is \"%1\"; only GPT-2 models "
+                               "(model_type \"gpt2\": gpt2, distilgpt2, gpt2-medium, ...) are "
+                               "supported")
+                    .arg(type.left(60)));
 }
 
 namespace {
 
 // The folder's config.json, checked before anything larger is read.
-Gpt2ConfigResult readFolderConfig(const QString& folder) {
-    auto fail = [](const QString& message) { return Gpt2ConfigResult{std::nullopt, message}; };
+ModelConfigResult readFolderConfig(const QString& folder) {
+    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
     if (!QFileInfo(folder).isDir())
         return fail(QStringLiteral("%1 is not a folder; give a GPT-2 model folder from the "
                                    "Hugging Face Hub (e.g. huggingface-cli download gpt2)")
@@ -147,17 +170,20 @@ Gpt2ConfigResult readFolderConfig(const QString& folder) {
     QFile configFile(configPath);
     if (!configFile.open(QIODevice::ReadOnly) || configFile.size() > kMaxJsonBytes)
         return fail(QStringLiteral("config.json: cannot read it"));
-    return parseGpt2Config(configFile.readAll());
+    return parseModelConfig(configFile.readAll());
 }
 
 }  // namespace
 
-Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& options) {
-    auto fail = [](const QString& message) { return Gpt2LoadResult{std::nullopt, message, false}; };
+ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options) {
+    auto fail = [](const QString& message) {
+        return ModelLoadResult{std::nullopt, message, false};
+    };
     const QDir dir(folder);
-    const Gpt2ConfigResult parsed = readFolderConfig(folder);
+    const ModelConfigResult parsed = readFolderConfig(folder);
     if (!parsed.ok()) return fail(parsed.error);
-    const Gpt2Config& config = *parsed.config;
+    const TransformerSpec& spec = *parsed.spec;
+    const std::vector<TensorEntry> table = tensor_table(spec);
 
     // Which file holds each tensor: one file, or the index's weight_map over shards.
     QMap<QString, QString> fileOf;  // tensor name → file name
@@ -202,24 +228,32 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
         if (!result.ok()) return fail(QStringLiteral("%1: %2").arg(name, result.error));
         opened.insert(name, std::move(result.file));
     }
-    // GPT2LMHeadModel saves "transformer.wte.weight", GPT2Model "wte.weight".
+    // The LM-head model saves the base model under a prefix ("transformer.wte.weight"), the
+    // base model without it ("wte.weight"); the first entry of the table tells which.
     auto has = [&](const QString& tensor) {
         if (!fileOf.isEmpty()) return fileOf.contains(tensor);
         return opened.first()->contains(tensor);
     };
-    const QString prefix =
-        has(QStringLiteral("transformer.wte.weight")) ? QStringLiteral("transformer.") : QString();
+    const QString headPrefix = QString::fromStdString(lm_head_prefix(spec.family));
+    const QString prefix = has(headPrefix + QString::fromStdString(tensor_name(table.front(), 0)))
+                               ? headPrefix
+                               : QString();
 
     auto storage = std::make_shared<Storage>();
-    Gpt2Weights weights;
-    weights.config = config;
+    TransformerWeights weights;
+    weights.spec = spec;
+    weights.layers.resize(static_cast<std::size_t>(spec.num_layers));
     QSet<QString> dtypes;
-    const qint64 total = 4 + 12 * config.n_layer + (config.tie_word_embeddings ? 0 : 1);
+    qint64 total = 0;
+    for (const TensorEntry& entry : table) total += entry.per_layer ? spec.num_layers : 1;
     qint64 done = 0;
     bool cancelled = false;
     // Reads one tensor into `view` after checking its shape; false with `error` set otherwise.
     QString error;
-    auto load = [&](const QString& name, std::vector<qint64> expected, WeightView* view) {
+    auto load = [&](const TensorEntry& entry, Eigen::Index layer) {
+        const QString name = (entry.prefixed ? prefix : QString()) +
+                             QString::fromStdString(tensor_name(entry, layer));
+        const std::vector<qint64> expected(entry.shape.begin(), entry.shape.end());
         if (options.cancel && options.cancel->load()) {
             cancelled = true;
             error = QStringLiteral("loading cancelled");
@@ -244,57 +278,30 @@ Gpt2LoadResult loadGpt2Folder(const QString& folder, const Gpt2LoadOptions& opti
             return false;
         }
         dtypes.insert(info->dtype);
-        view->data = values.tensor.data;
-        view->rows = expected.size() == 2 ? static_cast<Eigen::Index>(expected[0]) : 1;
-        view->cols = static_cast<Eigen::Index>(expected.back());
+        WeightView& view = weights.slot(entry, layer);
+        view.data = values.tensor.data;
+        view.rows = expected.size() == 2 ? static_cast<Eigen::Index>(expected[0]) : 1;
+        view.cols = static_cast<Eigen::Index>(expected.back());
+        view.layout = entry.layout;
         storage->owners.push_back(std::move(values.tensor.owner));
         ++done;
         if (options.progress)
             options.progress(static_cast<double>(done) / static_cast<double>(total));
         return true;
     };
-    const qint64 e = config.n_embd, inner = config.n_inner;
-    auto result = [&]() -> bool {
-        if (!load(prefix + QStringLiteral("wte.weight"), {config.vocab_size, e}, &weights.wte))
-            return false;
-        if (!load(prefix + QStringLiteral("wpe.weight"), {config.n_positions, e}, &weights.wpe))
-            return false;
-        weights.blocks.resize(static_cast<std::size_t>(config.n_layer));
-        for (qint64 i = 0; i < config.n_layer; ++i) {
-            Gpt2BlockWeights& b = weights.blocks[static_cast<std::size_t>(i)];
-            const QString h = prefix + QStringLiteral("h.%1.").arg(i);
-            if (!load(h + QStringLiteral("ln_1.weight"), {e}, &b.ln_1_weight) ||
-                !load(h + QStringLiteral("ln_1.bias"), {e}, &b.ln_1_bias) ||
-                !load(h + QStringLiteral("attn.c_attn.weight"), {e, 3 * e}, &b.c_attn_weight) ||
-                !load(h + QStringLiteral("attn.c_attn.bias"), {3 * e}, &b.c_attn_bias) ||
-                !load(h + QStringLiteral("attn.c_proj.weight"), {e, e}, &b.attn_c_proj_weight) ||
-                !load(h + QStringLiteral("attn.c_proj.bias"), {e}, &b.attn_c_proj_bias) ||
-                !load(h + QStringLiteral("ln_2.weight"), {e}, &b.ln_2_weight) ||
-                !load(h + QStringLiteral("ln_2.bias"), {e}, &b.ln_2_bias) ||
-                !load(h + QStringLiteral("mlp.c_fc.weight"), {e, inner}, &b.c_fc_weight) ||
-                !load(h + QStringLiteral("mlp.c_fc.bias"), {inner}, &b.c_fc_bias) ||
-                !load(h + QStringLiteral("mlp.c_proj.weight"), {inner, e}, &b.mlp_c_proj_weight) ||
-                !load(h + QStringLiteral("mlp.c_proj.bias"), {e}, &b.mlp_c_proj_bias))
-                return false;
-        }
-        if (!load(prefix + QStringLiteral("ln_f.weight"), {e}, &weights.ln_f_weight) ||
-            !load(prefix + QStringLiteral("ln_f.bias"), {e}, &weights.ln_f_bias))
-            return false;
-        // lm_head is never prefixed; with tied embeddings it is a copy of wte and ignored.
-        if (!config.tie_word_embeddings &&
-            !load(QStringLiteral("lm_head.weight"), {config.vocab_size, e}, &weights.lm_head))
-            return false;
-        return true;
-    }();
-    if (!result) return Gpt2LoadResult{std::nullopt, error, cancelled};
+    bool result = true;
+    for_each_tensor(table, spec.num_layers, [&](const TensorEntry& entry, Eigen::Index layer) {
+        result = result && load(entry, layer);
+    });
+    if (!result) return ModelLoadResult{std::nullopt, error, cancelled};
     weights.dtype = dtypes.size() == 1 ? dtypes.begin()->toStdString() : std::string("mixed");
     weights.storage = std::move(storage);
-    return Gpt2LoadResult{std::move(weights), QString(), false};
+    return ModelLoadResult{std::move(weights), QString(), false};
 }
 
-Gpt2ModelResult openGpt2Model(const QString& nameOrFolder, bool withWeights,
-                              const Gpt2LoadOptions& options) {
-    Gpt2ModelResult out;
+ModelFolderResult openModelFolder(const QString& nameOrFolder, bool withWeights,
+                                  const ModelLoadOptions& options) {
+    ModelFolderResult out;
     const ModelPathResult path = resolveModelPath(nameOrFolder);
     if (!path.ok()) {
         out.error = path.error;
@@ -302,7 +309,7 @@ Gpt2ModelResult openGpt2Model(const QString& nameOrFolder, bool withWeights,
     }
     const QString where = QDir::toNativeSeparators(path.folder);
     // Not a model folder at all: say so before complaining about its tokenizer.
-    const Gpt2ConfigResult config = readFolderConfig(path.folder);
+    const ModelConfigResult config = readFolderConfig(path.folder);
     if (!config.ok()) {
         out.error = config.error.startsWith(path.folder)
                         ? config.error
@@ -315,22 +322,22 @@ Gpt2ModelResult openGpt2Model(const QString& nameOrFolder, bool withWeights,
         return out;
     }
     if (withWeights) {
-        Gpt2LoadResult loaded = loadGpt2Folder(path.folder, options);
+        ModelLoadResult loaded = loadModelFolder(path.folder, options);
         if (!loaded.ok()) {
             out.error = QStringLiteral("%1: %2").arg(where, loaded.error);
             out.cancelled = loaded.cancelled;
             return out;
         }
-        if (tokenizer.tokenizer->vocabSize() > loaded.weights->config.vocab_size) {
+        if (tokenizer.tokenizer->vocabSize() > loaded.weights->spec.vocab_size) {
             out.error = QStringLiteral(
                             "%1: the tokenizer has %2 tokens but config.json's "
                             "vocab_size is %3: the folder mixes two models")
                             .arg(where)
                             .arg(tokenizer.tokenizer->vocabSize())
-                            .arg(loaded.weights->config.vocab_size);
+                            .arg(loaded.weights->spec.vocab_size);
             return out;
         }
-        out.model.weights = std::make_shared<const Gpt2Weights>(std::move(*loaded.weights));
+        out.model.weights = std::make_shared<const TransformerWeights>(std::move(*loaded.weights));
     }
     out.model.folder = path.folder;
     out.model.tokenizer = tokenizer.tokenizer;

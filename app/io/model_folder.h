@@ -1,0 +1,67 @@
+// A Hugging Face model folder (config.json + model.safetensors, or a sharded
+// model.safetensors.index.json) loaded into attn::TransformerWeights: config.json becomes the
+// family's TransformerSpec, and the family's tensor table (model/transformer_spec.h) says which
+// tensors to read and their shapes. Names as the base model saves them (GPT-2: wte.weight,
+// h.0.attn.c_attn.weight, ...) or with the LM-head model's prefix ("transformer.") and its
+// output head. F32 weights stay in the memory-mapped file; F16/BF16 are converted.
+// Families read today: GPT-2 (model_type "gpt2").
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "app/io/bpe_tokenizer.h"
+#include "model/transformer_spec.h"
+
+namespace attn {
+
+struct ModelConfigResult {
+    std::optional<TransformerSpec> spec;
+    QString error;
+    bool ok() const { return spec.has_value(); }
+};
+
+// config.json's text as the family's spec. GPT-2: n_inner null or missing resolves to 4 · n_embd,
+// activation_function gelu_new / gelu_pytorch_tanh (tanh GELU), gelu (erf) or relu.
+ModelConfigResult parseModelConfig(const QByteArray& json);
+
+struct ModelLoadOptions {
+    // Called between tensors with the fraction done (0..1).
+    std::function<void(double fraction)> progress;
+    // Set (from another thread) to stop between tensors; the load then fails with "cancelled".
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct ModelLoadResult {
+    std::optional<TransformerWeights> weights;
+    QString error;  // one line naming the file or tensor and the problem
+    bool cancelled = false;
+    bool ok() const { return weights.has_value(); }
+};
+
+ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options = {});
+
+// A model as the app and the CLI open it: `nameOrFolder` resolved (a folder, else a name in the
+// Hugging Face cache, app/io/hf_cache.h), its tokenizer and, with `withWeights`, its weights,
+// checked against each other. Errors start with the folder.
+struct ModelFolder {
+    QString folder;
+    std::shared_ptr<const BpeTokenizer> tokenizer;
+    std::shared_ptr<const TransformerWeights> weights;  // null without withWeights
+};
+
+struct ModelFolderResult {
+    ModelFolder model;
+    QString error;
+    bool cancelled = false;
+    bool ok() const { return model.tokenizer != nullptr; }
+};
+
+ModelFolderResult openModelFolder(const QString& nameOrFolder, bool withWeights,
+                                  const ModelLoadOptions& options = {});
+
+}  // namespace attn

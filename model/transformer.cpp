@@ -1,0 +1,246 @@
+#include "transformer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "attention_layer_step.h"
+#include "fast_attention.h"
+#include "number_format.h"
+#include "ops.h"
+#include "transformer_layers.h"
+
+namespace attn {
+
+namespace {
+
+using Index = Eigen::Index;
+
+// The mask of a T-token pass: causal, optionally within a sliding window; none when
+// bidirectional.
+std::optional<BoolMatrix> attention_mask(const TransformerSpec& spec, Index t) {
+    if (!spec.causal) return std::nullopt;
+    if (spec.sliding_window > 0) return window_mask(t, t, spec.sliding_window);
+    return causal_mask(t, t);
+}
+
+// The fast kernel (model/fast_attention.h) computes causal multi-head attention without any
+// (T, T) matrix when nothing is displayed: one K/V head per query head, learned positions, no
+// window.
+bool fast_path_applies(const TransformerSpec& s, const ModelForwardOptions& options) {
+    return !options.keep_attentions && !options.keep_qkv && s.causal && s.sliding_window == 0 &&
+           s.num_kv_heads == s.num_heads && s.positions == PositionKind::Learned;
+}
+
+// One layer's attention half through the fast kernel; its weights are rearranged per call.
+Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
+                      FastAttentionWorkspace& workspace) {
+    using R = TensorRole;
+    FastAttentionWeights f;
+    f.d_in = s.d_model;
+    f.d_out = s.q_width();
+    f.num_heads = s.num_heads;
+    f.head_dim = s.head_dim;
+    f.context_length = s.max_positions;
+    const Index q = s.q_width();
+    auto weight = [](const WeightView& v) {
+        return v.layout == TensorLayout::OutIn ? Matrix(v.matrix().transpose())
+                                               : Matrix(v.matrix());
+    };
+    auto bias = [](const WeightView& v, Index n) {
+        return v.empty() ? RowVector(RowVector::Zero(n)) : RowVector(v.row());
+    };
+    if (s.fused_qkv) {
+        f.w_qkv = weight(w[R::QkvWeight]);
+        f.b_qkv = bias(w[R::QkvBias], 3 * q);
+    } else {
+        f.w_qkv.resize(s.d_model, 3 * q);
+        f.w_qkv << weight(w[R::QueryWeight]), weight(w[R::KeyWeight]), weight(w[R::ValueWeight]);
+        f.b_qkv.resize(3 * q);
+        f.b_qkv << bias(w[R::QueryBias], q), bias(w[R::KeyBias], q), bias(w[R::ValueBias], q);
+    }
+    // Queries pre-scaled by 1/√head_dim: the kernel's scores need no division.
+    const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+    f.w_qkv.leftCols(q) *= inv_sqrt;
+    f.b_qkv.leftCols(q) *= inv_sqrt;
+    f.w_out = weight(w[R::OutWeight]);
+    f.b_out = bias(w[R::OutBias], s.d_model);
+    Matrix out;
+    fast_causal_mha_forward(f, a, workspace, out);
+    return out;
+}
+
+// One layer's attention half with every intermediate: per head the walkthrough's
+// scaled_dot_product_attention, heads merged, out projection.
+Matrix attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
+                 const ModelForwardOptions& options, ModelForwardResult& result) {
+    using R = TensorRole;
+    const Index t = a.rows(), hd = s.head_dim;
+    layers::Projections p = layers::project_qkv(w, s, a, 0);
+    const std::optional<BoolMatrix> mask = attention_mask(s, t);
+    AttentionOptions attention_options;
+    if (mask) attention_options.blocked = *mask;
+    Matrix context_vecs(t, s.q_width());
+    std::vector<Matrix> layer_weights;
+    for (Index head = 0; head < s.num_heads; ++head) {
+        const Index g = kv_head_of(head, s.num_heads, s.num_kv_heads);
+        const Matrix queries = p.queries.middleCols(head * hd, hd);
+        const Matrix keys = p.keys.middleCols(g * hd, hd);
+        const Matrix values = p.values.middleCols(g * hd, hd);
+        AttentionResult r = scaled_dot_product_attention(queries, keys, values, attention_options);
+        context_vecs.middleCols(head * hd, hd) = r.context;
+        if (options.keep_attentions) layer_weights.push_back(std::move(r.weights));
+    }
+    if (options.keep_attentions) result.attentions.push_back(std::move(layer_weights));
+    if (options.keep_qkv) {
+        result.queries.push_back(std::move(p.queries));
+        result.keys.push_back(std::move(p.keys));
+        result.values.push_back(std::move(p.values));
+    }
+    return layers::project(context_vecs, w[R::OutWeight], w[R::OutBias]);
+}
+
+}  // namespace
+
+void check_token_ids(const TransformerSpec& spec, const std::vector<int>& ids,
+                     Index extra_positions) {
+    if (ids.empty()) throw AttentionError("the token ids are empty: give at least one token");
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] < 0 || ids[i] >= spec.vocab_size)
+            throw AttentionError("token id " + std::to_string(ids[i]) + " at position " +
+                                 std::to_string(i + 1) + " is outside [0, " +
+                                 std::to_string(spec.vocab_size) +
+                                 "): use ids from this model's tokenizer");
+    const Index total = static_cast<Index>(ids.size()) + extra_positions;
+    const Index limit = spec.max_positions;
+    if (total <= limit) return;
+    if (extra_positions == 0)
+        throw AttentionError(std::to_string(ids.size()) + " tokens are more than the model's " +
+                             std::to_string(limit) + " positions: shorten the text to at most " +
+                             std::to_string(limit) + " tokens");
+    throw AttentionError("prompt (" + std::to_string(ids.size()) + ") + max_new_tokens (" +
+                         std::to_string(extra_positions) + ") = " + std::to_string(total) +
+                         " exceeds the model's " + std::to_string(limit) +
+                         " positions: shorten the prompt or lower max_new_tokens");
+}
+
+std::vector<TopToken> top_tokens(const Eigen::Ref<const RowVector>& logits, Index k) {
+    const Index n = logits.size();
+    k = std::clamp<Index>(k, 0, n);
+    if (k == 0) return {};
+    const double max = static_cast<double>(logits.maxCoeff());
+    double sum = 0.0;
+    for (Index i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
+    std::vector<int> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+    });
+    std::vector<TopToken> top;
+    for (Index i = 0; i < k; ++i) {
+        const int id = order[static_cast<std::size_t>(i)];
+        top.push_back(
+            {id, static_cast<float>(std::exp(static_cast<double>(logits[id]) - max) / sum)});
+    }
+    return top;
+}
+
+ModelForwardResult model_forward(const TransformerWeights& weights, const std::vector<int>& ids,
+                                 const ModelForwardOptions& options) {
+    check_weights(weights);
+    const TransformerSpec& s = weights.spec;
+    check_token_ids(s, ids, 0);
+    using R = TensorRole;
+    Matrix h = layers::embed(weights, ids, 0);
+    ModelForwardResult result;
+    const bool fast = fast_path_applies(s, options);
+    FastAttentionWorkspace workspace;
+    for (const LayerWeights& w : weights.layers) {
+        const Matrix a = layers::norm(h, w[R::AttnNormWeight], w[R::AttnNormBias], s);
+        h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, options, result);
+        layers::mlp_block(w, s, h);
+    }
+    result.logits =
+        options.all_logits ? layers::logits(weights, h) : layers::logits(weights, h.bottomRows(1));
+    result.top_tokens = top_tokens(result.logits.bottomRows(1), options.top_k);
+    return result;
+}
+
+namespace {
+
+// The operands that explain one head's weights: q, k, ω = q·kᵀ and the masked scores.
+void add_head_operands(Step& step, StepMatrix& weights, const Matrix& q, const Matrix& k,
+                       const BoolMatrix& blocked, const std::vector<std::string>& tokens,
+                       const std::vector<std::string>& dims, const std::string& n, Index head_dim) {
+    auto operand = [&](std::string id, std::string symbol, Matrix values,
+                       std::vector<std::string> cols, MatrixKind kind) -> StepMatrix& {
+        StepMatrix m;
+        m.id = std::move(id);
+        m.symbol = std::move(symbol);
+        m.values = std::move(values);
+        m.row_labels = tokens;
+        m.col_labels = std::move(cols);
+        m.kind = kind;
+        step.operands.push_back(std::move(m));
+        return step.operands.back();
+    };
+    operand("queries-" + n, "q", q, dims, MatrixKind::Projections);
+    operand("keys-" + n, "k", k, dims, MatrixKind::Projections);
+    StepMatrix& scores = operand("scores-" + n, "ω", q * k.transpose(), tokens, MatrixKind::Scores);
+    scores.derivation = Derivation::DotProduct;
+    scores.lhs = "queries-" + n;
+    scores.rhs = "keys-" + n;
+    StepMatrix& masked =
+        operand("masked-" + n, "ω", masked_fill(q * k.transpose(), blocked, kNegInf), tokens,
+                MatrixKind::Scores);
+    masked.derivation = Derivation::MaskedFill;
+    masked.lhs = "scores-" + n;
+    masked.blocked = blocked;
+    masked.fill_value = kNegInf;
+    weights.derivation = Derivation::Softmax;
+    weights.lhs = "masked-" + n;
+    weights.divisor = std::sqrt(static_cast<float>(head_dim));
+}
+
+}  // namespace
+
+Step model_layer_step(const ModelForwardResult& result, const TransformerSpec& spec, Index layer,
+                      const std::vector<std::string>& tokens) {
+    if (layer < 0 || layer >= static_cast<Index>(result.attentions.size())) {
+        throw AttentionError("layer " + std::to_string(layer + 1) +
+                             " has no attention weights: run model_forward with keep_attentions "
+                             "and give a layer from 1 to " +
+                             std::to_string(result.attentions.size()));
+    }
+    const auto l = static_cast<std::size_t>(layer);
+    const std::vector<Matrix>& heads = result.attentions[l];
+    const Index t = heads.empty() ? 0 : heads.front().rows();
+    const Index head_dim = spec.head_dim;
+    const bool explained = l < result.queries.size() && l < result.keys.size();
+    const BoolMatrix blocked = attention_mask(spec, t).value_or(BoolMatrix::Constant(t, t, false));
+    std::vector<std::string> dims;
+    for (Index d = 0; d < head_dim; ++d) dims.push_back(std::to_string(d + 1));
+
+    Step step = attention_layer_step(heads, layer, tokens);
+    step.text_args.emplace_back("head_dim", std::to_string(head_dim));
+    if (explained)
+        step.text_args.emplace_back("sqrt_head_dim",
+                                    format_shortest(std::sqrt(static_cast<float>(head_dim))));
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        StepMatrix& w = step.matrices[h];
+        // A decoder is causal by construction, whatever its numbers (attention_layer_step
+        // detects it from them).
+        w.blocked = blocked;
+        w.head_dim = head_dim;
+        if (!explained) continue;
+        const Index head = static_cast<Index>(h);
+        const Index g = kv_head_of(head, spec.num_heads, spec.num_kv_heads);
+        add_head_operands(step, w, result.queries[l].middleCols(head * head_dim, head_dim),
+                          result.keys[l].middleCols(g * head_dim, head_dim), blocked, tokens, dims,
+                          std::to_string(h + 1), head_dim);
+    }
+    return step;
+}
+
+}  // namespace attn

@@ -1,0 +1,72 @@
+// The one transformer core: the forward pass of any family described by a TransformerSpec
+// (model/transformer_spec.h), returning every layer's and head's attention, and a layer as a
+// walkthrough record. Generation through the kv_cache is model/generator.h.
+//
+// Pre-norm decoder (GPT-2, LLaMA), per layer:
+//   a = norm(h; attn norm) → queries, keys, values (fused or separate projections, biases)
+//     → H query heads and G K/V heads of head_dim (query head h reads K/V head h / (H / G))
+//     → rotary positions on queries and keys when the family has them
+//     → causal softmax(queries · keysᵀ / √head_dim) · values (scaled_dot_product_attention)
+//     → merge heads → out projection → h += ...
+//   m = norm(h; mlp norm) → up → activation (gated: act(gate) * up) → down → h += ...
+// then norm(h; final norm) → logits = h · token embeddingᵀ (or the output head when untied).
+//
+// Shapes as in model/transformer_spec.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+#include "transformer_spec.h"
+#include "walkthrough.h"
+
+namespace attn {
+
+struct ModelForwardOptions {
+    // Keep every layer's and head's attn_weights (T × T each): num_layers · H · T² floats, so
+    // off for long inputs whose attention is not displayed.
+    bool keep_attentions = true;
+    bool keep_qkv = false;    // queries (T, H·hd), keys and values (T, G·hd) per layer
+    bool all_logits = false;  // false: only the last position's logits (1, V)
+    Eigen::Index top_k = 5;   // next-token candidates from the last position
+};
+
+struct TopToken {
+    int id = 0;
+    float prob = 0.0f;  // softmax of the last position's logits
+};
+
+struct ModelForwardResult {
+    // [layer][head]: (T, T) attn_weights, zeros above the diagonal; empty unless kept.
+    std::vector<std::vector<Matrix>> attentions;
+    // [layer]: after rotary positions when the family has them; empty unless keep_qkv.
+    std::vector<Matrix> queries, keys, values;
+    Matrix logits;                     // (T, V) or (1, V) for the last position
+    std::vector<TopToken> top_tokens;  // highest probability first
+};
+
+// Throws AttentionError on empty ids, an id outside [0, V), more ids than max_positions, or
+// weights that do not match their spec's tensor table.
+ModelForwardResult model_forward(const TransformerWeights& weights, const std::vector<int>& ids,
+                                 const ModelForwardOptions& options = {});
+
+// The k most probable next tokens from one row of logits (softmax in double), best first.
+std::vector<TopToken> top_tokens(const Eigen::Ref<const RowVector>& logits, Eigen::Index k);
+
+// Throws AttentionError unless ids is non-empty, every id is in [0, V) and ids.size() +
+// extra_positions <= max_positions (extra_positions: tokens still to be generated).
+void check_token_ids(const TransformerSpec& spec, const std::vector<int>& ids,
+                     Eigen::Index extra_positions);
+
+// One layer's attention as a Step, so the views draw, explain and export a real model's heads as
+// they do the tutorial's: matrices "layer-L-head-H" (1-based; attn_weights, causal cells blocked),
+// and when the forward pass kept queries and keys, each derived by Softmax (divided by
+// √head_dim) from operand "masked-H", the MaskedFill of "scores-H" = "queries-H" · "keys-H"ᵀ
+// (keys of the head's K/V group, after rotation), so hovering a cell gives q·k, /√d and the
+// softmax with the model's own numbers. `tokens` label the rows and columns. Throws
+// AttentionError for a layer that was not kept.
+Step model_layer_step(const ModelForwardResult& result, const TransformerSpec& spec,
+                      Eigen::Index layer, const std::vector<std::string>& tokens);
+
+}  // namespace attn

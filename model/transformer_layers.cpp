@@ -1,0 +1,133 @@
+#include "transformer_layers.h"
+
+#include <cmath>
+
+#include "ops.h"
+
+namespace attn::layers {
+
+using Index = Eigen::Index;
+
+Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
+            const TransformerSpec& spec) {
+    Matrix out(x.rows(), x.cols());
+    const auto w = weight.row();
+    const float n = static_cast<float>(x.cols());
+    const float eps = spec.norm_eps;
+    // One expression per row: under -march=native the compiler fuses its multiply-adds, so the
+    // same expression keeps the same bits.
+    for (Index r = 0; r < x.rows(); ++r) {
+        if (spec.norm == NormKind::RMSNorm) {
+            const float inv = 1.0f / std::sqrt(x.row(r).squaredNorm() / n + eps);
+            out.row(r) = ((x.row(r).array() * inv) * w.array()).matrix();
+            if (!bias.empty()) out.row(r) += bias.row();
+            continue;
+        }
+        const float mean = x.row(r).sum() / n;
+        const float var = (x.row(r).array() - mean).square().sum() / n;
+        const float inv = 1.0f / std::sqrt(var + eps);
+        if (bias.empty())
+            out.row(r) = ((x.row(r).array() - mean) * inv * w.array()).matrix();
+        else
+            out.row(r) =
+                ((x.row(r).array() - mean) * inv * w.array() + bias.row().array()).matrix();
+    }
+    return out;
+}
+
+Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias) {
+    Matrix y = weight.layout == TensorLayout::OutIn ? Matrix(x * weight.matrix().transpose())
+                                                    : Matrix(x * weight.matrix());
+    if (!bias.empty()) y.rowwise() += bias.row();
+    return y;
+}
+
+void activate(Matrix& x, ActivationKind kind) {
+    switch (kind) {
+        case ActivationKind::GeluTanh: {
+            const float c = std::sqrt(2.0f / 3.14159265358979323846f);
+            x = (0.5f * x.array() *
+                 (1.0f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
+                    .matrix();
+            return;
+        }
+        case ActivationKind::GeluErf:
+            x = x.unaryExpr(
+                [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });
+            return;
+        case ActivationKind::Relu:
+            x = x.cwiseMax(0.0f);
+            return;
+        case ActivationKind::Silu:
+            x = (x.array() / (1.0f + (-x.array()).exp())).matrix();
+            return;
+    }
+}
+
+void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
+    using R = TensorRole;
+    const Matrix m = norm(h, w[R::MlpNormWeight], w[R::MlpNormBias], spec);
+    Matrix up = project(m, w[R::UpWeight], w[R::UpBias]);
+    if (spec.mlp == MlpKind::Gated) {
+        Matrix gate = project(m, w[R::GateWeight], WeightView{});
+        activate(gate, spec.activation);
+        up = gate.cwiseProduct(up);
+    } else {
+        activate(up, spec.activation);
+    }
+    h += project(up, w[R::DownWeight], w[R::DownBias]);
+}
+
+namespace {
+
+// Each head's block of columns rotated at positions position_offset + token index.
+void rotate_heads(Matrix& x, Index heads, Index head_dim, Index position_offset, float base) {
+    for (Index h = 0; h < heads; ++h)
+        x.middleCols(h * head_dim, head_dim) =
+            rope_rotate(x.middleCols(h * head_dim, head_dim), position_offset, base);
+}
+
+}  // namespace
+
+Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, const Matrix& a,
+                        Index position_offset) {
+    using R = TensorRole;
+    Projections p;
+    const Index q = spec.q_width(), kv = spec.kv_width();
+    if (spec.fused_qkv) {
+        const Matrix qkv = project(a, w[R::QkvWeight], w[R::QkvBias]);
+        p.queries = qkv.leftCols(q);
+        p.keys = qkv.middleCols(q, kv);
+        p.values = qkv.rightCols(kv);
+    } else {
+        p.queries = project(a, w[R::QueryWeight], w[R::QueryBias]);
+        p.keys = project(a, w[R::KeyWeight], w[R::KeyBias]);
+        p.values = project(a, w[R::ValueWeight], w[R::ValueBias]);
+    }
+    if (spec.positions == PositionKind::Rotary) {
+        rotate_heads(p.queries, spec.num_heads, spec.head_dim, position_offset, spec.rope.base);
+        rotate_heads(p.keys, spec.num_kv_heads, spec.head_dim, position_offset, spec.rope.base);
+    }
+    return p;
+}
+
+Matrix embed(const TransformerWeights& w, const std::vector<int>& ids, Index position_offset) {
+    const Index t_count = static_cast<Index>(ids.size());
+    Matrix h(t_count, w.spec.d_model);
+    const auto tokens = w[TensorRole::TokenEmbedding].matrix();
+    const bool learned = w.spec.positions == PositionKind::Learned;
+    for (Index t = 0; t < t_count; ++t) {
+        h.row(t) = tokens.row(ids[static_cast<std::size_t>(t)]);
+        if (learned) h.row(t) += w[TensorRole::PositionEmbedding].matrix().row(position_offset + t);
+    }
+    return h;
+}
+
+Matrix logits(const TransformerWeights& w, const Matrix& h) {
+    using R = TensorRole;
+    const Matrix final_h = norm(h, w[R::FinalNormWeight], w[R::FinalNormBias], w.spec);
+    const WeightView& out = w.spec.tied_output ? w[R::TokenEmbedding] : w[R::OutputWeight];
+    return final_h * out.matrix().transpose();
+}
+
+}  // namespace attn::layers

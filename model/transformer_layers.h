@@ -1,0 +1,45 @@
+// The parts of a transformer block, shared by the full pass (model/transformer.cpp) and the
+// token-by-token decoder (model/generator.cpp) so both compute the same numbers the same way.
+// Shapes as in model/transformer_spec.h; x is (T, d) with one token per row.
+#pragma once
+
+#include "tensor.h"
+#include "transformer_spec.h"
+
+namespace attn::layers {
+
+// LayerNorm (torch.nn.LayerNorm: biased variance, eps inside the square root) or RMSNorm
+// (x / sqrt(mean(x²) + eps) · weight, LLaMA's), as the spec says. bias may be empty for RMSNorm.
+Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
+            const TransformerSpec& spec);
+
+// x · W + b for a Conv1D (in, out) weight, x · Wᵀ + b for an nn.Linear (out, in) one; b may be
+// empty.
+Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias);
+
+// In place: GELU (tanh approximation or erf), ReLU or SiLU.
+void activate(Matrix& x, ActivationKind kind);
+
+// The MLP half of a pre-norm block, in place on h: h += down(act(up(norm(h)))), gated
+// down(act(gate(·)) * up(·)).
+void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h);
+
+struct Projections {
+    Matrix queries;  // (T, H·hd), after rotary positions
+    Matrix keys;     // (T, G·hd), after rotary positions
+    Matrix values;   // (T, G·hd)
+};
+
+// a (T, d) → queries, keys, values; rotary positions at position_offset + token index.
+Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, const Matrix& a,
+                        Eigen::Index position_offset);
+
+// The embedding of the tokens at positions position_offset ..: token rows, plus learned
+// positions when the family has them.
+Matrix embed(const TransformerWeights& w, const std::vector<int>& ids,
+             Eigen::Index position_offset);
+
+// Final norm and the output head: (T, d) → (T, V).
+Matrix logits(const TransformerWeights& w, const Matrix& h);
+
+}  // namespace attn::layers

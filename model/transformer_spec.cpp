@@ -1,0 +1,175 @@
+#include "transformer_spec.h"
+
+#include <string>
+
+namespace attn {
+
+namespace {
+
+using Index = Eigen::Index;
+
+void check_size(Index value, const char* name) {
+    if (value < 1)
+        throw AttentionError(std::string("the model's ") + name + " is " + std::to_string(value) +
+                             ": it must be at least 1; check config.json");
+}
+
+// GPT-2 (GPT2Model's names; GPT2LMHeadModel adds "transformer." and lm_head.weight).
+std::vector<TensorEntry> gpt2_table(const TransformerSpec& s) {
+    const Index d = s.d_model, f = s.d_ff, qkv = s.q_width() + 2 * s.kv_width();
+    using R = TensorRole;
+    using L = TensorLayout;
+    std::vector<TensorEntry> t = {
+        {"wte.weight", R::TokenEmbedding, false, {s.vocab_size, d}, L::Rows},
+        {"h.{L}.ln_1.weight", R::AttnNormWeight, true, {d}, L::Vector},
+        {"h.{L}.ln_1.bias", R::AttnNormBias, true, {d}, L::Vector},
+        {"h.{L}.attn.c_attn.weight", R::QkvWeight, true, {d, qkv}, L::InOut},
+        {"h.{L}.attn.c_attn.bias", R::QkvBias, true, {qkv}, L::Vector},
+        {"h.{L}.attn.c_proj.weight", R::OutWeight, true, {s.q_width(), d}, L::InOut},
+        {"h.{L}.attn.c_proj.bias", R::OutBias, true, {d}, L::Vector},
+        {"h.{L}.ln_2.weight", R::MlpNormWeight, true, {d}, L::Vector},
+        {"h.{L}.ln_2.bias", R::MlpNormBias, true, {d}, L::Vector},
+        {"h.{L}.mlp.c_fc.weight", R::UpWeight, true, {d, f}, L::InOut},
+        {"h.{L}.mlp.c_fc.bias", R::UpBias, true, {f}, L::Vector},
+        {"h.{L}.mlp.c_proj.weight", R::DownWeight, true, {f, d}, L::InOut},
+        {"h.{L}.mlp.c_proj.bias", R::DownBias, true, {d}, L::Vector},
+        {"ln_f.weight", R::FinalNormWeight, false, {d}, L::Vector},
+        {"ln_f.bias", R::FinalNormBias, false, {d}, L::Vector},
+    };
+    // Learned positions right after the token embedding, as GPT2Model registers them.
+    if (s.positions == PositionKind::Learned)
+        t.insert(t.begin() + 1,
+                 {"wpe.weight", R::PositionEmbedding, false, {s.max_positions, d}, L::Rows});
+    if (!s.tied_output)
+        t.push_back({"lm_head.weight", R::OutputWeight, false, {s.vocab_size, d}, L::Rows, false});
+    return t;
+}
+
+// LLaMA (LlamaModel's names, in the order its modules register them; LlamaForCausalLM adds
+// "model." and lm_head.weight). nn.Linear stores (out, in).
+std::vector<TensorEntry> llama_table(const TransformerSpec& s) {
+    const Index d = s.d_model, f = s.d_ff, q = s.q_width(), kv = s.kv_width();
+    using R = TensorRole;
+    using L = TensorLayout;
+    std::vector<TensorEntry> t = {
+        {"embed_tokens.weight", R::TokenEmbedding, false, {s.vocab_size, d}, L::Rows}};
+    auto layer = [&](std::string name, R role, std::vector<Index> shape, L layout) {
+        t.push_back({"layers.{L}." + std::move(name), role, true, std::move(shape), layout});
+    };
+    layer("self_attn.q_proj.weight", R::QueryWeight, {q, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.q_proj.bias", R::QueryBias, {q}, L::Vector);
+    layer("self_attn.k_proj.weight", R::KeyWeight, {kv, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.k_proj.bias", R::KeyBias, {kv}, L::Vector);
+    layer("self_attn.v_proj.weight", R::ValueWeight, {kv, d}, L::OutIn);
+    if (s.qkv_bias) layer("self_attn.v_proj.bias", R::ValueBias, {kv}, L::Vector);
+    layer("self_attn.o_proj.weight", R::OutWeight, {d, q}, L::OutIn);
+    layer("mlp.gate_proj.weight", R::GateWeight, {f, d}, L::OutIn);
+    layer("mlp.up_proj.weight", R::UpWeight, {f, d}, L::OutIn);
+    layer("mlp.down_proj.weight", R::DownWeight, {d, f}, L::OutIn);
+    layer("input_layernorm.weight", R::AttnNormWeight, {d}, L::Vector);
+    layer("post_attention_layernorm.weight", R::MlpNormWeight, {d}, L::Vector);
+    t.push_back({"norm.weight", R::FinalNormWeight, false, {d}, L::Vector});
+    if (!s.tied_output)
+        t.push_back({"lm_head.weight", R::OutputWeight, false, {s.vocab_size, d}, L::Rows, false});
+    return t;
+}
+
+std::string shape_text(Index rows, Index cols) {
+    return std::to_string(rows) + " × " + std::to_string(cols);
+}
+
+}  // namespace
+
+void check_spec(const TransformerSpec& s) {
+    check_size(s.num_layers, "num_layers");
+    check_size(s.d_model, "d_model");
+    check_size(s.num_heads, "num_heads");
+    check_size(s.num_kv_heads, "num_kv_heads");
+    check_size(s.head_dim, "head_dim");
+    check_size(s.d_ff, "d_ff");
+    check_size(s.vocab_size, "vocab_size");
+    check_size(s.max_positions, "max_positions");
+    if (s.num_heads % s.num_kv_heads != 0)
+        throw AttentionError(
+            "num_heads = " + std::to_string(s.num_heads) + " is not a multiple of num_kv_heads = " +
+            std::to_string(s.num_kv_heads) + ": each K/V head serves a whole group of query heads");
+    if (s.positions == PositionKind::Rotary && s.head_dim % 2 != 0)
+        throw AttentionError("rotary positions pair coordinates, but head_dim = " +
+                             std::to_string(s.head_dim) + " is odd");
+    if (!(s.norm_eps > 0.0f))
+        throw AttentionError("the norm's epsilon must be a small positive number");
+    if (s.sliding_window < 0)
+        throw AttentionError("sliding_window = " + std::to_string(s.sliding_window) +
+                             " is negative: give 0 (none) or a window of tokens");
+}
+
+std::vector<TensorEntry> tensor_table(const TransformerSpec& spec) {
+    switch (spec.family) {
+        case ModelFamily::Gpt2:
+            return gpt2_table(spec);
+        case ModelFamily::Llama:
+            return llama_table(spec);
+    }
+    throw AttentionError("unknown model family");
+}
+
+std::string tensor_name(const TensorEntry& entry, Index layer) {
+    std::string name = entry.name;
+    const std::size_t at = name.find("{L}");
+    if (at != std::string::npos) name.replace(at, 3, std::to_string(layer));
+    return name;
+}
+
+std::string lm_head_prefix(ModelFamily family) {
+    switch (family) {
+        case ModelFamily::Gpt2:
+            return "transformer.";
+        case ModelFamily::Llama:
+            return "model.";
+    }
+    return {};
+}
+
+std::string family_name(ModelFamily family) {
+    switch (family) {
+        case ModelFamily::Gpt2:
+            return "gpt2";
+        case ModelFamily::Llama:
+            return "llama";
+    }
+    return {};
+}
+
+WeightView& TransformerWeights::slot(const TensorEntry& entry, Index layer) {
+    const auto role = static_cast<std::size_t>(entry.role);
+    if (!entry.per_layer) return model_tensors[role];
+    if (layer < 0 || layer >= static_cast<Index>(layers.size()))
+        throw AttentionError("layer " + std::to_string(layer) + " is outside the model's " +
+                             std::to_string(layers.size()) + " layers");
+    return layers[static_cast<std::size_t>(layer)].tensors[role];
+}
+
+const WeightView& TransformerWeights::slot(const TensorEntry& entry, Index layer) const {
+    return const_cast<TransformerWeights*>(this)->slot(entry, layer);
+}
+
+void check_weights(const TransformerWeights& w) {
+    check_spec(w.spec);
+    if (static_cast<Index>(w.layers.size()) != w.spec.num_layers)
+        throw AttentionError("the weights have " + std::to_string(w.layers.size()) +
+                             " layers but num_layers = " + std::to_string(w.spec.num_layers) +
+                             ": load weights that match config.json");
+    for_each_tensor(
+        tensor_table(w.spec), w.spec.num_layers, [&](const TensorEntry& entry, Index layer) {
+            const Index rows = entry.shape.size() == 2 ? entry.shape[0] : 1;
+            const Index cols = entry.shape.back();
+            const WeightView& v = w.slot(entry, layer);
+            if (v.empty() || v.rows * v.cols != rows * cols)
+                throw AttentionError(tensor_name(entry, layer) + " has " +
+                                     shape_text(v.rows, v.cols) + " values but the config needs " +
+                                     shape_text(rows, cols) +
+                                     ": load weights that match config.json");
+        });
+}
+
+}  // namespace attn

@@ -1,0 +1,312 @@
+// The one transformer core: tensor tables in file order, weight checks naming the tensor, and the
+// parts the LLaMA layout uses (separate projections, grouped K/V heads, rotary positions,
+// RMSNorm, SwiGLU, untied head) against a naive double-precision loop written here, and the
+// generator's kv_cache against the full pass. GPT-2's numbers against PyTorch are in
+// test_gpt2_forward.
+#include <QObject>
+#include <QTest>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "model/generator.h"
+#include "model/transformer.h"
+#include "tests/support/model_test_weights.h"
+
+using attn::Matrix;
+using attn::TensorRole;
+using attn::TransformerSpec;
+using attn::TransformerWeights;
+
+namespace {
+
+using Grid = std::vector<std::vector<double>>;
+
+std::vector<std::string> file_order(const TransformerSpec& spec) {
+    std::vector<std::string> names;
+    attn::for_each_tensor(attn::tensor_table(spec), spec.num_layers,
+                          [&](const attn::TensorEntry& e, Eigen::Index layer) {
+                              names.push_back(attn::tensor_name(e, layer));
+                          });
+    return names;
+}
+
+// y = x · Wᵀ for an (out, in) weight, in double.
+Grid linear_out_in(const Grid& x, const attn::WeightView& w) {
+    Grid y(x.size(), std::vector<double>(static_cast<std::size_t>(w.rows), 0.0));
+    for (std::size_t t = 0; t < x.size(); ++t)
+        for (Eigen::Index o = 0; o < w.rows; ++o)
+            for (Eigen::Index i = 0; i < w.cols; ++i)
+                y[t][static_cast<std::size_t>(o)] +=
+                    x[t][static_cast<std::size_t>(i)] * w.data[o * w.cols + i];
+    return y;
+}
+
+Grid rms_norm(const Grid& x, const attn::WeightView& w, double eps) {
+    Grid y = x;
+    for (std::vector<double>& row : y) {
+        double ms = 0.0;
+        for (double v : row) ms += v * v;
+        const double inv = 1.0 / std::sqrt(ms / static_cast<double>(row.size()) + eps);
+        for (std::size_t c = 0; c < row.size(); ++c) row[c] *= inv * w.data[c];
+    }
+    return y;
+}
+
+// Rotary positions in rotate_half's layout: coordinate i pairs with i + hd/2.
+void rope(Grid& x, Eigen::Index heads, Eigen::Index hd, double base) {
+    const std::size_t half = static_cast<std::size_t>(hd / 2);
+    for (std::size_t t = 0; t < x.size(); ++t)
+        for (Eigen::Index h = 0; h < heads; ++h)
+            for (std::size_t i = 0; i < half; ++i) {
+                const double theta =
+                    std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(hd));
+                const double angle = static_cast<double>(t) * theta;
+                const std::size_t a = static_cast<std::size_t>(h * hd) + i, b = a + half;
+                const double xa = x[t][a], xb = x[t][b];
+                x[t][a] = xa * std::cos(angle) - xb * std::sin(angle);
+                x[t][b] = xb * std::cos(angle) + xa * std::sin(angle);
+            }
+}
+
+struct NaiveResult {
+    std::vector<std::vector<Grid>> attentions;  // [layer][head] (T, T)
+    Grid logits;                                // (T, V)
+};
+
+// The LLaMA layout, written out loop by loop.
+NaiveResult naive_llama(const TransformerWeights& w, const std::vector<int>& ids) {
+    const TransformerSpec& s = w.spec;
+    const std::size_t T = ids.size(), hd = static_cast<std::size_t>(s.head_dim);
+    const Eigen::Index group = s.num_heads / s.num_kv_heads;
+    Grid h(T, std::vector<double>(static_cast<std::size_t>(s.d_model)));
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t c = 0; c < h[t].size(); ++c)
+            h[t][c] = w[TensorRole::TokenEmbedding]
+                          .data[ids[t] * s.d_model + static_cast<Eigen::Index>(c)];
+    NaiveResult out;
+    for (const attn::LayerWeights& l : w.layers) {
+        const Grid a = rms_norm(h, l[TensorRole::AttnNormWeight], s.norm_eps);
+        Grid q = linear_out_in(a, l[TensorRole::QueryWeight]);
+        Grid k = linear_out_in(a, l[TensorRole::KeyWeight]);
+        const Grid v = linear_out_in(a, l[TensorRole::ValueWeight]);
+        rope(q, s.num_heads, s.head_dim, s.rope.base);
+        rope(k, s.num_kv_heads, s.head_dim, s.rope.base);
+        Grid context(T, std::vector<double>(static_cast<std::size_t>(s.q_width()), 0.0));
+        std::vector<Grid> heads;
+        for (Eigen::Index head = 0; head < s.num_heads; ++head) {
+            const std::size_t qo = static_cast<std::size_t>(head) * hd;
+            const std::size_t ko = static_cast<std::size_t>(head / group) * hd;
+            Grid weights(T, std::vector<double>(T, 0.0));
+            for (std::size_t i = 0; i < T; ++i) {
+                double max = -1e300, sum = 0.0;
+                std::vector<double> score(i + 1);
+                for (std::size_t j = 0; j <= i; ++j) {
+                    for (std::size_t c = 0; c < hd; ++c) score[j] += q[i][qo + c] * k[j][ko + c];
+                    score[j] /= std::sqrt(static_cast<double>(hd));
+                    max = std::max(max, score[j]);
+                }
+                for (std::size_t j = 0; j <= i; ++j) sum += std::exp(score[j] - max);
+                for (std::size_t j = 0; j <= i; ++j) {
+                    weights[i][j] = std::exp(score[j] - max) / sum;
+                    for (std::size_t c = 0; c < hd; ++c)
+                        context[i][qo + c] += weights[i][j] * v[j][ko + c];
+                }
+            }
+            heads.push_back(std::move(weights));
+        }
+        out.attentions.push_back(std::move(heads));
+        const Grid o = linear_out_in(context, l[TensorRole::OutWeight]);
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < h[t].size(); ++c) h[t][c] += o[t][c];
+        const Grid m = rms_norm(h, l[TensorRole::MlpNormWeight], s.norm_eps);
+        Grid gate = linear_out_in(m, l[TensorRole::GateWeight]);
+        const Grid up = linear_out_in(m, l[TensorRole::UpWeight]);
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < gate[t].size(); ++c)
+                gate[t][c] = gate[t][c] / (1.0 + std::exp(-gate[t][c])) * up[t][c];
+        const Grid down = linear_out_in(gate, l[TensorRole::DownWeight]);
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < h[t].size(); ++c) h[t][c] += down[t][c];
+    }
+    out.logits = linear_out_in(rms_norm(h, w[TensorRole::FinalNormWeight], s.norm_eps),
+                               w[TensorRole::OutputWeight]);
+    return out;
+}
+
+}  // namespace
+
+class TestTransformerCore : public QObject {
+    Q_OBJECT
+
+private slots:
+    void gpt2TableInFileOrder();
+    void llamaTableHasGroupedProjections();
+    void checkWeightsNamesTheTensor();
+    void llamaLayoutEqualsNaiveLoops();
+    void generatorWithGroupedHeadsEqualsFullPass();
+    void slidingWindowBlocksOldKeys();
+};
+
+void TestTransformerCore::gpt2TableInFileOrder() {
+    TransformerSpec spec = attn::gpt2_spec(1, 2, 8, 16, 32, 0, false);
+    const std::vector<std::string> expected = {"wte.weight",
+                                               "wpe.weight",
+                                               "h.0.ln_1.weight",
+                                               "h.0.ln_1.bias",
+                                               "h.0.attn.c_attn.weight",
+                                               "h.0.attn.c_attn.bias",
+                                               "h.0.attn.c_proj.weight",
+                                               "h.0.attn.c_proj.bias",
+                                               "h.0.ln_2.weight",
+                                               "h.0.ln_2.bias",
+                                               "h.0.mlp.c_fc.weight",
+                                               "h.0.mlp.c_fc.bias",
+                                               "h.0.mlp.c_proj.weight",
+                                               "h.0.mlp.c_proj.bias",
+                                               "ln_f.weight",
+                                               "ln_f.bias",
+                                               "lm_head.weight"};
+    QCOMPARE(file_order(spec), expected);
+    // Two layers: layer 0's twelve tensors, then layer 1's, between the model-level ones.
+    spec.num_layers = 2;
+    spec.tied_output = true;
+    const std::vector<std::string> two = file_order(spec);
+    QCOMPARE(two.size(), std::size_t{28});
+    QCOMPARE(two[13], std::string("h.0.mlp.c_proj.bias"));
+    QCOMPARE(two[14], std::string("h.1.ln_1.weight"));
+    QCOMPARE(two.back(), std::string("ln_f.bias"));
+    const attn::TensorEntry c_attn = attn::tensor_table(spec)[4];
+    QCOMPARE(c_attn.shape, (std::vector<Eigen::Index>{8, 24}));
+    QVERIFY(c_attn.layout == attn::TensorLayout::InOut);
+}
+
+void TestTransformerCore::llamaTableHasGroupedProjections() {
+    const TransformerSpec spec = attn::tiny_llama_spec();
+    const std::vector<std::string> names = file_order(spec);
+    QCOMPARE(names.size(), std::size_t{1 + 2 * 9 + 2});
+    QCOMPARE(names.front(), std::string("embed_tokens.weight"));
+    QCOMPARE(names[1], std::string("layers.0.self_attn.q_proj.weight"));
+    QCOMPARE(names.back(), std::string("lm_head.weight"));
+    for (const attn::TensorEntry& e : attn::tensor_table(spec)) {
+        QVERIFY(e.role != TensorRole::PositionEmbedding);  // rotary: no position table
+        if (e.role == TensorRole::KeyWeight)  // G · head_dim = 2 · 4 rows of d_model 16
+            QCOMPARE(e.shape, (std::vector<Eigen::Index>{8, 16}));
+        if (e.role == TensorRole::OutputWeight) QVERIFY(!e.prefixed);
+    }
+    QCOMPARE(attn::lm_head_prefix(spec.family), std::string("model."));
+}
+
+void TestTransformerCore::checkWeightsNamesTheTensor() {
+    TransformerWeights w = attn::make_random_weights(attn::tiny_gpt2_spec(), 1);
+    w.layers[1][TensorRole::QkvWeight] = attn::WeightView{};
+    try {
+        attn::check_weights(w);
+        QFAIL("missing c_attn accepted");
+    } catch (const attn::AttentionError& e) {
+        QCOMPARE(QString(e.what()),
+                 QString("h.1.attn.c_attn.weight has 0 × 0 values but the config "
+                         "needs 8 × 24: load weights that match config.json"));
+    }
+    TransformerSpec bad = attn::tiny_llama_spec();
+    bad.num_kv_heads = 3;
+    try {
+        attn::check_spec(bad);
+        QFAIL("3 K/V heads for 4 query heads accepted");
+    } catch (const attn::AttentionError& e) {
+        QVERIFY(QString(e.what()).contains("num_heads = 4 is not a multiple of num_kv_heads = 3"));
+    }
+}
+
+void TestTransformerCore::llamaLayoutEqualsNaiveLoops() {
+    const TransformerWeights w = attn::make_random_weights(attn::tiny_llama_spec(), 5);
+    const std::vector<int> ids = {3, 17, 0, 39, 8, 8, 21};
+    attn::ModelForwardOptions options;
+    options.all_logits = true;
+    options.keep_qkv = true;
+    const attn::ModelForwardResult r = attn::model_forward(w, ids, options);
+    const NaiveResult naive = naive_llama(w, ids);
+    QCOMPARE(r.attentions.size(), std::size_t{2});
+    for (std::size_t l = 0; l < 2; ++l) {
+        QCOMPARE(r.attentions[l].size(), std::size_t{4});
+        for (std::size_t h = 0; h < 4; ++h)
+            for (Eigen::Index i = 0; i < 7; ++i)
+                for (Eigen::Index j = 0; j < 7; ++j)
+                    QVERIFY2(std::abs(r.attentions[l][h](i, j) -
+                                      naive.attentions[l][h][static_cast<std::size_t>(i)]
+                                                      [static_cast<std::size_t>(j)]) <= 2e-6,
+                             qPrintable(
+                                 QString("layer %1 head %2 (%3, %4)").arg(l).arg(h).arg(i).arg(j)));
+    }
+    // Keys are G · head_dim = 8 wide, queries H · head_dim = 16.
+    QCOMPARE(r.keys[0].cols(), Eigen::Index{8});
+    QCOMPARE(r.queries[0].cols(), Eigen::Index{16});
+    for (Eigen::Index t = 0; t < 7; ++t)
+        for (Eigen::Index v = 0; v < 40; ++v)
+            QVERIFY2(
+                std::abs(r.logits(t, v) -
+                         naive.logits[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)]) <=
+                    2e-5,
+                qPrintable(QString("logit (%1, %2)").arg(t).arg(v)));
+    // The layer record explains a grouped head with its K/V head's keys: query head 3 reads
+    // K/V head 1 (columns 4..7 of the keys).
+    const attn::Step step =
+        attn::model_layer_step(r, w.spec, 0, {"a", "b", "c", "d", "e", "f", "g"});
+    for (const attn::StepMatrix& m : step.operands)
+        if (m.id == "keys-4") QVERIFY(m.values.isApprox(r.keys[0].middleCols(4, 4), 0.0f));
+}
+
+void TestTransformerCore::generatorWithGroupedHeadsEqualsFullPass() {
+    const TransformerWeights w = attn::make_random_weights(attn::tiny_llama_spec(), 9);
+    attn::GenerationOptions options;
+    options.max_new_tokens = 6;
+    attn::Generator generator(w, {1, 2, 3}, options);
+    std::vector<int> new_ids;
+    while (!generator.finished()) {
+        const attn::GenerationStep step = generator.step();
+        QCOMPARE(step.attention_rows.size(), std::size_t{2});
+        QCOMPARE(step.attention_rows[0].size(), std::size_t{4});
+        new_ids.push_back(step.id);
+    }
+    QCOMPARE(new_ids.size(), std::size_t{6});
+    QVERIFY(attn::max_abs_diff_vs_full_pass(w, generator) <= 1e-5f);
+    // 2 layers · 9 tokens · (K and V of 2 K/V heads of 4) · 4 bytes: the grouped cache.
+    QCOMPARE(generator.cache_bytes(), std::int64_t{2 * 9 * (8 + 8) * 4});
+    // Greedy picks the full pass's argmax at every step.
+    std::vector<int> sequence = {1, 2, 3};
+    for (int id : new_ids) {
+        attn::ModelForwardOptions o;
+        o.keep_attentions = false;
+        const attn::ModelForwardResult r = attn::model_forward(w, sequence, o);
+        Eigen::Index best = 0;
+        r.logits.row(0).maxCoeff(&best);
+        QCOMPARE(id, static_cast<int>(best));
+        sequence.push_back(id);
+    }
+}
+
+void TestTransformerCore::slidingWindowBlocksOldKeys() {
+    TransformerSpec spec = attn::tiny_gpt2_spec();
+    spec.sliding_window = 2;
+    const TransformerWeights w = attn::make_random_weights(spec, 3);
+    const attn::ModelForwardResult r = attn::model_forward(w, {4, 5, 6, 7, 8});
+    for (const std::vector<Matrix>& layer : r.attentions)
+        for (const Matrix& head : layer)
+            for (Eigen::Index i = 0; i < 5; ++i) {
+                QVERIFY(std::abs(head.row(i).sum() - 1.0f) <= 1e-6f);
+                for (Eigen::Index j = 0; j < 5; ++j)
+                    if (j <= i - 2 || j > i)
+                        QCOMPARE(head(i, j), 0.0f);
+                    else
+                        QVERIFY(head(i, j) > 0.0f);
+            }
+    try {
+        attn::Generator(w, {1}, attn::GenerationOptions{});
+        QFAIL("a windowed generator was built");
+    } catch (const attn::AttentionError& e) {
+        QVERIFY(QString(e.what()).contains("sliding window of 2 tokens"));
+    }
+}
+
+QTEST_APPLESS_MAIN(TestTransformerCore)
+#include "test_transformer_core.moc"
