@@ -56,8 +56,8 @@ void decode_tokens(const Matrix& x, const KvTraceConfig& config, const KVCache& 
             }
         }
         step.full_output = trace.full_pass.row(t);
-        trace.max_abs_diff =
-            std::max(trace.max_abs_diff, (step.output - step.full_output).cwiseAbs().maxCoeff());
+        step.abs_diff = (step.output - step.full_output).cwiseAbs().maxCoeff();
+        trace.max_abs_diff = std::max(trace.max_abs_diff, step.abs_diff);
 
         const KvStepMultiplications mults = kv_step_multiplications(t + 1, trace.d_in, trace.d_out);
         step.mults_cached = mults.with_cache;
@@ -66,6 +66,8 @@ void decode_tokens(const Matrix& x, const KvTraceConfig& config, const KVCache& 
         total_full += step.mults_full;
         step.total_cached = total_cached;
         step.total_full = total_full;
+        step.saved_percent =
+            100.0 * (1.0 - static_cast<double>(total_cached) / static_cast<double>(total_full));
         trace.steps.push_back(std::move(step));
     }
 }

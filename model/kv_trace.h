@@ -67,8 +67,10 @@ struct KvTraceStep {
     // tokens, as a decoder without a cache does for every new token).
     std::int64_t mults_cached = 0, mults_full = 0;
     std::int64_t total_cached = 0, total_full = 0;  // summed over steps 0..token
-    Eigen::Index cache_tokens = 0;                  // token + 1
-    std::size_t cache_bytes = 0;                    // the cache's KVCache::bytes()
+    double saved_percent = 0.0;     // 100 · (1 - total_cached / total_full): what the cache saved
+    float abs_diff = 0.0f;          // max |output - full_output| of this step
+    Eigen::Index cache_tokens = 0;  // token + 1
+    std::size_t cache_bytes = 0;    // the cache's KVCache::bytes()
 };
 
 struct KvTrace {

@@ -35,13 +35,13 @@ void add_kv_cache_step(const Sequence& inputs, const WalkthroughConfig& config,
             head_cols.push_back("h" + std::to_string(h) + "·" + std::to_string(c));
     StepBuilder b(16, "kv-cache", R"(kv_cache = {"keys": [], "values": []}
 for t, x_t in enumerate(inputs):              # one new token per step
-q_t = mha.W_query(x_t)                    # only the new query row
-kv_cache["keys"].append(mha.W_key(x_t))   # keys and values of the past are reused
-kv_cache["values"].append(mha.W_value(x_t))
-keys, values = torch.stack(kv_cache["keys"]), torch.stack(kv_cache["values"])
-# each head h attends with its own head_dim columns of q_t, keys and values
-attn_weights = torch.softmax(q_t @ keys.T / head_dim**0.5, dim=-1)
-out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal pass)");
+    q_t = mha.W_query(x_t)                    # only the new query row
+    kv_cache["keys"].append(mha.W_key(x_t))   # keys and values of the past are reused
+    kv_cache["values"].append(mha.W_value(x_t))
+    keys, values = torch.stack(kv_cache["keys"]), torch.stack(kv_cache["values"])
+    # each head h attends with its own head_dim columns of q_t, keys and values
+    attn_weights = torch.softmax(q_t @ keys.T / head_dim**0.5, dim=-1)
+    out_t = mha.out_proj(attn_weights @ values)  # equals row t of the full causal pass)");
     b.operand("full-concat", "z", m_out.concat[0], tok, head_cols, MatrixKind::Context);
     b.operand("out_proj", "W_o", as_input_by_output(mha.out_proj), head_cols, fused_dims,
               MatrixKind::Parameters);
@@ -61,7 +61,7 @@ out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal 
         const Eigen::Index i = s.token;
         const int frame = static_cast<int>(i);
         cached_outputs.row(i) = s.output;
-        max_abs_diff = std::max(max_abs_diff, (s.output - s.full_output).cwiseAbs().maxCoeff());
+        max_abs_diff = std::max(max_abs_diff, s.abs_diff);
         const std::vector<std::string> seen = first_tokens(tok, i + 1);
         const std::vector<std::string> now = {tok[static_cast<std::size_t>(i)]};
         auto in_frame = [frame](StepMatrix& m, int head = 0) -> StepMatrix& {
@@ -111,8 +111,9 @@ out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal 
                                       Derivation::Softmax, "new-scores" + n, {}, sqrt_hd),
                                i),
                      head);
-            cached_concat.block(i, h * hd, 1, hd) = s.attn_weights[hs] * s.cache_values[hs];
         }
+        // The decoder's own context row (attend_one_query), heads side by side.
+        cached_concat.row(i) = s.concat;
         in_frame(b.operand("cached-concat", "z", cached_concat.topRows(i + 1), seen, head_cols,
                            MatrixKind::Context));
         StepMatrix& out = derive(b.add("cached-outputs", "y", cached_outputs.topRows(i + 1), seen,
@@ -124,6 +125,8 @@ out_t = mha.out_proj(attn_weights @ values)   # equals row t of the full causal 
         // query row attends; without it the whole prefix is recomputed, T×T scores included.
         b.fact("mults_with_cache", static_cast<double>(s.total_cached), frame);
         b.fact("mults_without_cache", static_cast<double>(s.total_full), frame);
+        b.fact("mults_saved", static_cast<double>(s.total_full - s.total_cached), frame);
+        b.fact("mults_saved_percent", s.saved_percent, frame);
         b.fact("cache_tokens", static_cast<double>(s.cache_tokens), frame);
         b.fact("cache_bytes", static_cast<double>(s.cache_bytes), frame);
         b.fact("max_abs_diff", static_cast<double>(max_abs_diff), frame);

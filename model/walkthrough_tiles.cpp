@@ -38,21 +38,21 @@ std::string tiles_snippet(Eigen::Index bq, Eigen::Index bk) {
     return "q_tile, k_tile = " + count(bq) + ", " + count(bk) + R"(
 context_vecs = torch.empty(T, values.shape[1])
 for i0 in range(0, T, q_tile):                         # a tile of queries
-q = queries[i0:i0 + q_tile]
-m = torch.full((len(q),), -torch.inf)              # running maximum
-l = torch.zeros(len(q))                            # running sum of exp
-o = torch.zeros(len(q), values.shape[1])           # unnormalised output
-for j0 in range(0, i0 + len(q), k_tile):           # tiles above the diagonal: skipped
-    s = q @ keys[j0:j0 + k_tile].T / keys.shape[-1]**0.5
-    rows, cols = torch.arange(i0, i0 + len(q))[:, None], torch.arange(j0, j0 + s.shape[1])
-    s = s.masked_fill(cols > rows, -torch.inf)     # the causal mask inside the tile
-    m_new = torch.maximum(m, s.max(dim=-1).values)
-    scale = torch.exp(m - m_new)                   # rescales what was summed so far
-    p = torch.exp(s - m_new[:, None])
-    l = l * scale + p.sum(dim=-1)
-    o = o * scale[:, None] + p @ values[j0:j0 + k_tile]
-    m = m_new
-context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context vectors)";
+    q = queries[i0:i0 + q_tile]
+    m = torch.full((len(q),), -torch.inf)              # running maximum
+    l = torch.zeros(len(q))                            # running sum of exp
+    o = torch.zeros(len(q), values.shape[1])           # unnormalised output
+    for j0 in range(0, i0 + len(q), k_tile):           # tiles above the diagonal: skipped
+        s = q @ keys[j0:j0 + k_tile].T / keys.shape[-1]**0.5
+        rows, cols = torch.arange(i0, i0 + len(q))[:, None], torch.arange(j0, j0 + s.shape[1])
+        s = s.masked_fill(cols > rows, -torch.inf)     # the causal mask inside the tile
+        m_new = torch.maximum(m, s.max(dim=-1).values)
+        scale = torch.exp(m - m_new)                   # rescales what was summed so far
+        p = torch.exp(s - m_new[:, None])
+        l = l * scale + p.sum(dim=-1)
+        o = o * scale[:, None] + p @ values[j0:j0 + k_tile]
+        m = m_new
+    context_vecs[i0:i0 + q_tile] = o / l[:, None]      # equals step 11's context vectors)";
 }
 
 // "q 1–2", "q 3": the tokens (1-based) of each tile of `size` along a side of t tokens.

@@ -226,15 +226,12 @@ void ExploreKvStepper::showStep() {
         both.row(1) = s.full_output;
         output_->setMatrix(both, QStringList{tr("with cache"), tr("full recomputation")},
                            numbered(trace_.d_out, QStringLiteral("y")));
-        const float diff = (s.output - s.full_output).cwiseAbs().maxCoeff();
-        output_->setTitle(
-            tr("output row of “%1”: max difference %2").arg(token).arg(attn::compactText(diff)));
+        output_->setTitle(tr("output row of “%1”: max difference %2")
+                              .arg(token)
+                              .arg(attn::compactText(s.abs_diff)));
     } catch (const attn::AttentionError&) {
         for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
     }
-    const double saved = s.total_full > 0 ? 100.0 * (1.0 - static_cast<double>(s.total_cached) /
-                                                               static_cast<double>(s.total_full))
-                                          : 0.0;
     const int seenCount = static_cast<int>(s.token + 1);
     counters_->setText(
         tr("Multiplications this step: %1 with the cache, %2 without (recomputing %3). So far: "
@@ -244,8 +241,9 @@ void ExploreKvStepper::showStep() {
                  attn::fixedText(static_cast<double>(s.mults_full), 0),
                  tr("%n token(s)", nullptr, seenCount),
                  attn::fixedText(static_cast<double>(s.total_cached), 0),
-                 attn::fixedText(static_cast<double>(s.total_full), 0), attn::fixedText(saved, 1),
-                 tr("%n head(s)", nullptr, kvHeads_), tr("%n token(s)", nullptr, seenCount))
+                 attn::fixedText(static_cast<double>(s.total_full), 0),
+                 attn::fixedText(s.saved_percent, 1), tr("%n head(s)", nullptr, kvHeads_),
+                 tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)
             .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)) +
         (sharedKv()

@@ -357,22 +357,23 @@ void StepPage::updateFacts() {
                             : QStringLiteral("%1: <b>%2</b>").arg(l, v));
         plain.append(label + QStringLiteral(": ") + value);
     };
-    double with = -1.0;
-    double without = -1.0;
+    // The record states what the cache saved in two facts, shown as one item.
+    double saved = -1.0;
+    double savedPercent = 0.0;
     for (const attn::StepFact& f : step_.facts) {
         if (f.frame >= 0 && f.frame != frame_) continue;
         if (f.training_only && inference_) continue;
-        if (f.id == "mults_with_cache") with = f.value;
-        if (f.id == "mults_without_cache") without = f.value;
-        add(factLabel(f.id), formatFact(f.id, f.value), false);
+        if (f.id == "mults_saved") {
+            saved = f.value;
+        } else if (f.id == "mults_saved_percent") {
+            savedPercent = f.value;
+        } else {
+            add(factLabel(f.id), formatFact(f.id, f.value), false);
+        }
     }
-    if (with >= 0.0 && without > 0.0) {
-        const double saved = without - with;
+    if (saved >= 0.0) {
         add(tr("Multiplications saved"),
-            tr("%1 (%2 %)")
-                .arg(formatFact({}, saved))
-                .arg(attn::fixedText(100.0 * saved / without, 0)),
-            true);
+            tr("%1 (%2 %)").arg(formatFact({}, saved)).arg(attn::fixedText(savedPercent, 0)), true);
     }
     facts_->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
     facts_->setProperty("plainText", plain.join(QStringLiteral(" · ")));

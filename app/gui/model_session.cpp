@@ -261,7 +261,8 @@ void ModelSession::runForward() {
     });
 }
 
-void ModelSession::finishForward(std::uint64_t run, std::shared_ptr<attn::ModelForwardResult> result,
+void ModelSession::finishForward(std::uint64_t run,
+                                 std::shared_ptr<attn::ModelForwardResult> result,
                                  const QString& error, const std::vector<int>& ids) {
     const bool wasBusy = busy();
     pendingRuns_ = std::max(0, pendingRuns_ - 1);

@@ -39,7 +39,7 @@ public:
         // newer than the last full pass.
         std::shared_ptr<const attn::ModelForwardResult> forward;
         std::vector<attn::TopToken> nextTokens;  // after the last token, best first
-        std::int64_t cacheBytes = 0;                 // kv_cache while generating, else 0
+        std::int64_t cacheBytes = 0;             // kv_cache while generating, else 0
         // max |cached attention rows − the full pass| over the generated rows; < 0 unknown.
         float cachedVsFull = -1.0f;
         bool causal = true;  // a dump may be bidirectional (BERT)

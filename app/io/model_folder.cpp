@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonParseError>
 #include <QMap>
 #include <QSet>
 #include <cmath>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "app/io/hf_cache.h"
+#include "app/io/json_locator.h"
 #include "app/io/safetensors.h"
 
 namespace attn {
@@ -29,6 +29,7 @@ struct JsonResult {
     QString error;
 };
 
+// A JSON object file of the folder (the shards' index), its errors located by JsonText.
 JsonResult readJsonObject(const QString& path) {
     QFile file(path);
     const QString name = QFileInfo(path).fileName();
@@ -36,15 +37,13 @@ JsonResult readJsonObject(const QString& path) {
         return {{}, QStringLiteral("%1: cannot open: %2").arg(name, file.errorString())};
     if (file.size() > kMaxJsonBytes)
         return {{}, QStringLiteral("%1: %2 bytes is too large").arg(name).arg(file.size())};
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-    if (error.error != QJsonParseError::NoError)
-        return {{},
-                QStringLiteral("%1: not valid JSON (%2 at byte %3)")
-                    .arg(name, error.errorString())
-                    .arg(error.offset)};
-    if (!doc.isObject()) return {{}, QStringLiteral("%1: not a JSON object").arg(name)};
-    return {doc.object(), QString()};
+    const JsonText text(name, file.readAll());
+    QString error;
+    const std::optional<QJsonObject> o =
+        text.parseObject(QStringLiteral("copy %1 again from the model").arg(name),
+                         QStringLiteral("the index is an object {\"weight_map\": {...}}"), &error);
+    if (!o) return {{}, error};
+    return {*o, QString()};
 }
 
 QString shapeText(const std::vector<qint64>& shape) {
@@ -62,16 +61,21 @@ struct Storage {
 
 namespace {
 
-// GPT-2's config.json (GPT2Config's names) as a spec.
-ModelConfigResult parseGpt2Config(const QJsonObject& o) {
+// GPT-2's config.json (GPT2Config's names) as a spec; every message points at the key.
+ModelConfigResult parseGpt2Config(const JsonText& text, const QJsonObject& o) {
     auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
+    auto at = [&text](const char* key, const QString& problem) {
+        return text.message({jsonKey(key)}, problem);
+    };
     TransformerSpec spec;
     spec.family = ModelFamily::Gpt2;
-    auto dimension = [&o](const char* key, Eigen::Index* out, QString* message) {
+    auto dimension = [&](const char* key, Eigen::Index* out, QString* message) {
         const QJsonValue v = o.value(QLatin1String(key));
         const double d = v.toDouble(-1.0);
         if (!v.isDouble() || !(d >= 1.0) || d > kMaxDimension || std::floor(d) != d) {
-            *message = QStringLiteral("config.json: \"%1\" must be a positive integer").arg(key);
+            *message = at(key, QStringLiteral("\"%1\" is %2: give a whole number from 1 to %3")
+                                   .arg(QLatin1String(key), describeJsonValue(v))
+                                   .arg(static_cast<qint64>(kMaxDimension)));
             return false;
         }
         *out = static_cast<Eigen::Index>(d);
@@ -85,24 +89,26 @@ ModelConfigResult parseGpt2Config(const QJsonObject& o) {
         !dimension("vocab_size", &spec.vocab_size, &message))
         return fail(message);
     if (spec.d_model % spec.num_heads != 0)
-        return fail(QStringLiteral("config.json: n_embd %1 is not divisible by n_head %2")
-                        .arg(spec.d_model)
-                        .arg(spec.num_heads));
+        return fail(at("n_head", QStringLiteral("n_embd %1 is not divisible by n_head %2: the "
+                                                "heads split the width evenly")
+                                     .arg(spec.d_model)
+                                     .arg(spec.num_heads)));
     spec.num_kv_heads = spec.num_heads;
     spec.head_dim = spec.d_model / spec.num_heads;
     const QJsonValue inner = o.value(QLatin1String("n_inner"));
     if (inner.isUndefined() || inner.isNull()) {
         spec.d_ff = 4 * spec.d_model;
     } else if (!dimension("n_inner", &spec.d_ff, &message)) {
-        return fail(message + QStringLiteral(" or null"));
+        return fail(message + QStringLiteral(", or null for 4 · n_embd"));
     }
     const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
     if (!eps.isUndefined()) {
         const double e = eps.toDouble(-1.0);
         if (!eps.isDouble() || !(e > 0.0) || e > 1.0)
-            return fail(
-                QStringLiteral("config.json: \"layer_norm_epsilon\" must be a small "
-                               "positive number"));
+            return fail(at("layer_norm_epsilon",
+                           QStringLiteral("\"layer_norm_epsilon\" is %1: give a small positive "
+                                          "number such as 1e-05")
+                               .arg(describeJsonValue(eps))));
         spec.norm_eps = static_cast<float>(e);
     }
     // transformers' ACT2FN names of the activations the core computes.
@@ -116,17 +122,17 @@ ModelConfigResult parseGpt2Config(const QJsonObject& o) {
         else if (name == QLatin1String("relu"))
             spec.activation = ActivationKind::Relu;
         else
-            return fail(QStringLiteral("config.json: activation_function \"%1\" is not "
-                                       "supported; use gelu_new (GPT-2's), gelu_pytorch_tanh, "
-                                       "gelu or relu")
-                            .arg(name.left(60)));
+            return fail(at("activation_function",
+                           QStringLiteral("activation_function %1 is not supported; use "
+                                          "gelu_new (GPT-2's), gelu_pytorch_tanh, gelu or relu")
+                               .arg(describeJsonValue(act))));
     }
     const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
     if (!tie.isUndefined()) {
         if (!tie.isBool())
-            return fail(
-                QStringLiteral("config.json: \"tie_word_embeddings\" must be true or "
-                               "false"));
+            return fail(at("tie_word_embeddings",
+                           QStringLiteral("\"tie_word_embeddings\" is %1: give true or false")
+                               .arg(describeJsonValue(tie))));
         spec.tied_output = tie.toBool();
     }
     spec.bos_id = o.value(QLatin1String("bos_token_id")).toInt(-1);
@@ -138,20 +144,19 @@ ModelConfigResult parseGpt2Config(const QJsonObject& o) {
 
 ModelConfigResult parseModelConfig(const QByteArray& json) {
     auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
-    if (error.error != QJsonParseError::NoError)
-        return fail(QStringLiteral("config.json is not valid JSON (%1 at byte %2)")
-                        .arg(error.errorString())
-                        .arg(error.offset));
-    if (!doc.isObject()) return fail(QStringLiteral("config.json is not a JSON object"));
-    const QJsonObject o = doc.object();
-    const QString type = o.value(QLatin1String("model_type")).toString();
-    if (type == QLatin1String("gpt2")) return parseGpt2Config(o);
-    return fail(QStringLiteral("config.json: model_type is \"%1\"; only GPT-2 models "
-                               "(model_type \"gpt2\": gpt2, distilgpt2, gpt2-medium, ...) are "
-                               "supported")
-                    .arg(type.left(60)));
+    const JsonText text(QStringLiteral("config.json"), json);
+    QString error;
+    const std::optional<QJsonObject> o = text.parseObject(
+        QStringLiteral("copy config.json again from the model"),
+        QStringLiteral("a model config is an object such as {\"model_type\": \"gpt2\", ...}"),
+        &error);
+    if (!o) return fail(error);
+    const QJsonValue type = o->value(QLatin1String("model_type"));
+    if (type.toString() == QLatin1String("gpt2")) return parseGpt2Config(text, *o);
+    return fail(text.message({jsonKey("model_type")},
+                             QStringLiteral("\"model_type\" is %1; only GPT-2 models (\"gpt2\": "
+                                            "gpt2, distilgpt2, gpt2-medium, ...) can be opened")
+                                 .arg(describeJsonValue(type))));
 }
 
 namespace {

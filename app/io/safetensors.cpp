@@ -9,7 +9,6 @@
 #include <cstring>
 #include <limits>
 
-
 namespace attn {
 
 namespace {

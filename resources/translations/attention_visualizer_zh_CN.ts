@@ -1112,22 +1112,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>没有可导出的内容：下一个词元图表为空。</translation>
     </message>
     <message>
-        <source>Replace existing file?</source>
-        <translation>替换已有文件？</translation>
-    </message>
-    <message>
-        <source>%1 exists. Replace it?</source>
-        <translation>%1 已存在。要替换它吗？</translation>
-    </message>
-    <message>
-        <source>Export failed</source>
-        <translation>导出失败</translation>
-    </message>
-    <message>
-        <source>Saved %1</source>
-        <translation>已保存 %1</translation>
-    </message>
-    <message>
         <source>An attention dump: its tokens and weights are the file&apos;s</source>
         <translation>注意力转储：词元和权重都来自文件</translation>
     </message>

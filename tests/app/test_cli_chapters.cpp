@@ -1,4 +1,4 @@
-// attention-cli's options for the chapters past the tutorial (issue 16): compute
+// attention-cli's options for the chapters past the tutorial: compute
 // --module multi-head-attention with --num-kv-heads, --mask, --window, --lengths, --rope,
 // --rope-base and --position-offset against the committed PyTorch references, their config, an
 // example file's config holding them, decode with K/V heads and RoPE, and every refusal.

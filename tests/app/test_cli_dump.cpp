@@ -10,9 +10,9 @@
 
 #include "app/io/model_folder.h"
 #include "cli_run.h"
-#include "tests/support/model_test_folder.h"
 #include "model/generator.h"
 #include "model/transformer.h"
+#include "tests/support/model_test_folder.h"
 #include "tests/support/model_test_weights.h"
 
 namespace {

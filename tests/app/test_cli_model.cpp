@@ -13,11 +13,11 @@
 
 #include "app/io/model_folder.h"
 #include "cli_run.h"
-#include "tests/support/model_test_folder.h"
 #include "model/generator.h"
 #include "model/transformer.h"
-#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_tokenizer_reference.h"
+#include "tests/support/model_test_folder.h"
+#include "tests/support/model_test_weights.h"
 
 class TestCliModel : public QObject {
     Q_OBJECT
@@ -46,7 +46,7 @@ void TestCliModel::initTestCase() {
     const attn::TransformerWeights weights = attn::make_random_weights(config_, 7);
     QString error;
     QVERIFY2(model_test::writeFolder(model_, weights, QStringLiteral("F32"),
-                                    model_test::Layout::Prefixed, &error),
+                                     model_test::Layout::Prefixed, &error),
              qPrintable(error));
     QVERIFY(model_test::copyTokenizer(model_, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
 }

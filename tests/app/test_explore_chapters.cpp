@@ -1,4 +1,4 @@
-// Explore mode's switches of the chapters past the tutorial (issue 16): K/V heads, mask kind and
+// Explore mode's switches of the chapters past the tutorial: K/V heads, mask kind and
 // window, per-sentence lengths and RoPE set through the parameter panel reach the session and the
 // result (compared with PyTorch, tests/reference/chapters_reference.h), each is one undo step,
 // ExploreState's == sees each, invalid lengths keep the last valid result, files keep the

@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "app/io/model_folder.h"
-#include "tests/support/model_test_folder.h"
 #include "model/generator.h"
 #include "model/transformer.h"
-#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_model_reference.h"
+#include "tests/support/model_test_folder.h"
+#include "tests/support/model_test_weights.h"
 
 class TestGpt2ModelFolder : public QObject {
     Q_OBJECT
@@ -19,7 +19,64 @@ class TestGpt2ModelFolder : public QObject {
 private slots:
     void matchesPyTorch_data();
     void matchesPyTorch();
+    void configErrorsPointAtTheKey_data();
+    void configErrorsPointAtTheKey();
+    void configBecomesTheSpec();
 };
+
+// config.json's mistakes are located like every JSON reader's: file, line, column, fix.
+void TestGpt2ModelFolder::configErrorsPointAtTheKey_data() {
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("message");
+    const QByteArray head = "{\"model_type\": \"gpt2\",\n \"n_layer\": 2, ";
+    const QByteArray sizes =
+        "\"n_head\": 2, \"n_embd\": 8, \"n_positions\": 16, \"vocab_size\": 32";
+    QTest::newRow("n_head a string")
+        << head + "\"n_head\": \"two\"}"
+        << "config.json: line 2, column 26: \"n_head\" is the string \"two\": give a whole "
+           "number from 1 to 16777216";
+    QTest::newRow("heads do not divide")
+        << head + "\"n_head\": 3, \"n_embd\": 8, \"n_positions\": 16, \"vocab_size\": 32}"
+        << "config.json: line 2, column 26: n_embd 8 is not divisible by n_head 3: the heads "
+           "split the width evenly";
+    QTest::newRow("unknown activation")
+        << head + sizes + ",\n \"activation_function\": \"swish\"}"
+        << "config.json: line 3, column 25: activation_function the string \"swish\" is not "
+           "supported; use gelu_new (GPT-2's), gelu_pytorch_tanh, gelu or relu";
+    QTest::newRow("another family")
+        << QByteArray("{\"model_type\": \"bert\"}")
+        << "config.json: line 1, column 16: \"model_type\" is the string \"bert\"; only GPT-2 "
+           "models (\"gpt2\": gpt2, distilgpt2, gpt2-medium, ...) can be opened";
+}
+
+void TestGpt2ModelFolder::configErrorsPointAtTheKey() {
+    QFETCH(QByteArray, json);
+    QFETCH(QString, message);
+    const attn::ModelConfigResult r = attn::parseModelConfig(json);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error, message);
+}
+
+// GPT-2's names become the spec's; activation_function is read.
+void TestGpt2ModelFolder::configBecomesTheSpec() {
+    const attn::ModelConfigResult r = attn::parseModelConfig(
+        "{\"model_type\": \"gpt2\", \"n_layer\": 3, \"n_head\": 4, \"n_embd\": 16, "
+        "\"n_positions\": 64, \"vocab_size\": 100, \"n_inner\": null, \"layer_norm_epsilon\": "
+        "1e-6, \"activation_function\": \"gelu\", \"tie_word_embeddings\": false, "
+        "\"eos_token_id\": 99}");
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    const attn::TransformerSpec& s = *r.spec;
+    QCOMPARE(s.num_layers, Eigen::Index{3});
+    QCOMPARE(s.num_heads, Eigen::Index{4});
+    QCOMPARE(s.num_kv_heads, Eigen::Index{4});
+    QCOMPARE(s.head_dim, Eigen::Index{4});
+    QCOMPARE(s.d_ff, Eigen::Index{64});
+    QCOMPARE(s.max_positions, Eigen::Index{64});
+    QCOMPARE(s.norm_eps, 1e-6f);
+    QVERIFY(s.activation == attn::ActivationKind::GeluErf);
+    QVERIFY(!s.tied_output);
+    QCOMPARE(s.eos_id, 99);
+}
 
 void TestGpt2ModelFolder::matchesPyTorch_data() {
     QTest::addColumn<int>("caseIndex");
@@ -43,7 +100,7 @@ void TestGpt2ModelFolder::matchesPyTorch() {
     QString error;
     // The writer rounds to F16/BF16 as torch's .half() / .bfloat16() do.
     QVERIFY2(model_test::writeFolder(dir.path(), written, QString::fromLatin1(c.dtype),
-                                    static_cast<model_test::Layout>(layout), &error),
+                                     static_cast<model_test::Layout>(layout), &error),
              qPrintable(error));
     const attn::ModelLoadResult loaded = attn::loadModelFolder(dir.path());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));

@@ -29,9 +29,9 @@
 #include "modal_dialogs.h"
 #include "model/generator.h"
 #include "model/transformer.h"
+#include "tests/reference/gpt2_model_reference.h"
 #include "tests/support/model_test_folder.h"
 #include "tests/support/model_test_weights.h"
-#include "tests/reference/gpt2_model_reference.h"
 #include "views/explore_lines_view.h"
 #include "views/model_heads_mosaic.h"
 #include "views/next_token_chart.h"
@@ -126,13 +126,14 @@ void TestModelWindow::initTestCase() {
     // so wte grows to 256 rows: the reference's 32, then zeros. Attention and the logits of
     // ids 0..31 stay PyTorch's; ids 32..255 get logit exactly 0 (a zero row of the tied wte).
     std::vector<float> wte(std::size_t{256} * 8, 0.0f);
-    std::copy(weights[attn::TensorRole::TokenEmbedding].data, weights[attn::TensorRole::TokenEmbedding].data + 32 * 8, wte.begin());
+    std::copy(weights[attn::TensorRole::TokenEmbedding].data,
+              weights[attn::TensorRole::TokenEmbedding].data + 32 * 8, wte.begin());
     weights[attn::TensorRole::TokenEmbedding].data = wte.data();
     weights[attn::TensorRole::TokenEmbedding].rows = 256;
     weights.spec.vocab_size = 256;
     QString error;
     QVERIFY2(model_test::writeFolder(model_, weights, QStringLiteral("F32"),
-                                    model_test::Layout::Plain, &error),
+                                     model_test::Layout::Plain, &error),
              qPrintable(error));
     QFile vocab(QDir(model_).filePath(QStringLiteral("vocab.json")));
     QVERIFY(vocab.open(QIODevice::WriteOnly));

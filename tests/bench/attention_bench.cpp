@@ -24,12 +24,12 @@
 
 #include "model/fast_attention.h"
 #include "model/generator.h"
-#include "model/transformer.h"
-#include "tests/support/model_test_weights.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
+#include "model/transformer.h"
 #include "model/walkthrough.h"
+#include "tests/support/model_test_weights.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The engine of the chapters past the tutorial (issue 16): MultiHeadAttention with grouped-query
+// The engine of the chapters past the tutorial: MultiHeadAttention with grouped-query
 // K/V heads, window / bidirectional / padding masks and RoPE, against PyTorch references
 // (tests/reference/chapters_reference.py), and the properties the chapters teach: G = num_heads
 // is the seed's module bit for bit, RoPE scores depend only on relative positions, decoding with

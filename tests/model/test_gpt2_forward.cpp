@@ -14,13 +14,13 @@
 
 #include "model/generator.h"
 #include "model/transformer.h"
-#include "tests/support/model_test_weights.h"
 #include "tests/reference/gpt2_model_reference.h"
+#include "tests/support/model_test_weights.h"
 
 namespace {
 
-using attn::ModelForwardOptions;
 using attn::GenerationOptions;
+using attn::ModelForwardOptions;
 
 QString error_of(const std::function<void()>& f) {
     try {
@@ -122,9 +122,14 @@ private slots:
         const auto b = attn::round_weights(w, "BF16");
         QCOMPARE(h.dtype, std::string("F16"));
         // bfloat16 keeps 8 significant bits, float16 11: the rounding error is within half a step.
-        QVERIFY(w[attn::TensorRole::TokenEmbedding].data[0] != b[attn::TensorRole::TokenEmbedding].data[0]);
-        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] - b[attn::TensorRole::TokenEmbedding].data[0]) <= std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 256.0f);
-        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] - h[attn::TensorRole::TokenEmbedding].data[0]) <= std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 2048.0f);
+        QVERIFY(w[attn::TensorRole::TokenEmbedding].data[0] !=
+                b[attn::TensorRole::TokenEmbedding].data[0]);
+        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] -
+                          b[attn::TensorRole::TokenEmbedding].data[0]) <=
+                std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 256.0f);
+        QVERIFY(std::fabs(w[attn::TensorRole::TokenEmbedding].data[0] -
+                          h[attn::TensorRole::TokenEmbedding].data[0]) <=
+                std::fabs(w[attn::TensorRole::TokenEmbedding].data[0]) / 2048.0f);
     }
 
     void greedyGenerationMatchesTorch() {
@@ -229,10 +234,10 @@ private slots:
                 "tokens"));
         GenerationOptions options;
         options.max_new_tokens = 10;
-        QCOMPARE(
-            error_of([&] { attn::generate(w, std::vector<int>(7, 1), options); }),
-            QString("prompt (7) + max_new_tokens (10) = 17 exceeds the model's 16 positions: shorten the "
-                    "prompt or lower max_new_tokens"));
+        QCOMPARE(error_of([&] { attn::generate(w, std::vector<int>(7, 1), options); }),
+                 QString("prompt (7) + max_new_tokens (10) = 17 exceeds the model's 16 positions: "
+                         "shorten the "
+                         "prompt or lower max_new_tokens"));
         options.temperature = -1.0f;
         QVERIFY(error_of([&] { attn::generate(w, {1}, options); }).contains("temperature"));
         attn::TransformerWeights broken = w;

@@ -205,6 +205,10 @@ private slots:
         QCOMPARE(fact("mults_with_cache", 5), 6 * 52.0 + 8 * 21.0);
         // Σ_n (36n + 8n² + 16n) = 52·21 + 8·91 without it.
         QCOMPARE(fact("mults_without_cache", 5), 52 * 21.0 + 8 * 91.0);
+        // What the page states as saved: 1820 - 480 = 1340 multiplications, 73.6 %.
+        QCOMPARE(fact("mults_saved", 5), 1340.0);
+        QVERIFY(std::abs(fact("mults_saved_percent", 5) - 100.0 * 1340.0 / 1820.0) <= 1e-9);
+        QCOMPARE(fact("mults_saved", 0), 0.0);
     }
 
     // Step 16 decodes with step 14's module: both heads in every frame, the same full pass.

@@ -87,6 +87,33 @@ private slots:
         QCOMPARE(masks_.arg("valid_tokens"), std::to_string(ref::kValidTokens));
     }
 
+    // Every step's PyTorch code is Python a student can paste: a line opening a block (ending in
+    // ':' before any comment) is followed by a more indented line.
+    void everySnippetIndentsItsBlocks() {
+        for (const attn::Step& step : steps_)
+            for (const std::string* code : {&step.snippet, &step.inference_snippet}) {
+                std::vector<std::string> lines;
+                std::size_t from = 0;
+                while (from <= code->size()) {
+                    const std::size_t to = std::min(code->find('\n', from), code->size());
+                    lines.push_back(code->substr(from, to - from));
+                    from = to + 1;
+                }
+                auto indent = [](const std::string& l) { return l.find_first_not_of(' '); };
+                for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+                    std::string body = lines[i].substr(0, lines[i].find('#'));
+                    body.erase(body.find_last_not_of(' ') + 1);
+                    if (body.empty() || body.back() != ':') continue;
+                    QVERIFY2(indent(lines[i + 1]) > indent(lines[i]),
+                             qPrintable(QString("step %1: \"%2\" opens a block but \"%3\" is not "
+                                                "indented under it")
+                                            .arg(step.number)
+                                            .arg(QString::fromStdString(lines[i]),
+                                                 QString::fromStdString(lines[i + 1]))));
+                }
+            }
+    }
+
     void chaptersInTheirOrder() {
         // GQA, masks, RoPE, tiles right after the tutorial's sixteen steps.
         QCOMPARE(gqa_.number, 17);

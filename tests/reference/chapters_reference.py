@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for the chapters past the tutorial (issue 16): the seed's MultiHeadAttention
+"""Reference values for the chapters past the tutorial: the seed's MultiHeadAttention
 with grouped-query K/V heads, window / bidirectional / padding masks and rotary position
 embeddings, in plain torch operations (PyTorch 1.13 has no fused attention).
 
