@@ -199,7 +199,7 @@ void ModelSession::openDump(const QString& path) {
                            .arg(cols)
                            .arg(loaded.dump.dtype);
         view_ = View{};
-        view_.tokens = BpeTokenizer::displayVocabTokens(loaded.dump.tokens);
+        view_.tokens = attn::BpeTokenizer::displayVocabTokens(loaded.dump.tokens);
         view_.promptTokens = static_cast<int>(view_.tokens.size());
         view_.attentions = att;
         // Causal when nothing above the diagonal has weight (a decoder); else drawn whole.
@@ -261,7 +261,8 @@ void ModelSession::runForward() {
     });
 }
 
-void ModelSession::finishForward(std::uint64_t run, std::shared_ptr<attn::ModelForwardResult> result,
+void ModelSession::finishForward(std::uint64_t run,
+                                 std::shared_ptr<attn::ModelForwardResult> result,
                                  const QString& error, const std::vector<int>& ids) {
     const bool wasBusy = busy();
     pendingRuns_ = std::max(0, pendingRuns_ - 1);

@@ -15,9 +15,9 @@
 #include "image_checks.h"
 #include "model/generator.h"
 #include "model/transformer.h"
-#include "tests/support/model_test_weights.h"
 #include "pdf_tools.h"
 #include "tests/dark_palette.h"
+#include "tests/support/model_test_weights.h"
 #include "views/colormaps.h"
 #include "views/figure_render.h"
 #include "views/model_heads_mosaic.h"
@@ -111,7 +111,7 @@ private slots:
                      qPrintable(pixel(prev, q - 1, q).name()));
             QVERIFY(sameColor(pixel(prev, q, q), kViridisLow, 3));
             for (int k = q + 1; k < 6; ++k)
-                QCOMPARE(pixel(prev, k, q), attn::colormap::maskedColor());
+                QCOMPARE(pixel(prev, k, q), views::colormap::maskedColor());
         }
         const QImage first = mosaic.thumbnail(1, 0);
         QVERIFY(sameColor(pixel(first, 0, 5), kViridisHigh, 3));
