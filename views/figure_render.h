@@ -44,7 +44,7 @@ struct FigureOptions {
     double scale = 1.0;        // PNG only: pixels per logical pixel, (0, kMaxFigureScale]
     bool title = true;         // the matrix caption above the figure, as the page shows it
     bool values = true;        // the numbers in the cells
-    QString colorMap;          // one of attn::colormap::names(); empty = as on screen
+    QString colorMap;          // one of colormap::names(); empty = as on screen
     bool transparent = false;  // PNG/SVG/PDF: no background instead of white
     bool overwrite = false;    // for the caller that saves the file: false refuses an existing one
 };
