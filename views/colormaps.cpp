@@ -1,11 +1,11 @@
-#include "colormaps.h"
+#include "views/colormaps.h"
 
 #include <QMap>
 #include <algorithm>
 #include <cmath>
 #include <span>
 
-namespace attn::colormap {
+namespace views::colormap {
 
 namespace {
 
@@ -117,4 +117,4 @@ QColor nanColor() { return QColor(0x9e, 0xa3, 0xab); }
 QColor maskedColor() { return QColor(0xe6, 0xe6, 0xe6); }
 QColor maskedHatchColor() { return QColor(0x9a, 0x9a, 0x9a); }
 
-}  // namespace attn::colormap
+}  // namespace views::colormap

@@ -13,7 +13,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace attn::colormap {
+namespace views::colormap {
 
 inline const QString kViridis = QStringLiteral("viridis");  // default, weights in [0, 1]
 inline const QString kCividis = QStringLiteral("cividis");  // colour-vision-deficiency safe
@@ -42,4 +42,4 @@ QColor nanColor();
 QColor maskedColor();
 QColor maskedHatchColor();
 
-}  // namespace attn::colormap
+}  // namespace views::colormap

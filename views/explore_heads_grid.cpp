@@ -1,4 +1,4 @@
-#include "explore_heads_grid.h"
+#include "views/explore_heads_grid.h"
 
 #include <QComboBox>
 #include <QDialog>
@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heatmap_widget.h"
 #include "model/ops.h"
+#include "views/heatmap_widget.h"
 
 namespace views {
 
@@ -111,7 +111,7 @@ void ExploreHeadsGrid::setHeads(const std::vector<attn::Matrix>& weights,
     rebuild();
 }
 
-attn::HeatmapWidget* ExploreHeadsGrid::heatmap(int head) const {
+HeatmapWidget* ExploreHeadsGrid::heatmap(int head) const {
     return head >= 0 && head < headCount() ? heatmaps_[static_cast<std::size_t>(head)] : nullptr;
 }
 
@@ -144,7 +144,7 @@ ExploreHeadsGrid::Range ExploreHeadsGrid::range() const {
     return static_cast<Range>(range_->currentIndex());
 }
 
-void ExploreHeadsGrid::decorate(attn::HeatmapWidget* map, std::size_t h) const {
+void ExploreHeadsGrid::decorate(HeatmapWidget* map, std::size_t h) const {
     if (h < dropped_.size() && dropped_[h].rows() == map->rowCount() &&
         dropped_[h].cols() == map->columnCount())
         map->setDropped(dropped_[h]);
@@ -167,18 +167,18 @@ void ExploreHeadsGrid::rebuild() {
         heatmaps_.pop_back();
     }
     while (heatmaps_.size() < count) {
-        auto* map = new attn::HeatmapWidget(this);
+        auto* map = new HeatmapWidget(this);
         const int head = static_cast<int>(heatmaps_.size());
         map->setMinimumSize(160, 140);
-        connect(map, &attn::HeatmapWidget::cellHovered, this, [this](int row, int) {
+        connect(map, &HeatmapWidget::cellHovered, this, [this](int row, int) {
             highlightRow(row);
             emit rowHovered(row);
         });
-        connect(map, &attn::HeatmapWidget::hoverLeft, this, [this] {
+        connect(map, &HeatmapWidget::hoverLeft, this, [this] {
             highlightRow(-1);
             emit rowHovered(-1);
         });
-        connect(map, &attn::HeatmapWidget::cellClicked, this, [this, head] { enlarge(head); });
+        connect(map, &HeatmapWidget::cellClicked, this, [this, head] { enlarge(head); });
         heatmaps_.push_back(map);
     }
     const int columns = count <= 1 ? 1 : count <= 4 ? 2 : count <= 9 ? 3 : 4;
@@ -192,7 +192,7 @@ void ExploreHeadsGrid::rebuild() {
         for (Eigen::Index i = 0; i < w.size(); ++i)
             if (std::isfinite(w.data()[i])) sharedMax = std::max(sharedMax, w.data()[i]);
     for (std::size_t h = 0; h < count; ++h) {
-        attn::HeatmapWidget* map = heatmaps_[h];
+        HeatmapWidget* map = heatmaps_[h];
         const attn::Matrix& w = weights_[h];
         const bool big = w.rows() > kMaxGridCells || w.cols() > kMaxGridCells;
         simplified_ = simplified_ || big;
@@ -234,10 +234,10 @@ void ExploreHeadsGrid::rebuild() {
                 map->setValueRange(0.0, sharedMax > 0.0f ? static_cast<double>(sharedMax) : 1.0);
                 break;
             case Range::PerHead:
-                map->setRangeMode(attn::HeatmapWidget::RangeMode::Matrix);
+                map->setRangeMode(HeatmapWidget::RangeMode::Matrix);
                 break;
             case Range::PerRow:
-                map->setRangeMode(attn::HeatmapWidget::RangeMode::Row);
+                map->setRangeMode(HeatmapWidget::RangeMode::Row);
                 break;
         }
     }
@@ -249,7 +249,7 @@ void ExploreHeadsGrid::rebuild() {
 }
 
 void ExploreHeadsGrid::highlightRow(int row) {
-    for (attn::HeatmapWidget* map : heatmaps_) {
+    for (HeatmapWidget* map : heatmaps_) {
         if (row < 0 || row >= map->rowCount())
             map->clearHighlight();
         else
@@ -257,13 +257,13 @@ void ExploreHeadsGrid::highlightRow(int row) {
     }
 }
 
-attn::HeatmapWidget* ExploreHeadsGrid::enlarge(int head) {
+HeatmapWidget* ExploreHeadsGrid::enlarge(int head) {
     if (head < 0 || head >= headCount()) return nullptr;
     auto* dialog = new QDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Head %1").arg(head + 1));
     auto* layout = new QVBoxLayout(dialog);
-    auto* map = new attn::HeatmapWidget(dialog);
+    auto* map = new HeatmapWidget(dialog);
     const attn::Matrix& w = weights_[static_cast<std::size_t>(head)];
     const std::size_t h = static_cast<std::size_t>(head);
     try {

@@ -19,11 +19,9 @@ class QComboBox;
 class QGridLayout;
 class QLabel;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 class ExploreHeadsGrid : public QWidget {
     Q_OBJECT
@@ -53,7 +51,7 @@ public:
     void setSentences(const QStringList& names);
     int sentence() const;
     QComboBox* sentenceBox() const { return sentence_; }
-    attn::HeatmapWidget* heatmap(int head) const;
+    HeatmapWidget* heatmap(int head) const;
 
     void setRange(Range range);
     Range range() const;
@@ -61,7 +59,7 @@ public:
     // Outlines query row `row` in every head; -1 clears.
     void highlightRow(int row);
     // Opens head `head` large in a dialog (what a click does). Returns the dialog's heatmap.
-    attn::HeatmapWidget* enlarge(int head);
+    HeatmapWidget* enlarge(int head);
     // True when the matrices are shown as block averages.
     bool simplified() const { return simplified_; }
 
@@ -76,14 +74,14 @@ private:
     void rebuild();
     void retranslate();
     // Masks, dropout marks and hovers of head h onto `map` when it shows the full matrix.
-    void decorate(attn::HeatmapWidget* map, std::size_t h) const;
+    void decorate(HeatmapWidget* map, std::size_t h) const;
 
     std::vector<attn::Matrix> weights_;
     std::vector<attn::BoolMatrix> blocked_;
     std::vector<attn::BoolMatrix> dropped_;
     std::function<QString(int, int, int)> tooltip_;
     QStringList rowLabels_, columnLabels_;
-    std::vector<attn::HeatmapWidget*> heatmaps_;
+    std::vector<HeatmapWidget*> heatmaps_;
     QGridLayout* grid_ = nullptr;
     QComboBox* range_ = nullptr;
     QLabel* rangeCaption_ = nullptr;

@@ -1,4 +1,4 @@
-#include "explore_kv_stepper.h"
+#include "views/explore_kv_stepper.h"
 
 #include <QEvent>
 #include <QGridLayout>
@@ -11,11 +11,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "heatmap_widget.h"
 #include "model/explain_attention.h"
 #include "model/number_format.h"
 #include "model/ops.h"
-#include "number_text.h"
+#include "views/heatmap_widget.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -54,12 +54,12 @@ ExploreKvStepper::ExploreKvStepper(QWidget* parent) : QWidget(parent) {
     layout->addWidget(explanation_);
 
     auto* grid = new QGridLayout;
-    keys_ = new attn::HeatmapWidget(this);
-    values_ = new attn::HeatmapWidget(this);
-    query_ = new attn::HeatmapWidget(this);
-    weights_ = new attn::HeatmapWidget(this);
-    output_ = new attn::HeatmapWidget(this);
-    for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) {
+    keys_ = new HeatmapWidget(this);
+    values_ = new HeatmapWidget(this);
+    query_ = new HeatmapWidget(this);
+    weights_ = new HeatmapWidget(this);
+    output_ = new HeatmapWidget(this);
+    for (HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) {
         map->setMinimumSize(200, 110);
         map->setDecimals(3);
     }
@@ -177,7 +177,7 @@ void ExploreKvStepper::showStep() {
         position_->clear();
         explanation_->setText(note_);
         counters_->clear();
-        for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
+        for (HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
         return;
     }
     const attn::KvTraceStep& s = trace_.steps[static_cast<std::size_t>(step_)];
@@ -226,26 +226,24 @@ void ExploreKvStepper::showStep() {
         both.row(1) = s.full_output;
         output_->setMatrix(both, QStringList{tr("with cache"), tr("full recomputation")},
                            numbered(trace_.d_out, QStringLiteral("y")));
-        output_->setTitle(tr("output row of “%1”: max difference %2")
-                              .arg(token)
-                              .arg(attn::compactText(s.abs_diff)));
+        output_->setTitle(
+            tr("output row of “%1”: max difference %2").arg(token).arg(compactText(s.abs_diff)));
     } catch (const attn::AttentionError&) {
-        for (attn::HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
+        for (HeatmapWidget* map : {keys_, values_, query_, weights_, output_}) map->clear();
     }
     const int seenCount = static_cast<int>(s.token + 1);
     counters_->setText(
         tr("Multiplications this step: %1 with the cache, %2 without (recomputing %3). So far: "
            "%4 with, %5 without (%6% saved). Cache: 2 × %7 × %8 × %9 head_dim × 4 bytes = %10 "
            "bytes per layer.")
-            .arg(attn::fixedText(static_cast<double>(s.mults_cached), 0),
-                 attn::fixedText(static_cast<double>(s.mults_full), 0),
+            .arg(fixedText(static_cast<double>(s.mults_cached), 0),
+                 fixedText(static_cast<double>(s.mults_full), 0),
                  tr("%n token(s)", nullptr, seenCount),
-                 attn::fixedText(static_cast<double>(s.total_cached), 0),
-                 attn::fixedText(static_cast<double>(s.total_full), 0),
-                 attn::fixedText(s.saved_percent, 1), tr("%n head(s)", nullptr, kvHeads_),
-                 tr("%n token(s)", nullptr, seenCount))
+                 fixedText(static_cast<double>(s.total_cached), 0),
+                 fixedText(static_cast<double>(s.total_full), 0), fixedText(s.saved_percent, 1),
+                 tr("%n head(s)", nullptr, kvHeads_), tr("%n token(s)", nullptr, seenCount))
             .arg(trace_.head_dim)
-            .arg(attn::fixedText(static_cast<double>(s.cache_bytes), 0)) +
+            .arg(fixedText(static_cast<double>(s.cache_bytes), 0)) +
         (sharedKv()
              ? QStringLiteral(" ") +
                    tr("The %1 query heads share %2 K/V heads: the cache is %3 times smaller than "

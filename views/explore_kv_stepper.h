@@ -17,11 +17,9 @@ class QPushButton;
 class QSlider;
 class QSpinBox;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 class ExploreKvStepper : public QWidget {
     Q_OBJECT
@@ -39,11 +37,11 @@ public:
     // K/V heads in the cache (= trace().num_heads unless the query heads share them).
     int kvHeads() const { return kvHeads_; }
 
-    attn::HeatmapWidget* keysHeatmap() const { return keys_; }
-    attn::HeatmapWidget* valuesHeatmap() const { return values_; }
-    attn::HeatmapWidget* queryHeatmap() const { return query_; }
-    attn::HeatmapWidget* weightsHeatmap() const { return weights_; }
-    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    HeatmapWidget* keysHeatmap() const { return keys_; }
+    HeatmapWidget* valuesHeatmap() const { return values_; }
+    HeatmapWidget* queryHeatmap() const { return query_; }
+    HeatmapWidget* weightsHeatmap() const { return weights_; }
+    HeatmapWidget* outputHeatmap() const { return output_; }
     QString countersText() const;
     QString explanationText() const;
 
@@ -70,11 +68,11 @@ private:
     QLabel* headCaption_ = nullptr;
     QLabel* explanation_ = nullptr;
     QLabel* counters_ = nullptr;
-    attn::HeatmapWidget* keys_ = nullptr;
-    attn::HeatmapWidget* values_ = nullptr;
-    attn::HeatmapWidget* query_ = nullptr;
-    attn::HeatmapWidget* weights_ = nullptr;
-    attn::HeatmapWidget* output_ = nullptr;
+    HeatmapWidget* keys_ = nullptr;
+    HeatmapWidget* values_ = nullptr;
+    HeatmapWidget* query_ = nullptr;
+    HeatmapWidget* weights_ = nullptr;
+    HeatmapWidget* output_ = nullptr;
 };
 
 }  // namespace views

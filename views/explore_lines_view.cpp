@@ -1,4 +1,4 @@
-#include "explore_lines_view.h"
+#include "views/explore_lines_view.h"
 
 #include <QCheckBox>
 #include <QEvent>

@@ -1,4 +1,4 @@
-#include "explore_parameter_panel.h"
+#include "views/explore_parameter_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -15,8 +15,8 @@
 #include <cmath>
 #include <limits>
 
-#include "flow_layout.h"
-#include "number_text.h"
+#include "views/flow_layout.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -29,7 +29,7 @@ constexpr float kFills[] = {attn::kNegInf, -1e9f, -1e4f};
 // fill ("-1e9", "-1e4"); -inf as the command line's --fill and the example files spell it. The
 // box's items carry the value itself, so no text is read back.
 QString fillText(float fill) {
-    return std::isinf(fill) ? QStringLiteral("-inf") : attn::compactText(static_cast<double>(fill));
+    return std::isinf(fill) ? QStringLiteral("-inf") : compactText(static_cast<double>(fill));
 }
 
 QLabel* makeErrorLabel(QWidget* parent) {

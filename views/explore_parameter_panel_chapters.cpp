@@ -13,7 +13,7 @@
 #include <QSpinBox>
 #include <initializer_list>
 
-#include "explore_parameter_panel.h"
+#include "views/explore_parameter_panel.h"
 
 namespace views {
 

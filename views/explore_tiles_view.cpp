@@ -1,4 +1,4 @@
-#include "explore_tiles_view.h"
+#include "views/explore_tiles_view.h"
 
 #include <QEvent>
 #include <QHBoxLayout>
@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "number_text.h"
-#include "step_page.h"
+#include "views/number_text.h"
+#include "views/step_page.h"
 
 namespace views {
 
@@ -135,7 +135,7 @@ void ExploreTilesView::updateNote() {
                  "no scaling).")
                   .arg(which)
                   .arg(t.causal ? tr("causal") : tr("bidirectional"))
-                  .arg(attn::compactText(t.max_abs_diff)));
+                  .arg(compactText(t.max_abs_diff)));
 }
 
 }  // namespace views

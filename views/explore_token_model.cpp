@@ -1,4 +1,4 @@
-#include "explore_token_model.h"
+#include "views/explore_token_model.h"
 
 #include <QLocale>
 #include <cmath>
@@ -44,10 +44,10 @@ QVariant ExploreTokenModel::data(const QModelIndex& index, int role) const {
     const float v = sequence_.embeddings(row, index.column() - 1);
     switch (role) {
         case Qt::DisplayRole:
-            return attn::fixedText(static_cast<double>(v));
+            return fixedText(static_cast<double>(v));
         case Qt::EditRole:
             // Full precision, so editing a cell and leaving it changes nothing.
-            return attn::shortestText(v);
+            return shortestText(v);
         case Qt::TextAlignmentRole:
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
         case Qt::ToolTipRole:

@@ -1,4 +1,4 @@
-#include "explore_weight_editor.h"
+#include "views/explore_weight_editor.h"
 
 #include <QAbstractTableModel>
 #include <QComboBox>
@@ -56,10 +56,10 @@ public:
         const float v = (*matrix_)(index.row(), index.column());
         switch (role) {
             case Qt::DisplayRole:
-                return attn::fixedText(static_cast<double>(v));
+                return fixedText(static_cast<double>(v));
             case Qt::EditRole:  // full precision, so editing a cell and leaving it changes nothing
             case Qt::ToolTipRole:
-                return attn::shortestText(v);
+                return shortestText(v);
             case Qt::TextAlignmentRole:
                 return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
             default:

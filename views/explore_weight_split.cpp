@@ -1,4 +1,4 @@
-#include "explore_weight_split.h"
+#include "views/explore_weight_split.h"
 
 #include <QFrame>
 #include <QGridLayout>
@@ -7,8 +7,8 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
-#include "explore_lines_view.h"
-#include "heatmap_widget.h"
+#include "views/explore_lines_view.h"
+#include "views/heatmap_widget.h"
 
 namespace views {
 
@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kSlicesPerRow = 3;
 
-void showMatrix(attn::HeatmapWidget* map, const attn::Matrix& m, const QStringList& rows = {},
+void showMatrix(HeatmapWidget* map, const attn::Matrix& m, const QStringList& rows = {},
                 const QStringList& cols = {}) {
     map->setVisible(m.size() > 0);
     if (m.size() == 0) return;
@@ -37,7 +37,7 @@ ExploreWeightSplit::ExploreWeightSplit(QWidget* parent) : QWidget(parent) {
     note_->setWordWrap(true);
     layout->addWidget(note_);
     auto* top = new QHBoxLayout;
-    fused_ = new attn::HeatmapWidget(this);
+    fused_ = new HeatmapWidget(this);
     top->addWidget(fused_, 2);
     // The per-head slices, up to three in a row; more rows scroll instead of widening the window.
     auto* slicesArea = new QScrollArea(this);
@@ -50,21 +50,21 @@ ExploreWeightSplit::ExploreWeightSplit(QWidget* parent) : QWidget(parent) {
     top->addWidget(slicesArea, 3);
     layout->addLayout(top, 1);
     auto* bottom = new QHBoxLayout;
-    concat_ = new attn::HeatmapWidget(this);
-    outProj_ = new attn::HeatmapWidget(this);
-    output_ = new attn::HeatmapWidget(this);
+    concat_ = new HeatmapWidget(this);
+    outProj_ = new HeatmapWidget(this);
+    output_ = new HeatmapWidget(this);
     bottom->addWidget(concat_, 2);
     bottom->addWidget(outProj_, 2);
     bottom->addWidget(output_, 2);
     layout->addLayout(bottom, 1);
-    for (attn::HeatmapWidget* map : {fused_, concat_, outProj_, output_}) {
+    for (HeatmapWidget* map : {fused_, concat_, outProj_, output_}) {
         map->setColorMap(QStringLiteral("diverging"));
         map->setDecimals(2);
         map->setMinimumSize(180, 150);
     }
 }
 
-attn::HeatmapWidget* ExploreWeightSplit::slice(int head) const {
+HeatmapWidget* ExploreWeightSplit::slice(int head) const {
     return head >= 0 && head < sliceCount() ? slices_[static_cast<std::size_t>(head)] : nullptr;
 }
 
@@ -115,7 +115,7 @@ void ExploreWeightSplit::setData(const WeightSplitData& split) {
         slices_.pop_back();
     }
     while (slices_.size() < wanted) {
-        auto* map = new attn::HeatmapWidget(slicesLayout_->parentWidget());
+        auto* map = new HeatmapWidget(slicesLayout_->parentWidget());
         map->setColorMap(QStringLiteral("diverging"));
         map->setDecimals(2);
         map->setMinimumSize(200, 150);

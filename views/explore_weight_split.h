@@ -13,11 +13,9 @@
 class QGridLayout;
 class QLabel;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 struct WeightSplitData {
     attn::Matrix fused_query;  // (d_out, d_in); empty when the module has no fused projection
@@ -36,20 +34,20 @@ public:
     explicit ExploreWeightSplit(QWidget* parent = nullptr);
     void setData(const WeightSplitData& data);
     int sliceCount() const { return static_cast<int>(slices_.size()); }
-    attn::HeatmapWidget* slice(int head) const;
-    attn::HeatmapWidget* concatHeatmap() const { return concat_; }
-    attn::HeatmapWidget* outProjHeatmap() const { return outProj_; }
-    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    HeatmapWidget* slice(int head) const;
+    HeatmapWidget* concatHeatmap() const { return concat_; }
+    HeatmapWidget* outProjHeatmap() const { return outProj_; }
+    HeatmapWidget* outputHeatmap() const { return output_; }
     QString noteText() const;
 
 private:
     QLabel* note_ = nullptr;
-    attn::HeatmapWidget* fused_ = nullptr;
+    HeatmapWidget* fused_ = nullptr;
     QGridLayout* slicesLayout_ = nullptr;  // in a scroll area: 12 slices do not widen the window
-    std::vector<attn::HeatmapWidget*> slices_;
-    attn::HeatmapWidget* concat_ = nullptr;
-    attn::HeatmapWidget* outProj_ = nullptr;
-    attn::HeatmapWidget* output_ = nullptr;
+    std::vector<HeatmapWidget*> slices_;
+    HeatmapWidget* concat_ = nullptr;
+    HeatmapWidget* outProj_ = nullptr;
+    HeatmapWidget* output_ = nullptr;
 };
 
 }  // namespace views

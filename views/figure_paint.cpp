@@ -1,4 +1,4 @@
-#include "figure_paint.h"
+#include "views/figure_paint.h"
 
 #include <qcustomplot.h>
 
@@ -11,7 +11,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 
-#include "heatmap_style.h"
+#include "views/heatmap_style.h"
 
 namespace views {
 
@@ -88,9 +88,9 @@ QByteArray paintFigure(FigureFormat format, QSize size, double scale, bool trans
             // As the heatmaps: viewers without the font get the CJK face, then any sans-serif.
             QByteArray svg = buffer.data();
             const QByteArray family = QGuiApplication::font().family().toUtf8();
-            svg.replace("font-family=\"" + family + '"',
-                        "font-family=\"" + family + ", " +
-                            attn::heatmap_style::kCjkFallback.toUtf8() + ", sans-serif\"");
+            svg.replace("font-family=\"" + family + '"', "font-family=\"" + family + ", " +
+                                                             heatmap_style::kCjkFallback.toUtf8() +
+                                                             ", sans-serif\"");
             return svg;
         }
         case FigureFormat::Pdf: {

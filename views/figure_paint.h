@@ -9,7 +9,7 @@
 #include <QString>
 #include <functional>
 
-#include "figure_render.h"
+#include "views/figure_render.h"
 
 class QCPPainter;
 

@@ -1,4 +1,4 @@
-#include "figure_render.h"
+#include "views/figure_render.h"
 
 #include <qcustomplot.h>
 
@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "colormaps.h"
-#include "figure_paint.h"
-#include "heatmap_widget.h"
 #include "model/number_format.h"
-#include "step_page.h"
+#include "views/colormaps.h"
+#include "views/figure_paint.h"
+#include "views/heatmap_widget.h"
+#include "views/step_page.h"
 
 namespace views {
 
@@ -25,7 +25,7 @@ class FigureExport {
 // keeps its own title, values and colour map.
 class FigureStyle {
 public:
-    FigureStyle(attn::HeatmapWidget& map, const QString& caption, const FigureOptions& options)
+    FigureStyle(HeatmapWidget& map, const QString& caption, const FigureOptions& options)
         : map_(map), title_(map.title()), values_(map.showValues()), colorMap_(map.colorMapName()) {
         map_.setTitle(options.title ? caption : QString());
         map_.setShowValues(options.values);
@@ -40,7 +40,7 @@ public:
     FigureStyle& operator=(const FigureStyle&) = delete;
 
 private:
-    attn::HeatmapWidget& map_;
+    HeatmapWidget& map_;
     QString title_;
     bool values_;
     QString colorMap_;
@@ -126,21 +126,21 @@ QStringList figureFileNames(const QList<Figure>& figures, FigureFormat format) {
 }
 
 QSize fittedFigureSize(const Figure& figure, const FigureOptions& options) {
-    attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
+    HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) return {};
     const FigureStyle style(*map, figure.page->caption(figure.matrixId), options);
     return map->preferredSize();
 }
 
 QImage renderFigure(const Figure& figure, const FigureOptions& options) {
-    attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
+    HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) return {};
     const FigureStyle style(*map, figure.page->caption(figure.matrixId), options);
     return map->renderImage(options.size, std::clamp(options.scale, 0.1, kMaxFigureScale),
                             options.transparent);
 }
 
-QByteArray matrixCsv(const attn::HeatmapWidget& map) {
+QByteArray matrixCsv(const HeatmapWidget& map) {
     QByteArray csv;
     const QStringList rowLabels = map.rowLabels();
     const QStringList columnLabels = map.columnLabels();
@@ -157,7 +157,7 @@ QByteArray matrixCsv(const attn::HeatmapWidget& map) {
 
 bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByteArray* bytes,
                        QString* error) {
-    attn::HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
+    HeatmapWidget* map = figure.page ? figure.page->heatmap(figure.matrixId) : nullptr;
     if (!map || !figure.page->shownMatrix(figure.matrixId)) {
         if (error)
             *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(figure.matrixId);
@@ -206,9 +206,9 @@ bool renderFiguresGrid(const QList<Figure>& figures, const FigureOptions& option
         if (error) *error = FigureExport::tr("There are no figures to put side by side.");
         return false;
     }
-    std::vector<attn::HeatmapWidget*> maps;
+    std::vector<HeatmapWidget*> maps;
     for (const Figure& f : figures) {
-        attn::HeatmapWidget* map = f.page ? f.page->heatmap(f.matrixId) : nullptr;
+        HeatmapWidget* map = f.page ? f.page->heatmap(f.matrixId) : nullptr;
         if (!map || !f.page->shownMatrix(f.matrixId)) {
             if (error)
                 *error = FigureExport::tr("There is no matrix “%1” on this page.").arg(f.matrixId);
@@ -220,7 +220,7 @@ bool renderFiguresGrid(const QList<Figure>& figures, const FigureOptions& option
         // One long table: a row per cell, named by its matrix, so all heads load as one frame.
         QByteArray csv = "matrix,row,column,row_label,column_label,value\r\n";
         for (std::size_t i = 0; i < maps.size(); ++i) {
-            const attn::HeatmapWidget& map = *maps[i];
+            const HeatmapWidget& map = *maps[i];
             const QByteArray id = csvField(figures[static_cast<qsizetype>(i)].matrixId);
             const QStringList rowLabels = map.rowLabels(), columnLabels = map.columnLabels();
             for (int r = 0; r < map.rowCount(); ++r)

@@ -20,11 +20,9 @@
 #include <QStringList>
 #include <optional>
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 class StepPage;
 
@@ -46,7 +44,7 @@ struct FigureOptions {
     double scale = 1.0;        // PNG only: pixels per logical pixel, (0, kMaxFigureScale]
     bool title = true;         // the matrix caption above the figure, as the page shows it
     bool values = true;        // the numbers in the cells
-    QString colorMap;          // one of attn::colormap::names(); empty = as on screen
+    QString colorMap;          // one of colormap::names(); empty = as on screen
     bool transparent = false;  // PNG/SVG/PDF: no background instead of white
     bool overwrite = false;    // for the caller that saves the file: false refuses an existing one
 };
@@ -84,7 +82,7 @@ bool renderFigureBytes(const Figure& figure, const FigureOptions& options, QByte
 // shortest digits that read back as the same float; masked -inf as "-inf", NaN as "nan". Cells
 // zeroed by dropout are the 0 PyTorch prints, with no extra column, so the file loads as the same
 // matrix in NumPy or a spreadsheet; the figures (PNG, SVG, PDF) mark them "⊘".
-QByteArray matrixCsv(const attn::HeatmapWidget& map);
+QByteArray matrixCsv(const HeatmapWidget& map);
 // The CSV rules of matrixCsv, for the other tables: a field quoted when it holds a separator, a
 // quote, a line break or edge spaces; a number in the shortest digits that read back as the float.
 QByteArray csvField(const QString& text);

@@ -1,4 +1,4 @@
-#include "flow_layout.h"
+#include "views/flow_layout.h"
 
 #include <QWidget>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "handout.h"
+#include "views/handout.h"
 
 #include <qcustomplot.h>
 
@@ -14,13 +14,13 @@
 #include <algorithm>
 #include <memory>
 
-#include "figure_render.h"
-#include "heatmap_widget.h"
-#include "matrix_panel.h"
 #include "model/number_format.h"
-#include "step_page.h"
-#include "step_texts.h"
+#include "views/figure_render.h"
+#include "views/heatmap_widget.h"
+#include "views/matrix_panel.h"
 #include "views/number_text.h"
+#include "views/step_page.h"
+#include "views/step_texts.h"
 
 namespace views {
 
@@ -89,7 +89,7 @@ const attn::StepMatrix* inputEmbeddings(const std::vector<attn::Step>& steps) {
 
 QString embeddingText(const attn::Matrix& values, Eigen::Index row) {
     QStringList numbers;
-    for (Eigen::Index c = 0; c < values.cols(); ++c) numbers << attn::fixedText(values(row, c));
+    for (Eigen::Index c = 0; c < values.cols(); ++c) numbers << fixedText(values(row, c));
     return QStringLiteral("(") + numbers.join(QStringLiteral(", ")) + QStringLiteral(")");
 }
 
@@ -217,7 +217,7 @@ public:
 
     // A heatmap at its printed size (smaller if it would not fit a page), beside the previous one
     // when there is room, never split.
-    void figure(attn::HeatmapWidget& map) {
+    void figure(HeatmapWidget& map) {
         const QSize size = map.preferredSize();
         if (size.isEmpty()) return;
         double w = size.width() * kPtPerFigurePx * kUnitsPerPt;
@@ -387,7 +387,7 @@ QByteArray renderHandoutPdf(const std::vector<attn::Step>& steps, QString* reaso
                 html += QStringLiteral("<p class=\"note\"><i>%1</i></p>").arg(note.toHtmlEscaped());
             flow.text(html);
             for (const Figure& f : pageFigures(page)) {
-                attn::HeatmapWidget* map = page.heatmap(f.matrixId);
+                HeatmapWidget* map = page.heatmap(f.matrixId);
                 map->setTitle(page.caption(f.matrixId));
                 flow.figure(*map);
             }

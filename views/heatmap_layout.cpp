@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heatmap_style.h"
-#include "heatmap_widget.h"
+#include "views/heatmap_style.h"
+#include "views/heatmap_widget.h"
 
-namespace attn {
+namespace views {
 
 using namespace heatmap_style;
 
@@ -274,4 +274,4 @@ QSize HeatmapWidget::sizeHint() const { return preferredSize().boundedTo(QSize(9
 
 QSize HeatmapWidget::minimumSizeHint() const { return QSize(200, 150); }
 
-}  // namespace attn
+}  // namespace views

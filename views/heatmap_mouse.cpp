@@ -5,9 +5,9 @@
 #include <QMouseEvent>
 #include <QToolTip>
 
-#include "heatmap_widget.h"
+#include "views/heatmap_widget.h"
 
-namespace attn {
+namespace views {
 
 // --- highlights and tooltips --------------------------------------------------------------------
 
@@ -137,4 +137,4 @@ bool HeatmapWidget::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-}  // namespace attn
+}  // namespace views

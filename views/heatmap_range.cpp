@@ -9,11 +9,11 @@
 #include <cmath>
 #include <limits>
 
-#include "colormaps.h"
-#include "heatmap_widget.h"
-#include "number_text.h"
+#include "views/colormaps.h"
+#include "views/heatmap_widget.h"
+#include "views/number_text.h"
 
-namespace attn {
+namespace views {
 
 void HeatmapWidget::updateRange() {
     double lower = fixedLower_;
@@ -159,9 +159,9 @@ void HeatmapWidget::setAutoRange() { setRangeMode(RangeMode::Matrix); }
 
 void HeatmapWidget::setValueRange(double lower, double upper) {
     if (!(lower < upper))
-        throw AttentionError("heatmap value range [" + std::to_string(lower) + ", " +
-                             std::to_string(upper) +
-                             "] is empty: give lower < upper, e.g. [0, 1] for weights");
+        throw attn::AttentionError("heatmap value range [" + std::to_string(lower) + ", " +
+                                   std::to_string(upper) +
+                                   "] is empty: give lower < upper, e.g. [0, 1] for weights");
     fixedLower_ = lower;
     fixedUpper_ = upper;
     setRangeMode(RangeMode::Fixed);
@@ -171,4 +171,4 @@ bool HeatmapWidget::isAutoRange() const { return rangeMode_ != RangeMode::Fixed;
 double HeatmapWidget::rangeLower() const { return rangeLower_; }
 double HeatmapWidget::rangeUpper() const { return rangeUpper_; }
 
-}  // namespace attn
+}  // namespace views

@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "colormaps.h"
-#include "heatmap_style.h"
-#include "heatmap_widget.h"
+#include "views/colormaps.h"
+#include "views/heatmap_style.h"
+#include "views/heatmap_widget.h"
 
-namespace attn {
+namespace views {
 
 using namespace heatmap_style;
 
@@ -292,4 +292,4 @@ void HeatmapWidget::renderTo(QCPPainter* painter, const QRectF& target, QSize si
     requestReplot();
 }
 
-}  // namespace attn
+}  // namespace views

@@ -5,7 +5,7 @@
 #include <QColor>
 #include <QString>
 
-namespace attn::heatmap_style {
+namespace views::heatmap_style {
 
 // Sizes at scale 1, in logical pixels. Fonts are pixel-sized so that the screen, PNG, SVG and
 // PDF (whose painters map logical pixels onto points) all lay out the same.
@@ -28,4 +28,4 @@ inline const QColor kSubtitleColor(0x60, 0x60, 0x60);
 inline const QColor kMaskedTextColor(0x33, 0x33, 0x33);
 inline const QColor kHiddenCellColor(0xe4, 0xe4, 0xe4);  // rows not yet revealed (presentation)
 
-}  // namespace attn::heatmap_style
+}  // namespace views::heatmap_style

@@ -1,7 +1,7 @@
 // HeatmapWidget: its data, settings and colours. The colour range is in heatmap_range.cpp,
 // highlights, tooltips and the mouse in heatmap_mouse.cpp, fitting the drawing to its size in
 // heatmap_layout.cpp, drawing the cells and rendering figures in heatmap_render.cpp.
-#include "heatmap_widget.h"
+#include "views/heatmap_widget.h"
 
 #include <qcustomplot.h>
 
@@ -13,11 +13,11 @@
 #include <cmath>
 #include <limits>
 
-#include "colormaps.h"
-#include "heatmap_style.h"
-#include "number_text.h"
+#include "views/colormaps.h"
+#include "views/heatmap_style.h"
+#include "views/number_text.h"
 
-namespace attn {
+namespace views {
 
 using namespace heatmap_style;
 
@@ -162,24 +162,24 @@ HeatmapWidget::~HeatmapWidget() = default;
 
 // --- data ---------------------------------------------------------------------------------------
 
-void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels,
-                              const QStringList& columnLabels, const BoolMatrix& blocked,
+void HeatmapWidget::setMatrix(const attn::Matrix& values, const QStringList& rowLabels,
+                              const QStringList& columnLabels, const attn::BoolMatrix& blocked,
                               std::optional<double> fillValue) {
     const Eigen::Index rows = values.rows();
     const Eigen::Index cols = values.cols();
     if (!rowLabels.isEmpty() && rowLabels.size() != rows)
-        throw AttentionError("heatmap has " + std::to_string(rows) + " rows but " +
-                             std::to_string(rowLabels.size()) +
-                             " row labels: give one label per row or none");
+        throw attn::AttentionError("heatmap has " + std::to_string(rows) + " rows but " +
+                                   std::to_string(rowLabels.size()) +
+                                   " row labels: give one label per row or none");
     if (!columnLabels.isEmpty() && columnLabels.size() != cols)
-        throw AttentionError("heatmap has " + std::to_string(cols) + " columns but " +
-                             std::to_string(columnLabels.size()) +
-                             " column labels: give one label per column or none");
+        throw attn::AttentionError("heatmap has " + std::to_string(cols) + " columns but " +
+                                   std::to_string(columnLabels.size()) +
+                                   " column labels: give one label per column or none");
     if (blocked.size() != 0 && (blocked.rows() != rows || blocked.cols() != cols))
-        throw AttentionError("heatmap mask is " + std::to_string(blocked.rows()) + "x" +
-                             std::to_string(blocked.cols()) + " but the matrix is " +
-                             std::to_string(rows) + "x" + std::to_string(cols) +
-                             ": give a mask of the same shape or none");
+        throw attn::AttentionError("heatmap mask is " + std::to_string(blocked.rows()) + "x" +
+                                   std::to_string(blocked.cols()) + " but the matrix is " +
+                                   std::to_string(rows) + "x" + std::to_string(cols) +
+                                   ": give a mask of the same shape or none");
 
     QStringList newRowLabels = rowLabels.isEmpty() ? numberedLabels(rows) : rowLabels;
     QStringList newColumnLabels = columnLabels.isEmpty() ? numberedLabels(cols) : columnLabels;
@@ -201,7 +201,7 @@ void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels
     columnLabels_ = std::move(newColumnLabels);
     if (labelsChanged) measureLabels();
     fillValue_ = fillValue;
-    if (dropped_.rows() != rows || dropped_.cols() != cols) dropped_ = BoolMatrix();
+    if (dropped_.rows() != rows || dropped_.cols() != cols) dropped_ = attn::BoolMatrix();
     const auto count = static_cast<std::size_t>(rows * cols);
     kinds_.assign(count, CellKind::Value);
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -223,7 +223,7 @@ void HeatmapWidget::setMatrix(const Matrix& values, const QStringList& rowLabels
     updateGeometry();
 }
 
-void HeatmapWidget::clear() { setMatrix(Matrix()); }
+void HeatmapWidget::clear() { setMatrix(attn::Matrix()); }
 
 qsizetype HeatmapWidget::index(int row, int column) const {
     return static_cast<qsizetype>(row) * static_cast<qsizetype>(values_.cols()) + column;
@@ -315,13 +315,14 @@ void HeatmapWidget::setColorScaleLabel(const QString& label) {
     requestReplot();
 }
 
-void HeatmapWidget::setDropped(const BoolMatrix& dropped) {
+void HeatmapWidget::setDropped(const attn::BoolMatrix& dropped) {
     if (dropped.size() != 0 &&
         (dropped.rows() != values_.rows() || dropped.cols() != values_.cols()))
-        throw AttentionError("heatmap dropout pattern is " + std::to_string(dropped.rows()) + "x" +
-                             std::to_string(dropped.cols()) + " but the matrix is " +
-                             std::to_string(values_.rows()) + "x" + std::to_string(values_.cols()) +
-                             ": call setMatrix first, then give a pattern of its shape or none");
+        throw attn::AttentionError(
+            "heatmap dropout pattern is " + std::to_string(dropped.rows()) + "x" +
+            std::to_string(dropped.cols()) + " but the matrix is " +
+            std::to_string(values_.rows()) + "x" + std::to_string(values_.cols()) +
+            ": call setMatrix first, then give a pattern of its shape or none");
     if (dropped.size() == 0 && dropped_.size() == 0) return;
     dropped_ = dropped;
     textWidthKnown_ = false;
@@ -478,4 +479,4 @@ QCustomPlot* HeatmapWidget::plot() const { return plot_; }
 QCPColorMap* HeatmapWidget::colorMap() const { return colorMap_; }
 QCPColorScale* HeatmapWidget::colorScale() const { return colorScale_; }
 
-}  // namespace attn
+}  // namespace views

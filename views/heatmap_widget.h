@@ -35,7 +35,7 @@ class QContextMenuEvent;
 class QMenu;
 class QMouseEvent;
 
-namespace attn {
+namespace views {
 
 class HeatmapPlot;
 class HeatmapCellLayer;
@@ -55,8 +55,8 @@ public:
     // an infinite value is treated as masked too (a masked_fill'ed score matrix needs no mask).
     // fillValue is what masked cells show (-inf -> "−∞", -1e9 -> "-1e9"); without it they show
     // their own value. Throws AttentionError on mismatched label counts or mask shape.
-    void setMatrix(const Matrix& values, const QStringList& rowLabels = {},
-                   const QStringList& columnLabels = {}, const BoolMatrix& blocked = {},
+    void setMatrix(const attn::Matrix& values, const QStringList& rowLabels = {},
+                   const QStringList& columnLabels = {}, const attn::BoolMatrix& blocked = {},
                    std::optional<double> fillValue = std::nullopt);
     void clear();
 
@@ -98,7 +98,7 @@ public:
     // Cells zeroed by dropout (R, C), true = dropped, or empty for none: drawn marked so they do
     // not look like true zeros, on screen and in every export; their tooltip says so. A new
     // matrix of another shape clears them. Throws AttentionError on a shape mismatch.
-    void setDropped(const BoolMatrix& dropped);
+    void setDropped(const attn::BoolMatrix& dropped);
     bool cellDropped(int row, int column) const;
     bool anyDropped() const;
     double rangeLower() const;  // the range the colour scale shows now (Row mode: 0..1 or -1..1)
@@ -239,9 +239,9 @@ private:
     QSharedPointer<QCPAxisTickerText> rowTicker_;
     QSharedPointer<QCPAxisTickerText> columnTicker_;
 
-    Matrix values_;
-    BoolMatrix blocked_;  // as given to setMatrix
-    BoolMatrix dropped_;  // as given to setDropped
+    attn::Matrix values_;
+    attn::BoolMatrix blocked_;  // as given to setMatrix
+    attn::BoolMatrix dropped_;  // as given to setDropped
     RangeMode rangeMode_ = RangeMode::Matrix;
     std::vector<CellKind> kinds_;
     QStringList rowLabels_;
@@ -297,4 +297,4 @@ private:
     std::optional<std::pair<int, int>> pressed_;
 };
 
-}  // namespace attn
+}  // namespace views

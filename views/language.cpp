@@ -1,4 +1,4 @@
-#include "language.h"
+#include "views/language.h"
 
 #include <QApplication>
 #include <QFont>

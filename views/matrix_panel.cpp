@@ -1,4 +1,4 @@
-#include "matrix_panel.h"
+#include "views/matrix_panel.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heatmap_widget.h"
 #include "model/number_format.h"
+#include "views/heatmap_widget.h"
 
 namespace views {
 
@@ -32,7 +32,7 @@ MatrixPanel::MatrixPanel(QWidget* parent) : QFrame(parent) {
     caption->setWordWrap(true);
     caption->setTextFormat(Qt::RichText);
     caption->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    heatmap = new attn::HeatmapWidget(this);
+    heatmap = new HeatmapWidget(this);
     table = new QTableWidget(this);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionMode(QAbstractItemView::ContiguousSelection);

@@ -13,11 +13,9 @@
 class QLabel;
 class QTableWidget;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 // The record's labels as Qt strings.
 QStringList toQStringList(const std::vector<std::string>& labels);
@@ -36,7 +34,7 @@ public:
     QSize minimumSizeHint() const override { return sizeHint(); }
 
     QLabel* caption = nullptr;
-    attn::HeatmapWidget* heatmap = nullptr;
+    HeatmapWidget* heatmap = nullptr;
     QTableWidget* table = nullptr;
 
 private:

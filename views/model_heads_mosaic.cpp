@@ -1,4 +1,4 @@
-#include "model_heads_mosaic.h"
+#include "views/model_heads_mosaic.h"
 
 #include <QEvent>
 #include <QHelpEvent>
@@ -12,8 +12,8 @@
 #include <cmath>
 #include <limits>
 
-#include "colormaps.h"
-#include "number_text.h"
+#include "views/colormaps.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -24,15 +24,14 @@ const std::array<QRgb, 256>& viridis() {
     static const std::array<QRgb, 256> table = [] {
         std::array<QRgb, 256> t{};
         for (std::size_t i = 0; i < t.size(); ++i)
-            t[i] = attn::colormap::colorAt(attn::colormap::kViridis, static_cast<double>(i) / 255.0)
-                       .rgb();
+            t[i] = colormap::colorAt(colormap::kViridis, static_cast<double>(i) / 255.0).rgb();
         return t;
     }();
     return table;
 }
 
 QRgb colourOf(float value, float lower, float upper) {
-    if (!std::isfinite(value)) return attn::colormap::nanColor().rgb();
+    if (!std::isfinite(value)) return colormap::nanColor().rgb();
     double position = upper > lower
                           ? static_cast<double>(value - lower) / static_cast<double>(upper - lower)
                           : (value > 0.0f ? 1.0 : 0.0);
@@ -181,8 +180,8 @@ void ModelHeadsMosaic::paintThumbnails() {
     // Future cells recede: the heatmaps' masked grey on a light desktop, a dark grey on a dark
     // one (a light grey half of every thumbnail would glare).
     const QColor window = palette().color(QPalette::Window);
-    const QRgb futureColour = window.lightnessF() < 0.5f ? window.lighter(160).rgb()
-                                                         : attn::colormap::maskedColor().rgb();
+    const QRgb futureColour =
+        window.lightnessF() < 0.5f ? window.lighter(160).rgb() : colormap::maskedColor().rgb();
     for (Head& h : cells_) {
         const Eigen::Index rows = h.cells.rows(), cols = h.cells.cols();
         h.image = QImage(static_cast<int>(cols), static_cast<int>(rows), QImage::Format_RGB32);
@@ -243,9 +242,7 @@ HeadFocus ModelHeadsMosaic::focus(int layer, int head) const {
 QString ModelHeadsMosaic::headToolTip(int layer, int head) const {
     const Head* h = this->head(layer, head);
     if (!h) return {};
-    const auto percent = [](double share) {
-        return tr("%1 %").arg(attn::fixedText(share * 100.0, 0));
-    };
+    const auto percent = [](double share) { return tr("%1 %").arg(fixedText(share * 100.0, 0)); };
     QStringList lines{tr("Layer %1 · head %2").arg(layer + 1).arg(head + 1)};
     const HeadFocus& f = h->focus;
     if (f.queries == 0) {
@@ -267,9 +264,9 @@ QString ModelHeadsMosaic::headToolTip(int layer, int head) const {
     }
     if (simplified_)
         lines << tr("Thumbnail: the maximum of each block of about %1 × %2 weights.")
-                     .arg(attn::fixedText(
+                     .arg(fixedText(
                          static_cast<double>(rows_) / static_cast<double>(h->cells.rows()), 0))
-                     .arg(attn::fixedText(
+                     .arg(fixedText(
                          static_cast<double>(cols_) / static_cast<double>(h->cells.cols()), 0));
     return lines.join(QLatin1Char('\n'));
 }

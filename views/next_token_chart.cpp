@@ -1,4 +1,4 @@
-#include "next_token_chart.h"
+#include "views/next_token_chart.h"
 
 #include <qcustomplot.h>
 
@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "colormaps.h"
-#include "figure_paint.h"
-#include "heatmap_style.h"
-#include "number_text.h"
+#include "views/colormaps.h"
+#include "views/figure_paint.h"
+#include "views/heatmap_style.h"
+#include "views/number_text.h"
 
 namespace views {
 
@@ -20,7 +20,7 @@ namespace {
 class PercentTicker : public QCPAxisTicker {
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override {
-        return NextTokenChart::tr("%1 %").arg(attn::compactText(tick * 100.0));
+        return NextTokenChart::tr("%1 %").arg(compactText(tick * 100.0));
     }
 };
 
@@ -43,9 +43,9 @@ NextTokenChart::NextTokenChart(QWidget* parent) : QWidget(parent) {
 QString NextTokenChart::percentText(double prob) const {
     const double percent = prob * 100.0;
     // One decimal from 1 %, two below it; tiny ones keep their significant digits.
-    const QString number = percent >= 1.0    ? attn::fixedText(percent, 1)
-                           : percent >= 0.01 ? attn::fixedText(percent, 2)
-                                             : attn::compactText(percent);
+    const QString number = percent >= 1.0    ? fixedText(percent, 1)
+                           : percent >= 0.01 ? fixedText(percent, 2)
+                                             : compactText(percent);
     return tr("%1 %").arg(number);
 }
 
@@ -114,12 +114,12 @@ void NextTokenChart::rebuild() {
 void NextTokenChart::applyColours(bool figure) const {
     // Screen: the palette's colours (no white panel on a dark desktop); figure: black on white.
     const QPalette& pal = palette();
-    const QColor text = figure ? attn::heatmap_style::kLabelColor : pal.color(QPalette::Text);
+    const QColor text = figure ? heatmap_style::kLabelColor : pal.color(QPalette::Text);
     const QColor muted =
-        figure ? attn::heatmap_style::kSubtitleColor : pal.color(QPalette::PlaceholderText);
+        figure ? heatmap_style::kSubtitleColor : pal.color(QPalette::PlaceholderText);
     plot_->setBackground(figure ? QBrush(Qt::NoBrush) : pal.base());
     QFont font = this->font();
-    font.setFamilies({font.family(), attn::heatmap_style::kCjkFallback});
+    font.setFamilies({font.family(), heatmap_style::kCjkFallback});
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
         axis->setLabelFont(font);
         axis->setTickLabelFont(font);
@@ -133,7 +133,7 @@ void NextTokenChart::applyColours(bool figure) const {
         QPen(figure ? QColor(0xd0, 0xd0, 0xd0) : pal.color(QPalette::Mid), 1, Qt::DotLine));
     plot_->yAxis->setTickLength(0, 0);
     // The bars in the colour of a high weight in the heatmaps, so "likely" looks the same.
-    const QColor bar = attn::colormap::colorAt(attn::colormap::kViridis, 0.35);
+    const QColor bar = colormap::colorAt(colormap::kViridis, 0.35);
     bars_->setBrush(bar);
     bars_->setPen(QPen(bar.darker(130)));
     for (int i = 0; i < plot_->itemCount(); ++i) {

@@ -10,7 +10,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "figure_render.h"
+#include "views/figure_render.h"
 
 class QCustomPlot;
 class QCPBars;

@@ -6,14 +6,20 @@
 
 #include "model/number_format.h"
 
-namespace attn {
+namespace views {
 
 inline QString fixedText(double value, int decimals = 4) {
-    return QString::fromStdString(format_fixed(value, decimals));
+    return QString::fromStdString(attn::format_fixed(value, decimals));
 }
-inline QString compactText(double value) { return QString::fromStdString(format_compact(value)); }
-inline QString shortestText(double value) { return QString::fromStdString(format_shortest(value)); }
+inline QString compactText(double value) {
+    return QString::fromStdString(attn::format_compact(value));
+}
+inline QString shortestText(double value) {
+    return QString::fromStdString(attn::format_shortest(value));
+}
 // A float's own shortest digits ("0.1", not the double 0.10000000149011612).
-inline QString shortestText(float value) { return QString::fromStdString(format_shortest(value)); }
+inline QString shortestText(float value) {
+    return QString::fromStdString(attn::format_shortest(value));
+}
 
-}  // namespace attn
+}  // namespace views

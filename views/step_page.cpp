@@ -1,4 +1,4 @@
-#include "step_page.h"
+#include "views/step_page.h"
 
 #include <QApplication>
 #include <QButtonGroup>
@@ -20,13 +20,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "flow_layout.h"
-#include "heatmap_widget.h"
-#include "matrix_panel.h"
 #include "model/number_format.h"
-#include "number_text.h"
-#include "step_texts.h"
-#include "vector_view.h"
+#include "views/flow_layout.h"
+#include "views/heatmap_widget.h"
+#include "views/matrix_panel.h"
+#include "views/number_text.h"
+#include "views/step_texts.h"
+#include "views/vector_view.h"
 
 namespace views {
 
@@ -39,7 +39,7 @@ bool isUnitRange(attn::MatrixKind kind) {
 // Through the one formatter (C locale), so a German desktop shows the digits the cells show.
 QString formatFact(const std::string& id, double value) {
     const bool whole = id != "max_abs_diff" && std::abs(value) < 1e15 && value == std::floor(value);
-    return whole ? attn::shortestText(value) : attn::compactText(value);  // 4 significant digits
+    return whole ? shortestText(value) : compactText(value);  // 4 significant digits
 }
 
 }  // namespace
@@ -212,8 +212,8 @@ QString StepPage::title() const { return stepText(step_).title; }
 
 QStringList StepPage::matrixIds() const { return toQStringList(ids_); }
 
-QList<attn::HeatmapWidget*> StepPage::heatmaps() const {
-    QList<attn::HeatmapWidget*> list;
+QList<HeatmapWidget*> StepPage::heatmaps() const {
+    QList<HeatmapWidget*> list;
     for (const MatrixPanel* p : panels_) list.append(p->heatmap);
     return list;
 }
@@ -229,7 +229,7 @@ MatrixPanel* StepPage::panel(const QString& matrixId) const {
     return i < 0 ? nullptr : panels_[static_cast<std::size_t>(i)];
 }
 
-attn::HeatmapWidget* StepPage::heatmap(const QString& matrixId) const {
+HeatmapWidget* StepPage::heatmap(const QString& matrixId) const {
     MatrixPanel* p = panel(matrixId);
     return p ? p->heatmap : nullptr;
 }
@@ -271,11 +271,11 @@ void StepPage::buildMatrices() {
         auto* p = new MatrixPanel(matrixLayout_->parentWidget());
         const int index = static_cast<int>(i);
         const QString id = QString::fromStdString(ids_[i]);
-        connect(p->heatmap, &attn::HeatmapWidget::cellHovered, this,
+        connect(p->heatmap, &HeatmapWidget::cellHovered, this,
                 [this, index](int r, int c) { onCellHovered(index, r, c); });
-        connect(p->heatmap, &attn::HeatmapWidget::cellClicked, this,
+        connect(p->heatmap, &HeatmapWidget::cellClicked, this,
                 [this, index](int r, int c) { onCellClicked(index, r, c); });
-        connect(p->heatmap, &attn::HeatmapWidget::hoverLeft, this, &StepPage::onHoverLeft);
+        connect(p->heatmap, &HeatmapWidget::hoverLeft, this, &StepPage::onHoverLeft);
         p->heatmap->setTooltipProvider(
             [this, id](int r, int c) { return cellTooltips_ ? cellFormula(id, r, c) : QString(); });
         panels_.push_back(p);
@@ -373,7 +373,7 @@ void StepPage::updateFacts() {
     }
     if (saved >= 0.0) {
         add(tr("Multiplications saved"),
-            tr("%1 (%2 %)").arg(formatFact({}, saved)).arg(attn::fixedText(savedPercent, 0)), true);
+            tr("%1 (%2 %)").arg(formatFact({}, saved)).arg(fixedText(savedPercent, 0)), true);
     }
     facts_->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
     facts_->setProperty("plainText", plain.join(QStringLiteral(" · ")));

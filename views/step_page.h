@@ -30,11 +30,9 @@ class QScrollArea;
 class QSlider;
 class QTableWidget;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+
+class HeatmapWidget;
 
 class FlowLayout;
 class MatrixPanel;
@@ -53,8 +51,8 @@ public:
 
     // One heatmap per matrix id, in the record's order (a frame step shows the selected frame).
     QStringList matrixIds() const;
-    QList<attn::HeatmapWidget*> heatmaps() const;
-    attn::HeatmapWidget* heatmap(const QString& matrixId) const;
+    QList<HeatmapWidget*> heatmaps() const;
+    HeatmapWidget* heatmap(const QString& matrixId) const;
     QTableWidget* table(const QString& matrixId) const;
     // The record the heatmap of `matrixId` shows now (frame-aware); nullptr for an unknown id.
     const attn::StepMatrix* shownMatrix(const QString& matrixId) const;

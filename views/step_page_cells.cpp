@@ -2,10 +2,10 @@
 // heatmaps, the cells it came from outlined, and the step's own highlights when none is explained.
 #include <QLabel>
 
-#include "heatmap_widget.h"
-#include "matrix_panel.h"
-#include "step_page.h"
-#include "step_texts.h"
+#include "views/heatmap_widget.h"
+#include "views/matrix_panel.h"
+#include "views/step_page.h"
+#include "views/step_texts.h"
 
 namespace views {
 
@@ -48,8 +48,8 @@ void StepPage::showCell(int index, int row, int column) {
     for (MatrixPanel* p : panels_) p->heatmap->clearHighlight();
     panels_[static_cast<std::size_t>(index)]->heatmap->highlightCell(row, column);
 
-    attn::HeatmapWidget* lhs = m->lhs.empty() ? nullptr : heatmap(QString::fromStdString(m->lhs));
-    attn::HeatmapWidget* rhs = m->rhs.empty() ? nullptr : heatmap(QString::fromStdString(m->rhs));
+    HeatmapWidget* lhs = m->lhs.empty() ? nullptr : heatmap(QString::fromStdString(m->lhs));
+    HeatmapWidget* rhs = m->rhs.empty() ? nullptr : heatmap(QString::fromStdString(m->rhs));
     using attn::Derivation;
     switch (m->derivation) {
         case Derivation::None:
@@ -132,7 +132,7 @@ void StepPage::resetHighlights() {
 
 void StepPage::applyStepHighlights() {
     for (const attn::Highlight& h : step_.highlights) {
-        attn::HeatmapWidget* map = heatmap(QString::fromStdString(h.matrix_id));
+        HeatmapWidget* map = heatmap(QString::fromStdString(h.matrix_id));
         if (!map) continue;
         const int row = static_cast<int>(h.row);
         const int col = static_cast<int>(h.col);

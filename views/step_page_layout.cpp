@@ -22,12 +22,12 @@
 #include <cmath>
 #include <initializer_list>
 
-#include "flow_layout.h"
-#include "heatmap_widget.h"
-#include "matrix_panel.h"
-#include "step_page.h"
-#include "step_texts.h"
-#include "vector_view.h"
+#include "views/flow_layout.h"
+#include "views/heatmap_widget.h"
+#include "views/matrix_panel.h"
+#include "views/step_page.h"
+#include "views/step_texts.h"
+#include "views/vector_view.h"
 
 namespace views {
 

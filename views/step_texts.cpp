@@ -1,9 +1,9 @@
-#include "step_texts.h"
+#include "views/step_texts.h"
 
 #include <QCoreApplication>
 
-#include "matrix_panel.h"
 #include "model/number_format.h"
+#include "views/matrix_panel.h"
 #include "views/number_text.h"
 
 namespace views {
@@ -546,7 +546,7 @@ QString cellHoverText(const attn::Step& step, const attn::StepMatrix& m, int row
             return pageTr(QT_TRANSLATE_NOOP(
                               "views::StepPage",
                               "%1 = %2: at inference dropout keeps every weight as it is"))
-                .arg(name, attn::fixedText(value));
+                .arg(name, fixedText(value));
         for (const attn::StepMatrix& other : step.matrices)
             if (other.derivation == attn::Derivation::Dropout && other.rhs == m.id)
                 return pageTr(QT_TRANSLATE_NOOP("views::StepPage",
@@ -555,12 +555,12 @@ QString cellHoverText(const attn::Step& step, const attn::StepMatrix& m, int row
     }
     const QString formula = QString::fromStdString(attn::explain_cell(step, m, row, column));
     if (!formula.isEmpty()) return formula;
-    QString text = name + QStringLiteral(" = ") + attn::fixedText(value);
+    QString text = name + QStringLiteral(" = ") + fixedText(value);
     if (isBlocked(m, row, column))
         text +=
             QLatin1Char(' ') +
             pageTr(QT_TRANSLATE_NOOP("views::StepPage", "(masked: filled with %1 before softmax)"))
-                .arg(attn::fixedText(static_cast<double>(m.fill_value)));
+                .arg(fixedText(static_cast<double>(m.fill_value)));
     return text;
 }
 

@@ -1,4 +1,4 @@
-#include "token_strip.h"
+#include "views/token_strip.h"
 
 #include <QEvent>
 #include <QMouseEvent>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "flow_layout.h"
+#include "views/flow_layout.h"
 
 namespace views {
 

@@ -1,4 +1,4 @@
-#include "vector_view.h"
+#include "views/vector_view.h"
 
 #include <qcustomplot.h>
 

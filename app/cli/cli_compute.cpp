@@ -51,7 +51,7 @@ QJsonArray tokensJson(const std::vector<std::string>& tokens) {
 QJsonArray batchJson(const attn::Batch& batch) {
     QJsonArray out;
     for (const attn::Matrix& m : batch) {
-        out.append(jsonMatrix(m));
+        out.append(attn::jsonMatrix(m));
     }
     return out;
 }
@@ -63,7 +63,7 @@ QJsonArray perHeadJson(const attn::ModuleOutput& output,
     for (const std::vector<attn::AttentionResult>& heads : output.heads) {
         QJsonArray perBatch;
         for (const attn::AttentionResult& head : heads) {
-            perBatch.append(jsonMatrix(head.*field));
+            perBatch.append(attn::jsonMatrix(head.*field));
         }
         out.append(perBatch);
     }
@@ -78,7 +78,7 @@ QJsonArray maskedWeightsJson(const attn::ModuleOutput& output, const std::vector
         QJsonArray perBatch;
         for (std::size_t h = 0; h < heads.size(); ++h) {
             const float factor = h < mask.size() ? mask[h] : 1.0f;
-            perBatch.append(jsonMatrix(attn::Matrix(heads[h].weights * factor)));
+            perBatch.append(attn::jsonMatrix(attn::Matrix(heads[h].weights * factor)));
         }
         out.append(perBatch);
     }
@@ -223,11 +223,11 @@ ComputeInput readComputeInput(const QCommandLineParser& parser, bool random) {
     }
     if (parser.isSet(QStringLiteral("input"))) {
         const QString path = parser.value(QStringLiteral("input"));
-        ExampleParseResult loaded = loadExampleFile(path);
+        attn::ExampleParseResult loaded = attn::loadExampleFile(path);
         if (!loaded.ok()) {
             cliFail(QStringLiteral("%1: %2").arg(path, loaded.error));
         }
-        ExampleFile& file = *loaded.file;
+        attn::ExampleFile& file = *loaded.file;
         input.inputs = std::move(file.inputs);
         input.source = std::move(file.source);
         if (file.config) {
@@ -379,9 +379,9 @@ QByteArray summaryJson(const attn::RunResult& result, const attn::Sequence& inpu
         absSum += static_cast<double>(m.cast<double>().cwiseAbs().sum());
     }
     const attn::Matrix& first = out.context_vecs.front();
-    OrderedMembers summary;
+    attn::OrderedMembers summary;
     summary.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
-    summary.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
+    summary.emplace_back(QStringLiteral("config"), attn::moduleConfigToJson(result.config));
     summary.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
     summary.emplace_back(
         QStringLiteral("shape"),
@@ -394,16 +394,16 @@ QByteArray summaryJson(const attn::RunResult& result, const attn::Sequence& inpu
     summary.emplace_back(QStringLiteral("elapsed_ms"), std::round(elapsedMs * 1000.0) / 1000.0);
     summary.emplace_back(QStringLiteral("peak_rss_mb"),
                          std::round(peakResidentMegabytes() * 10.0) / 10.0);
-    return writeJsonObject(summary);
+    return attn::writeJsonObject(summary);
 }
 
 // Every matrix the module computed, with the tokens, settings and weights.
 QByteArray outputJson(const attn::RunResult& result, const attn::Sequence& inputs,
                       const attn::ModuleInfo& info, const attn::Sequence* sourcePtr) {
     const attn::ModuleOutput& out = result.output;
-    OrderedMembers json;
+    attn::OrderedMembers json;
     json.emplace_back(QStringLiteral("module"), nameOf(*result.config.module));
-    json.emplace_back(QStringLiteral("config"), moduleConfigToJson(result.config));
+    json.emplace_back(QStringLiteral("config"), attn::moduleConfigToJson(result.config));
     json.emplace_back(QStringLiteral("training"), result.training);
     json.emplace_back(QStringLiteral("d_in"), static_cast<double>(inputs.embeddings.cols()));
     json.emplace_back(QStringLiteral("tokens"), tokensJson(inputs.tokens));
@@ -426,8 +426,8 @@ QByteArray outputJson(const attn::RunResult& result, const attn::Sequence& input
     json.emplace_back(QStringLiteral("queries"), batchJson(out.queries));
     json.emplace_back(QStringLiteral("keys"), batchJson(out.keys));
     json.emplace_back(QStringLiteral("values"), batchJson(out.values));
-    json.emplace_back(QStringLiteral("weights"), jsonWeights(result.weights));
-    return writeJsonObject(json);
+    json.emplace_back(QStringLiteral("weights"), attn::jsonWeights(result.weights));
+    return attn::writeJsonObject(json);
 }
 
 }  // namespace

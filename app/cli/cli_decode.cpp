@@ -111,11 +111,11 @@ QByteArray runDecode(const QCommandLineParser& parser) {
         const attn::KvTraceStep& step = run.steps[t];
         QJsonArray weights;
         for (const attn::RowVector& w : step.attn_weights) {
-            weights.append(jsonRow(w));
+            weights.append(attn::jsonRow(w));
         }
         QJsonObject s;
         s.insert(QStringLiteral("token"), static_cast<double>(t + 1));
-        s.insert(QStringLiteral("output"), jsonRow(step.output));
+        s.insert(QStringLiteral("output"), attn::jsonRow(step.output));
         s.insert(QStringLiteral("attn_weights"), weights);
         s.insert(QStringLiteral("cache_tokens"), static_cast<double>(step.cache_tokens));
         s.insert(QStringLiteral("cache_bytes"), static_cast<double>(step.cache_bytes));
@@ -126,7 +126,7 @@ QByteArray runDecode(const QCommandLineParser& parser) {
         tokens.append(QString::fromStdString(t));
     }
 
-    OrderedMembers json;
+    attn::OrderedMembers json;
     json.emplace_back(QStringLiteral("module"), nameOf(config.module));
     json.emplace_back(QStringLiteral("seed"), static_cast<double>(config.seed));
     json.emplace_back(QStringLiteral("length"), static_cast<double>(length));
@@ -137,14 +137,14 @@ QByteArray runDecode(const QCommandLineParser& parser) {
         json.emplace_back(QStringLiteral("num_kv_heads"), static_cast<double>(config.num_kv_heads));
         json.emplace_back(QStringLiteral("rope"), config.rope);
         if (config.rope) {
-            json.emplace_back(QStringLiteral("rope_base"), jsonNumber(config.rope_base));
+            json.emplace_back(QStringLiteral("rope_base"), attn::jsonNumber(config.rope_base));
         }
     }
     json.emplace_back(QStringLiteral("tokens"), tokens);
-    json.emplace_back(QStringLiteral("inputs"), jsonMatrix(inputs.embeddings));
+    json.emplace_back(QStringLiteral("inputs"), attn::jsonMatrix(inputs.embeddings));
     json.emplace_back(QStringLiteral("steps"), steps);
-    json.emplace_back(QStringLiteral("full_pass"), jsonMatrix(run.full_pass));
-    json.emplace_back(QStringLiteral("max_abs_diff"), jsonNumber(run.max_abs_diff));
-    json.emplace_back(QStringLiteral("weights"), jsonWeights(run.weights));
-    return writeJsonObject(json);
+    json.emplace_back(QStringLiteral("full_pass"), attn::jsonMatrix(run.full_pass));
+    json.emplace_back(QStringLiteral("max_abs_diff"), attn::jsonNumber(run.max_abs_diff));
+    json.emplace_back(QStringLiteral("weights"), attn::jsonWeights(run.weights));
+    return attn::writeJsonObject(json);
 }

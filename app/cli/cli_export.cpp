@@ -277,9 +277,10 @@ QByteArray runExport(const QCommandLineParser& parser) {
     options.overwrite = parser.isSet(QStringLiteral("force"));
     if (parser.isSet(QStringLiteral("colormap"))) {
         options.colorMap = parser.value(QStringLiteral("colormap"));
-        if (!attn::colormap::isKnown(options.colorMap))
-            cliFail(QStringLiteral("--colormap \"%1\" is unknown: give one of %2")
-                        .arg(options.colorMap, attn::colormap::names().join(QStringLiteral(", "))));
+        if (!views::colormap::isKnown(options.colorMap))
+            cliFail(
+                QStringLiteral("--colormap \"%1\" is unknown: give one of %2")
+                    .arg(options.colorMap, views::colormap::names().join(QStringLiteral(", "))));
     }
 
     const auto translation = installLanguageOption(parser);

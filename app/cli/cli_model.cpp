@@ -34,7 +34,7 @@ QJsonArray jsonIds(const std::vector<int>& ids) {
     return out;
 }
 
-QJsonArray jsonTokens(const BpeTokenizer& tokenizer, const std::vector<int>& ids) {
+QJsonArray jsonTokens(const attn::BpeTokenizer& tokenizer, const std::vector<int>& ids) {
     QJsonArray out;
     for (int id : ids) out.append(tokenizer.token(id));
     return out;
@@ -82,13 +82,14 @@ QJsonObject modelJson(const attn::TransformerWeights& weights) {
     return model;
 }
 
-QJsonArray nextTokensJson(const BpeTokenizer& tokenizer, const std::vector<attn::TopToken>& top) {
+QJsonArray nextTokensJson(const attn::BpeTokenizer& tokenizer,
+                          const std::vector<attn::TopToken>& top) {
     QJsonArray out;
     for (const attn::TopToken& t : top) {
         QJsonObject o;
         o.insert(QStringLiteral("id"), t.id);
         o.insert(QStringLiteral("token"), tokenizer.token(t.id));
-        o.insert(QStringLiteral("prob"), jsonNumber(t.prob));
+        o.insert(QStringLiteral("prob"), attn::jsonNumber(t.prob));
         out.append(o);
     }
     return out;
@@ -135,8 +136,8 @@ QByteArray runTokenize(const QCommandLineParser& parser) {
     const QString text = textOption(parser);
     const ModelFolder model = openModelOption(parser, false);
     const std::vector<int> ids = model.tokenizer->encode(text);
-    return writeJsonObject({{QStringLiteral("ids"), jsonIds(ids)},
-                            {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)}});
+    return attn::writeJsonObject({{QStringLiteral("ids"), jsonIds(ids)},
+                                  {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)}});
 }
 
 void addForwardOptions(QCommandLineParser& parser) {
@@ -184,7 +185,7 @@ QByteArray runForward(const QCommandLineParser& parser) {
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 
     if (summary) {
-        return writeJsonObject(
+        return attn::writeJsonObject(
             {{QStringLiteral("model"), modelJson(weights)},
              {QStringLiteral("tokens"), static_cast<qint64>(ids.size())},
              {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
@@ -194,18 +195,18 @@ QByteArray runForward(const QCommandLineParser& parser) {
     QJsonArray attentions;
     for (const std::vector<attn::Matrix>& layer : result.attentions) {
         QJsonArray heads;
-        for (const attn::Matrix& head : layer) heads.append(jsonMatrix(head));
+        for (const attn::Matrix& head : layer) heads.append(attn::jsonMatrix(head));
         attentions.append(heads);
     }
-    OrderedMembers members{
+    attn::OrderedMembers members{
         {QStringLiteral("model"), modelJson(weights)},
         {QStringLiteral("ids"), jsonIds(ids)},
         {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)},
         {QStringLiteral("attentions"), attentions},
         {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
     };
-    if (logits) members.emplace_back(QStringLiteral("logits"), jsonMatrix(result.logits));
-    return writeJsonObject(members);
+    if (logits) members.emplace_back(QStringLiteral("logits"), attn::jsonMatrix(result.logits));
+    return attn::writeJsonObject(members);
 }
 
 void addGenerateOptions(QCommandLineParser& parser) {
@@ -286,15 +287,15 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
     const float diff = attn::max_abs_diff_vs_full_pass(weights, generator);
     const double checkMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 
-    const BpeDecodeResult decoded = model.tokenizer->decode(generator.tokens());
+    const attn::BpeDecodeResult decoded = model.tokenizer->decode(generator.tokens());
     if (!decoded.ok()) cliFail(decoded.error);
     const double seconds = elapsed / 1000.0;
-    return writeJsonObject({
+    return attn::writeJsonObject({
         {QStringLiteral("ids"), jsonIds(generator.tokens())},
         {QStringLiteral("new_ids"), jsonIds(newIds)},
         {QStringLiteral("text"), *decoded.text},
         {QStringLiteral("cache_bytes"), static_cast<qint64>(generator.cache_bytes())},
-        {QStringLiteral("max_abs_diff_vs_full_pass"), jsonNumber(diff)},
+        {QStringLiteral("max_abs_diff_vs_full_pass"), attn::jsonNumber(diff)},
         {QStringLiteral("elapsed_ms"), elapsed},
         {QStringLiteral("tokens_per_second"),
          seconds > 0.0 ? static_cast<double>(newIds.size()) / seconds : 0.0},

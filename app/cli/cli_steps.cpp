@@ -25,7 +25,7 @@ QJsonObject matrixJson(const attn::Step& step, const attn::StepMatrix& m) {
     if (m.frame >= 0) out.insert(QStringLiteral("frame"), m.frame);
     out.insert(QStringLiteral("row_labels"), labels(m.row_labels));
     out.insert(QStringLiteral("col_labels"), labels(m.col_labels));
-    out.insert(QStringLiteral("values"), jsonMatrix(m.values));
+    out.insert(QStringLiteral("values"), attn::jsonMatrix(m.values));
     QJsonArray explain;
     for (Eigen::Index r = 0; r < m.values.rows(); ++r) {
         QJsonArray row;
@@ -78,5 +78,5 @@ QByteArray runSteps(const QCommandLineParser& parser) {
         s.insert(QStringLiteral("matrices"), matrices);
         list.append(s);
     }
-    return writeJsonObject({{QStringLiteral("steps"), list}});
+    return attn::writeJsonObject({{QStringLiteral("steps"), list}});
 }

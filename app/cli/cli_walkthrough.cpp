@@ -25,7 +25,7 @@ std::unique_ptr<views::Translation> installLanguageOption(const QCommandLinePars
 std::vector<attn::Step> walkthroughOption(const QCommandLineParser& parser, const QString& name) {
     if (!parser.isSet(name)) return attn::build_walkthrough();
     const QString path = parser.value(name);
-    const ExampleParseResult example = loadExampleFile(path);
+    const attn::ExampleParseResult example = attn::loadExampleFile(path);
     if (!example.ok()) cliFail(QStringLiteral("%1: %2").arg(path, example.error));
     return attn::build_walkthrough(example.file->inputs);
 }

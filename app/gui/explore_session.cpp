@@ -259,7 +259,7 @@ void ExploreSession::insertToken(ExploreSide side, int row, const QString& text)
     ExploreState s = state_;
     attn::Sequence& seq = sequence(s, side);
     const Eigen::Index t = seq.embeddings.rows();
-    if (row < 0 || row > t || t >= kMaxExampleTokens) return;
+    if (row < 0 || row > t || t >= attn::kMaxExampleTokens) return;
     const Eigen::Index width = std::max<Eigen::Index>(seq.embeddings.cols(), 1);
     attn::Matrix grown = attn::Matrix::Zero(t + 1, width);
     if (seq.embeddings.cols() == width) {
@@ -312,17 +312,17 @@ void ExploreSession::randomFill(ExploreSide side, std::uint64_t seed) {
 }
 
 bool ExploreSession::pasteEmbeddings(ExploreSide side, const QString& text, QString* error) {
-    const MatrixTextResult parsed = parseMatrixText(text);
+    const attn::MatrixTextResult parsed = attn::parseMatrixText(text);
     if (!parsed.ok()) {
         if (error) *error = parsed.error;
         return false;
     }
     const attn::Matrix& m = parsed.value->matrix;
-    if (m.rows() > kMaxExampleTokens) {
+    if (m.rows() > attn::kMaxExampleTokens) {
         if (error)
             *error = tr("the pasted matrix has %1 rows; explore mode takes at most %2 tokens")
                          .arg(m.rows())
-                         .arg(kMaxExampleTokens);
+                         .arg(attn::kMaxExampleTokens);
         return false;
     }
     ExploreState s = state_;
@@ -418,8 +418,8 @@ void ExploreSession::setState(const ExploreState& state, const QString& commandT
     push(state, commandText);
 }
 
-ExampleFile ExploreSession::toExampleFile() const {
-    ExampleFile file;
+attn::ExampleFile ExploreSession::toExampleFile() const {
+    attn::ExampleFile file;
     file.inputs = state_.inputs;
     file.weights = state_.config.weights;
     if (state_.usesSource()) file.source = state_.source;
@@ -432,7 +432,7 @@ ExampleFile ExploreSession::toExampleFile() const {
     return file;
 }
 
-bool ExploreSession::loadExample(const ExampleFile& file, QString* error) {
+bool ExploreSession::loadExample(const attn::ExampleFile& file, QString* error) {
     ExploreState s = defaultState();
     s.inputs = file.inputs;
     if (s.inputs.tokens.empty())
@@ -467,7 +467,7 @@ bool ExploreSession::loadExample(const ExampleFile& file, QString* error) {
 }
 
 bool ExploreSession::openFile(const QString& path, QString* error) {
-    const ExampleParseResult parsed = loadExampleFile(path);
+    const attn::ExampleParseResult parsed = attn::loadExampleFile(path);
     if (!parsed.ok()) {
         if (error) *error = parsed.error;
         return false;
@@ -480,7 +480,7 @@ bool ExploreSession::openFile(const QString& path, QString* error) {
 }
 
 bool ExploreSession::saveFile(const QString& path, QString* error) {
-    if (!saveExampleFile(toExampleFile(), path, error)) return false;
+    if (!attn::saveExampleFile(toExampleFile(), path, error)) return false;
     addRecentFile(path);
     if (path != filePath_) {
         filePath_ = path;

@@ -94,11 +94,11 @@ public:
     void setState(const ExploreState& state, const QString& commandText);
 
     // --- files ---------------------------------------------------------------------------------
-    ExampleFile toExampleFile() const;
+    attn::ExampleFile toExampleFile() const;
     // Refuses (returning false with the message, the session untouched) a malformed file or one
     // the engine cannot run. A loaded file clears the undo history.
     bool openFile(const QString& path, QString* error);
-    bool loadExample(const ExampleFile& file, QString* error);
+    bool loadExample(const attn::ExampleFile& file, QString* error);
     bool saveFile(const QString& path, QString* error);
     QString filePath() const { return filePath_; }
 

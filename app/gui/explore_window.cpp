@@ -72,7 +72,7 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_ = new QTabWidget(splitter);
     grid_ = new views::ExploreHeadsGrid(tabs_);
     tabs_->addTab(grid_, QString());
-    output_ = new attn::HeatmapWidget(tabs_);
+    output_ = new views::HeatmapWidget(tabs_);
     output_->setColorMap(QStringLiteral("diverging"));
     tabs_->addTab(output_, QString());
     weightEditor_ = new views::ExploreWeightEditor(tabs_);
@@ -93,7 +93,7 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
         top->addWidget(crossHead_);
         layout->addLayout(top);
         auto* body = new QHBoxLayout;
-        crossHeatmap_ = new attn::HeatmapWidget(crossTab_);
+        crossHeatmap_ = new views::HeatmapWidget(crossTab_);
         crossLines_ = new views::ExploreLinesView(crossTab_);
         body->addWidget(crossHeatmap_, 1);
         body->addWidget(crossLines_, 1);

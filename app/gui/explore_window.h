@@ -22,11 +22,8 @@ class QSpinBox;
 class QTabWidget;
 class QTableView;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+class HeatmapWidget;
 class ExploreTokenModel;
 class ExploreParameterPanel;
 class ExploreHeadsGrid;
@@ -54,13 +51,13 @@ public:
     views::ExploreParameterPanel* parameterPanel() const { return panel_; }
     views::ExploreHeadsGrid* headsGrid() const { return grid_; }
     views::ExploreWeightEditor* weightEditor() const { return weightEditor_; }
-    attn::HeatmapWidget* outputHeatmap() const { return output_; }
+    views::HeatmapWidget* outputHeatmap() const { return output_; }
     QTabWidget* viewTabs() const { return tabs_; }
     QTableView* tokenView() const { return inputsView_; }
     views::ExploreKvStepper* kvStepper() const { return kvStepper_; }
     views::ExploreLinesView* linesView() const { return lines_; }
     views::ExploreWeightSplit* weightSplit() const { return split_; }
-    attn::HeatmapWidget* crossHeatmap() const { return crossHeatmap_; }
+    views::HeatmapWidget* crossHeatmap() const { return crossHeatmap_; }
     views::ExploreLinesView* crossLines() const { return crossLines_; }
     QWidget* crossTab() const { return crossTab_; }
     views::ExploreTilesView* tilesView() const { return tiles_; }
@@ -116,14 +113,14 @@ private:
     QTabWidget* tabs_ = nullptr;
     views::ExploreHeadsGrid* grid_ = nullptr;
     views::ExploreWeightEditor* weightEditor_ = nullptr;
-    attn::HeatmapWidget* output_ = nullptr;
+    views::HeatmapWidget* output_ = nullptr;
     views::ExploreKvStepper* kvStepper_ = nullptr;
     views::ExploreLinesView* lines_ = nullptr;
     views::ExploreWeightSplit* split_ = nullptr;
     QWidget* crossTab_ = nullptr;
     QLabel* crossNote_ = nullptr;
     QSpinBox* crossHead_ = nullptr;
-    attn::HeatmapWidget* crossHeatmap_ = nullptr;
+    views::HeatmapWidget* crossHeatmap_ = nullptr;
     views::ExploreLinesView* crossLines_ = nullptr;
     views::ExploreTilesView* tiles_ = nullptr;
     QLabel* status_ = nullptr;

@@ -81,7 +81,7 @@ void ExploreWindow::updateKvStepper() {
 QString ExploreWindow::kvDropoutReason() const {
     return tr("Dropout is off in the KV cache: a cache is used when generating text, at "
               "inference, where nn.Dropout does nothing. The other tabs use p = %1.")
-        .arg(attn::shortestText(session_->state().config.dropout));
+        .arg(views::shortestText(session_->state().config.dropout));
 }
 
 void ExploreWindow::updateDropoutNote() {

@@ -70,11 +70,11 @@ void ExportActions::retranslate() {
 }
 
 void ExportActions::connectHeatmaps(views::StepPage* page) {
-    for (attn::HeatmapWidget* map : page->heatmaps()) {
+    for (views::HeatmapWidget* map : page->heatmaps()) {
         // "The heatmap under the cursor": the last one pointed at or clicked.
-        connect(map, &attn::HeatmapWidget::cellHovered, this,
+        connect(map, &views::HeatmapWidget::cellHovered, this,
                 [this, map] { activeHeatmap_ = map; });
-        connect(map, &attn::HeatmapWidget::cellClicked, this,
+        connect(map, &views::HeatmapWidget::cellClicked, this,
                 [this, map] { activeHeatmap_ = map; });
         map->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(map, &QWidget::customContextMenuRequested, this, [this, map](const QPoint& pos) {
@@ -84,11 +84,11 @@ void ExportActions::connectHeatmaps(views::StepPage* page) {
     }
 }
 
-attn::HeatmapWidget* ExportActions::activeHeatmap() {
+views::HeatmapWidget* ExportActions::activeHeatmap() {
     views::StepPage* p = pages_.current();
     if (!p) return nullptr;
     // The last one pointed at counts while it is on this page and shown (not another frame's).
-    if (attn::HeatmapWidget* active = activeHeatmap_.data()) {
+    if (views::HeatmapWidget* active = activeHeatmap_.data()) {
         const views::Figure figure = figureOf(active);
         if (figure.page == p && p->shownMatrix(figure.matrixId)) return active;
     }
@@ -96,7 +96,7 @@ attn::HeatmapWidget* ExportActions::activeHeatmap() {
     return nullptr;
 }
 
-views::Figure ExportActions::figureOf(attn::HeatmapWidget* map) const {
+views::Figure ExportActions::figureOf(views::HeatmapWidget* map) const {
     if (!map) return {};
     for (views::StepPage* p : pages_.built()) {
         for (const QString& id : p->matrixIds())
@@ -105,7 +105,7 @@ views::Figure ExportActions::figureOf(attn::HeatmapWidget* map) const {
     return {};
 }
 
-QMenu* ExportActions::createHeatmapMenu(attn::HeatmapWidget* map) {
+QMenu* ExportActions::createHeatmapMenu(views::HeatmapWidget* map) {
     activeHeatmap_ = map;  // the actions below act on the heatmap that was right-clicked
     auto* menu = new QMenu(window_);
     menu->addAction(exportHeatmapAction_);
@@ -119,7 +119,7 @@ QMenu* ExportActions::createHeatmapMenu(attn::HeatmapWidget* map) {
     return menu;
 }
 
-bool ExportActions::exportHeatmap(attn::HeatmapWidget* map, const QString& path,
+bool ExportActions::exportHeatmap(views::HeatmapWidget* map, const QString& path,
                                   const views::FigureOptions& options, QString* error) {
     const views::Figure figure = figureOf(map);
     if (!figure.page) {
@@ -182,7 +182,7 @@ bool ExportActions::exportHandout(const QString& path, QString* error,
                           /*overwrite=*/true, error);
 }
 
-void ExportActions::copyFigure(attn::HeatmapWidget* map) {
+void ExportActions::copyFigure(views::HeatmapWidget* map) {
     const views::Figure figure = figureOf(map ? map : activeHeatmap());
     if (!figure.page) return;
     views::FigureOptions options = flow_->savedOptions();

@@ -20,13 +20,10 @@ class QAction;
 class QMenu;
 class QWidget;
 
-namespace attn {
-class HeatmapWidget;
-}
-
 namespace views {
+class HeatmapWidget;
 class StepPage;
-}
+}  // namespace views
 
 // What the window gives its exports: its pages and its language.
 struct StepPages {
@@ -53,13 +50,13 @@ public:
     void connectHeatmaps(views::StepPage* page);
     void retranslate();
 
-    attn::HeatmapWidget* activeHeatmap();
+    views::HeatmapWidget* activeHeatmap();
     // The page and matrix a heatmap belongs to; a null page for a heatmap of no built page.
-    views::Figure figureOf(attn::HeatmapWidget* map) const;
+    views::Figure figureOf(views::HeatmapWidget* map) const;
     // A right click's menu on `map`: the Export actions, acting on `map`. Caller owns it.
-    QMenu* createHeatmapMenu(attn::HeatmapWidget* map);
+    QMenu* createHeatmapMenu(views::HeatmapWidget* map);
     // The writing half of the actions, without dialogs (the dialogs end here; tests call them).
-    bool exportHeatmap(attn::HeatmapWidget* map, const QString& path,
+    bool exportHeatmap(views::HeatmapWidget* map, const QString& path,
                        const views::FigureOptions& options, QString* error);
     bool exportStepFigures(const QString& dir, const views::FigureOptions& options,
                            QStringList* written, QString* error);
@@ -72,7 +69,7 @@ public:
     bool exportHandout(const QString& path, QString* error,
                        const views::HandoutProgress& progress = {});
     // Puts `map` (the active heatmap when null) on the clipboard as an image, at 2× for slides.
-    void copyFigure(attn::HeatmapWidget* map = nullptr);
+    void copyFigure(views::HeatmapWidget* map = nullptr);
 
 private:
     void exportHeatmapWithDialog();
@@ -86,7 +83,7 @@ private:
     QWidget* window_ = nullptr;
     StepPages pages_;
     ExportFlow* flow_ = nullptr;
-    QPointer<attn::HeatmapWidget> activeHeatmap_;
+    QPointer<views::HeatmapWidget> activeHeatmap_;
     QMenu* menu_ = nullptr;
     QAction* exportHeatmapAction_ = nullptr;
     QAction* exportStepAction_ = nullptr;

@@ -93,7 +93,7 @@ ExportDialog::ExportDialog(Target target, const QString& destination, QSize fitt
 
     colorMap_ = new QComboBox(this);
     colorMap_->addItem(tr("As on screen"), QString());
-    for (const QString& name : attn::colormap::names()) colorMap_->addItem(name, name);
+    for (const QString& name : views::colormap::names()) colorMap_->addItem(name, name);
     form->addRow(tr("Colour &map:"), colorMap_);
 
     background_ = new QComboBox(this);

@@ -184,7 +184,7 @@ int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks)
         if (options.exampleFile.isEmpty()) {
             steps = attn::build_walkthrough();
         } else {
-            const ExampleParseResult example = loadExampleFile(options.exampleFile);
+            const attn::ExampleParseResult example = attn::loadExampleFile(options.exampleFile);
             if (example.ok()) {
                 try {
                     steps = attn::build_walkthrough(example.file->inputs);

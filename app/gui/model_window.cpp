@@ -50,9 +50,9 @@ QString bytesText(qint64 bytes) {
     const QString readable =
         bytes < 1024 * 1024
             ? QCoreApplication::translate("ModelWindow", "%1 KiB")
-                  .arg(attn::fixedText(static_cast<double>(bytes) / 1024.0, 1))
+                  .arg(views::fixedText(static_cast<double>(bytes) / 1024.0, 1))
             : QCoreApplication::translate("ModelWindow", "%1 MiB")
-                  .arg(attn::fixedText(static_cast<double>(bytes) / (1024.0 * 1024.0), 1));
+                  .arg(views::fixedText(static_cast<double>(bytes) / (1024.0 * 1024.0), 1));
     return QStringLiteral("%1 (%2)").arg(exact, readable);
 }
 
@@ -484,7 +484,7 @@ void ModelWindow::updateGenerationControls() {
                        .arg(bytesText(v.cacheBytes));
     if (v.cachedVsFull >= 0.0f)
         text += tr(" · cached rows vs one full pass: max |difference| %1")
-                    .arg(attn::shortestText(v.cachedVsFull));
+                    .arg(views::shortestText(v.cachedVsFull));
     cacheLabel_->setText(text);
 }
 

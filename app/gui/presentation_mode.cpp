@@ -171,7 +171,7 @@ void PresentationMode::setReveal(bool on) {
 // The matrices a page computes (not its given inputs and parameters) are the ones to predict.
 void PresentationMode::resetReveal(views::StepPage* page) {
     for (const QString& id : page->matrixIds()) {
-        attn::HeatmapWidget* map = page->heatmap(id);
+        views::HeatmapWidget* map = page->heatmap(id);
         const attn::StepMatrix* m = page->shownMatrix(id);
         const bool computed = m && m->derivation != attn::Derivation::None;
         map->setRevealedRows(reveal_ && computed ? 0 : -1);
@@ -182,7 +182,7 @@ bool PresentationMode::revealNextRow() {
     views::StepPage* p = window_->currentPage();
     if (!p) return false;
     for (const views::Figure& f : views::pageFigures(*p)) {
-        attn::HeatmapWidget* map = p->heatmap(f.matrixId);
+        views::HeatmapWidget* map = p->heatmap(f.matrixId);
         if (!map->isVisibleTo(p)) continue;  // another part of a step shown in parts
         const int shown = map->revealedRows();
         if (shown >= 0 && shown < map->rowCount()) {
@@ -199,7 +199,7 @@ bool PresentationMode::revealNextRow() {
 void PresentationMode::revealNewFrame(views::StepPage* page, int previousFrame) {
     if (!reveal_) return;
     for (const QString& id : page->matrixIds()) {
-        attn::HeatmapWidget* map = page->heatmap(id);
+        views::HeatmapWidget* map = page->heatmap(id);
         const attn::StepMatrix* m = page->shownMatrix(id);
         // Matrices of every frame keep what they show.
         if (!m || m->frame < 0) continue;
@@ -216,7 +216,7 @@ void PresentationMode::revealNewFrame(views::StepPage* page, int previousFrame) 
 }
 
 void PresentationMode::revealWholePage(views::StepPage* page) {
-    for (attn::HeatmapWidget* map : page->heatmaps()) map->setRevealedRows(-1);
+    for (views::HeatmapWidget* map : page->heatmaps()) map->setRevealedRows(-1);
 }
 
 bool PresentationMode::revealPreviousRow() {
@@ -224,7 +224,7 @@ bool PresentationMode::revealPreviousRow() {
     if (!p) return false;
     const QList<views::Figure> figures = views::pageFigures(*p);
     for (auto it = figures.rbegin(); it != figures.rend(); ++it) {
-        attn::HeatmapWidget* map = p->heatmap(it->matrixId);
+        views::HeatmapWidget* map = p->heatmap(it->matrixId);
         if (!map->isVisibleTo(p)) continue;
         if (map->revealedRows() > 0) {
             map->setRevealedRows(map->revealedRows() - 1);

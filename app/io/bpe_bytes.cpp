@@ -4,7 +4,7 @@
 
 #include "app/io/json_locator.h"
 
-namespace bpe {
+namespace attn::bpe {
 
 ByteMap::ByteMap() {
     for (int& b : toByte) {
@@ -131,4 +131,4 @@ QString displayBytes(const QByteArray& bytes) {
     return out;
 }
 
-}  // namespace bpe
+}  // namespace attn::bpe

@@ -6,7 +6,7 @@
 #include <QByteArray>
 #include <QString>
 
-namespace bpe {
+namespace attn::bpe {
 
 // Printable Latin-1 bytes stand for themselves, the other 68 bytes (controls, space, U+00A0,
 // U+00AD) for U+0100 onwards in byte order, so that every token is printable text.
@@ -33,4 +33,4 @@ void appendUtf8(QByteArray& out, char32_t c);
 // Bytes for people: see BpeTokenizer::displayToken.
 QString displayBytes(const QByteArray& bytes);
 
-}  // namespace bpe
+}  // namespace attn::bpe

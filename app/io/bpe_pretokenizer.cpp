@@ -5,7 +5,7 @@
 
 #include "app/io/bpe_bytes.h"
 
-namespace bpe {
+namespace attn::bpe {
 
 namespace {
 
@@ -110,4 +110,4 @@ void forEachPreToken(QStringView text, const std::function<void(const QByteArray
     }
 }
 
-}  // namespace bpe
+}  // namespace attn::bpe

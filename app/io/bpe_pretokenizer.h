@@ -8,10 +8,10 @@
 #include <QStringView>
 #include <functional>
 
-namespace bpe {
+namespace attn::bpe {
 
 // Calls `word` with the UTF-8 bytes of each piece of `text`, in order; an unpaired UTF-16
 // surrogate is encoded as U+FFFD.
 void forEachPreToken(QStringView text, const std::function<void(const QByteArray&)>& word);
 
-}  // namespace bpe
+}  // namespace attn::bpe

@@ -11,6 +11,8 @@
 #include "app/io/bpe_pretokenizer.h"
 #include "app/io/json_locator.h"
 
+namespace attn {
+
 namespace {
 
 // Words longer than this are not cached (Hugging Face's limit), and the cache is emptied when it
@@ -205,3 +207,5 @@ QStringList BpeTokenizer::displayVocabTokens(const QStringList& tokens) {
     }
     return out;
 }
+
+}  // namespace attn

@@ -34,6 +34,8 @@
 #include <unordered_map>
 #include <vector>
 
+namespace attn {
+
 inline constexpr qsizetype kMaxTokenizerFileBytes = qsizetype{64} << 20;  // 64 MiB per file
 inline constexpr int kMaxTokenizerIds = 1 << 20;  // ids 0 .. 1,048,575 (GPT-2 has 50,257)
 inline constexpr char kEndOfTextToken[] = "<|endoftext|>";
@@ -111,3 +113,5 @@ private:
     mutable std::mutex cacheMutex_;
     mutable QHash<QByteArray, std::vector<int>> cache_;  // word -> ids, bounded
 };
+
+}  // namespace attn

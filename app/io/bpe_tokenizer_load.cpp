@@ -15,6 +15,8 @@
 #include "app/io/bpe_tokenizer.h"
 #include "app/io/json_locator.h"
 
+namespace attn {
+
 namespace {
 
 QString megabytes(qint64 bytes) {
@@ -444,3 +446,5 @@ BpeLoadResult BpeTokenizer::load(const QString& folder) {
     }
     return fromVocabAndMerges(*vocab, *merges);
 }
+
+}  // namespace attn

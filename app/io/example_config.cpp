@@ -5,7 +5,7 @@
 
 #include "app/io/example_file_read.h"
 
-namespace example_read {
+namespace attn::example_read {
 
 namespace {
 
@@ -264,4 +264,4 @@ attn::ModuleConfig parseConfig(const JsonText& text, const QJsonValue& value, co
     return r.config;
 }
 
-}  // namespace example_read
+}  // namespace attn::example_read

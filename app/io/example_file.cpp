@@ -13,6 +13,8 @@
 #include "app/io/example_file_read.h"
 #include "app/io/json_locator.h"
 
+namespace attn {
+
 namespace example_read {
 
 namespace {
@@ -379,3 +381,5 @@ ExampleParseResult loadExampleFile(const QString& path) {
     }
     return parseExampleFile(bytes);
 }
+
+}  // namespace attn

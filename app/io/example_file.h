@@ -28,6 +28,8 @@
 #include "model/examples.h"
 #include "model/runner.h"
 
+namespace attn {
+
 inline constexpr qsizetype kMaxExampleFileBytes = qsizetype{64} << 20;  // 64 MiB
 inline constexpr qsizetype kMaxExampleTokens = 4096;
 inline constexpr qsizetype kMaxTokenLength = 1024;  // characters of one token's text
@@ -67,3 +69,5 @@ bool saveExampleFile(const ExampleFile& file, const QString& path, QString* erro
 
 // The config object as the file holds it (also printed by attention-cli), every field written.
 QJsonObject moduleConfigToJson(const attn::ModuleConfig& config);
+
+}  // namespace attn

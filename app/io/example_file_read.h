@@ -12,7 +12,7 @@
 #include "app/io/json_locator.h"
 #include "model/runner.h"
 
-namespace example_read {
+namespace attn::example_read {
 
 // A JSON number that fits a float; `what` names it: "embeddings row 2, value 3".
 float number(const JsonText& text, const QJsonValue& v, const JsonPath& at, const QString& what);
@@ -26,4 +26,4 @@ void checkKeys(const JsonText& text, const QJsonObject& object, const JsonPath& 
 attn::ModuleConfig parseConfig(const JsonText& text, const QJsonValue& value, const JsonPath& at,
                                std::optional<bool>* training);
 
-}  // namespace example_read
+}  // namespace attn::example_read

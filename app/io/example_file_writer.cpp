@@ -7,6 +7,8 @@
 #include "app/io/example_file.h"
 #include "app/io/json_text.h"
 
+namespace attn {
+
 QJsonObject moduleConfigToJson(const attn::ModuleConfig& config) {
     QJsonObject o;
     // A config without a module (the file's settings for any module) stays without one.
@@ -160,3 +162,5 @@ bool saveExampleFile(const ExampleFile& file, const QString& path, QString* erro
         return setError(QStringLiteral("cannot write %1: %2").arg(path, reason));
     return true;
 }
+
+}  // namespace attn

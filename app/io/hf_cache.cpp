@@ -1,4 +1,4 @@
-#include "hf_cache.h"
+#include "app/io/hf_cache.h"
 
 #include <QDir>
 #include <QFile>

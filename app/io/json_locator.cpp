@@ -10,6 +10,8 @@
 #include "app/io/json_text.h"
 #include "model/number_format.h"
 
+namespace attn {
+
 namespace {
 
 bool hasBom(const QByteArray& t) { return t.startsWith("\xEF\xBB\xBF"); }
@@ -427,3 +429,5 @@ std::optional<QJsonObject> JsonText::parseObject(const QString& syntaxFix, const
     }
     return doc->object();
 }
+
+}  // namespace attn

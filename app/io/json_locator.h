@@ -39,6 +39,8 @@
 #include <optional>
 #include <vector>
 
+namespace attn {
+
 // One step of a path: a key of an object, or an index of an array (index >= 0).
 struct JsonPathStep {
     QString key;
@@ -126,3 +128,5 @@ QString positionText(TextPosition position);
 int utf8SequenceAt(QByteArrayView text, qsizetype i, char32_t* codePoint);
 // Offset of the first byte that is not part of valid UTF-8, or -1 when all of `text` is valid.
 qsizetype firstInvalidUtf8(const QByteArray& text);
+
+}  // namespace attn

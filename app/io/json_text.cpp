@@ -8,6 +8,8 @@
 
 #include "model/number_format.h"
 
+namespace attn {
+
 namespace {
 
 QByteArray shortestDouble(double value) {
@@ -227,3 +229,5 @@ QByteArray jsonString(const QString& text) {
     out += '"';
     return out;
 }
+
+}  // namespace attn

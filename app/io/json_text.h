@@ -13,6 +13,8 @@
 #include "model/runner.h"
 #include "model/tensor.h"
 
+namespace attn {
+
 // The shortest decimal text that reads back as exactly `value` ("0.43", not
 // "0.4300000071525574"); locale-independent. Non-finite values give "null": JSON has no NaN/Inf.
 QByteArray formatFloat(float value);
@@ -38,3 +40,5 @@ QByteArray jsonString(const QString& text);
 // UTF-8 to QString keeping a leading U+FEFF, which QString::fromUtf8 drops as a byte-order mark:
 // a token may start with it, and must read back as it was written.
 QString fromUtf8KeepingBom(QByteArrayView utf8);
+
+}  // namespace attn

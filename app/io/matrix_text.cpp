@@ -7,6 +7,8 @@
 
 #include "app/io/json_locator.h"
 
+namespace attn {
+
 namespace {
 
 struct Failure {
@@ -476,3 +478,5 @@ MatrixTextResult parseMatrixText(const QString& text) {
     }
     return result;
 }
+
+}  // namespace attn

@@ -19,6 +19,8 @@
 
 #include "model/tensor.h"
 
+namespace attn {
+
 inline constexpr qsizetype kMaxMatrixTextLength = qsizetype{16} << 20;  // characters
 
 struct MatrixText {
@@ -33,3 +35,5 @@ struct MatrixTextResult {
 };
 
 MatrixTextResult parseMatrixText(const QString& text);
+
+}  // namespace attn

@@ -1847,7 +1847,7 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     </message>
 </context>
 <context>
-    <name>attn::HeatmapWidget</name>
+    <name>views::HeatmapWidget</name>
     <message>
         <source>values hidden: %1×%2 too small to label</source>
         <translation>数值已隐藏：%1×%2 太小，无法标注</translation>

@@ -10,10 +10,10 @@
 
 // which = 0 ("previous", 3000 tokens) or 1 ("new", 2000 tokens): different sizes, so a mix of the
 // two or a cut-off copy of either can never pass for one of them.
-inline ExampleFile saveLoopExample(int which) {
+inline attn::ExampleFile saveLoopExample(int which) {
     const Eigen::Index tokens = which == 0 ? 3000 : 2000;
     attn::TorchGenerator gen(static_cast<std::uint64_t>(which + 1));
-    ExampleFile f;
+    attn::ExampleFile f;
     f.description = which == 0 ? QStringLiteral("previous") : QStringLiteral("new");
     f.inputs.embeddings = gen.uniform(tokens, 64, -1.0, 1.0);
     for (Eigen::Index t = 0; t < tokens; ++t) {

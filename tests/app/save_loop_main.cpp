@@ -43,15 +43,16 @@ int main(int argc, char* argv[]) {
     }
     const QString path = args.at(1);
     const bool plain = args.contains(QStringLiteral("--plain"));
-    const ExampleFile files[2] = {saveLoopExample(1), saveLoopExample(0)};
-    const QByteArray bytes[2] = {serializeExampleFile(files[0]), serializeExampleFile(files[1])};
+    const attn::ExampleFile files[2] = {saveLoopExample(1), saveLoopExample(0)};
+    const QByteArray bytes[2] = {attn::serializeExampleFile(files[0]),
+                                 attn::serializeExampleFile(files[1])};
     std::printf("ready\n");
     std::fflush(stdout);
     for (long n = 1;; ++n) {
         const int which = static_cast<int>((n - 1) % 2);
         QString error;
-        const bool ok =
-            plain ? savePlain(bytes[which], path) : saveExampleFile(files[which], path, &error);
+        const bool ok = plain ? savePlain(bytes[which], path)
+                              : attn::saveExampleFile(files[which], path, &error);
         if (!ok) {
             std::fprintf(stderr, "attn-save-loop: save %ld failed: %s\n", n, qPrintable(error));
             return 1;

@@ -106,7 +106,7 @@ void TestBadExampleFile::valuesInFiles_data() {
 void TestBadExampleFile::valuesInFiles() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, expected);
-    const ExampleParseResult r = parseExampleFile(bytes);
+    const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
     QCOMPARE(r.error, expected);
     QCOMPARE(r.ok(), expected.isEmpty());
 }
@@ -114,8 +114,8 @@ void TestBadExampleFile::valuesInFiles() {
 // Accepted extreme values keep every bit through open -> save -> open, and 1e-50 (below the
 // smallest subnormal) reads as exactly 0, as float32 does it in PyTorch.
 void TestBadExampleFile::hugeAndSubnormalReadBackExactly() {
-    const ExampleParseResult r =
-        parseExampleFile(twoTokens("[[1e30, -1e30, 3.4028235e+38], [1e-45, 1e-38, 1e-50]]"));
+    const attn::ExampleParseResult r =
+        attn::parseExampleFile(twoTokens("[[1e30, -1e30, 3.4028235e+38], [1e-45, 1e-38, 1e-50]]"));
     QVERIFY2(r.ok(), qPrintable(r.error));
     const attn::Matrix& e = r.file->inputs.embeddings;
     QCOMPARE(e(0, 0), 1e30f);
@@ -124,7 +124,8 @@ void TestBadExampleFile::hugeAndSubnormalReadBackExactly() {
     QCOMPARE(e(1, 0), kSubnormal);
     QCOMPARE(e(1, 1), 1e-38f);  // below FLT_MIN: subnormal
     QVERIFY(e(1, 2) == 0.0f);
-    const ExampleParseResult again = parseExampleFile(serializeExampleFile(*r.file));
+    const attn::ExampleParseResult again =
+        attn::parseExampleFile(attn::serializeExampleFile(*r.file));
     QVERIFY2(again.ok(), qPrintable(again.error));
     QVERIFY(sameBits(again.file->inputs.embeddings, e));
 }
@@ -172,7 +173,7 @@ void TestBadExampleFile::wrongShapes_data() {
 void TestBadExampleFile::wrongShapes() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, expected);
-    const ExampleParseResult r = parseExampleFile(bytes);
+    const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
     QVERIFY(!r.ok());
     QCOMPARE(r.error, expected);
 }
@@ -180,7 +181,7 @@ void TestBadExampleFile::wrongShapes() {
 // A weight of the right form but the wrong size for the module is found when the example runs,
 // which is where d_in, d_out and num_heads are known.
 void TestBadExampleFile::wrongWeightShapeAtRunTime() {
-    const ExampleParseResult r = parseExampleFile(
+    const attn::ExampleParseResult r = attn::parseExampleFile(
         "{\"tokens\": [\"a\", \"b\"], \"embeddings\": [[1, 2, 3], [4, 5, 6]], \"weights\": "
         "{\"W_query\": [[1, 0], [0, 1]]}, \"config\": {\"module\": \"self-attention-v1\"}}");
     QVERIFY2(r.ok(), qPrintable(r.error));
@@ -227,7 +228,7 @@ void TestBadExampleFile::nonUtf8_data() {
 void TestBadExampleFile::nonUtf8() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, expected);
-    QCOMPARE(parseExampleFile(bytes).error, expected);
+    QCOMPARE(attn::parseExampleFile(bytes).error, expected);
 }
 
 // Very long token strings: up to kMaxTokenLength (1024) characters, counted as QString units.
@@ -249,8 +250,8 @@ void TestBadExampleFile::longTokens() {
     QFETCH(int, length);
     QFETCH(QString, expected);
     const QByteArray token(length, 'x');
-    const ExampleParseResult r =
-        parseExampleFile("{\"tokens\": [\"" + token + "\"], \"embeddings\": [[1]]}");
+    const attn::ExampleParseResult r =
+        attn::parseExampleFile("{\"tokens\": [\"" + token + "\"], \"embeddings\": [[1]]}");
     QCOMPARE(r.error, expected);
     if (r.ok()) {
         QCOMPARE(r.file->inputs.tokens.front().size(), std::size_t(length));
@@ -259,7 +260,7 @@ void TestBadExampleFile::longTokens() {
 
 // 4096 tokens are accepted (and parse quickly); 4097 are refused.
 void TestBadExampleFile::tokenCountLimit() {
-    for (const qsizetype count : {kMaxExampleTokens, kMaxExampleTokens + 1}) {
+    for (const qsizetype count : {attn::kMaxExampleTokens, attn::kMaxExampleTokens + 1}) {
         QByteArray tokens, rows;
         for (qsizetype i = 0; i < count; ++i) {
             tokens += (i ? ", \"t" : "\"t") + QByteArray::number(i) + '"';
@@ -267,11 +268,11 @@ void TestBadExampleFile::tokenCountLimit() {
         }
         QElapsedTimer timer;
         timer.start();
-        const ExampleParseResult r =
-            parseExampleFile("{\"tokens\": [" + tokens + "], \"embeddings\": [" + rows + "]}");
+        const attn::ExampleParseResult r = attn::parseExampleFile(
+            "{\"tokens\": [" + tokens + "], \"embeddings\": [" + rows + "]}");
         qInfo("%lld tokens: %lld ms", static_cast<long long>(count),
               static_cast<long long>(timer.elapsed()));
-        if (count == kMaxExampleTokens) {
+        if (count == attn::kMaxExampleTokens) {
             QVERIFY2(r.ok(), qPrintable(r.error));
             QCOMPARE(r.file->inputs.embeddings.rows(), Eigen::Index{4096});
         } else {
@@ -304,7 +305,7 @@ void TestBadExampleFile::file100MB() {
     QCOMPARE(before.size(), qint64{100} << 20);
     QElapsedTimer timer;
     timer.start();
-    const ExampleParseResult r = loadExampleFile(path);
+    const attn::ExampleParseResult r = attn::loadExampleFile(path);
     const qint64 ms = timer.elapsed();
     QCOMPARE(r.error, QStringLiteral("the file is 100.0 MB; example files are limited to 64.0 MB"));
     QVERIFY2(ms < 1000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
@@ -314,7 +315,7 @@ void TestBadExampleFile::file100MB() {
 
     const QByteArray inMemory(qsizetype{100} << 20, ' ');
     timer.restart();
-    QCOMPARE(parseExampleFile(inMemory).error,
+    QCOMPARE(attn::parseExampleFile(inMemory).error,
              QStringLiteral("the file is 100.0 MB; example files are limited to 64.0 MB"));
     QVERIFY(timer.elapsed() < 1000);
 }
@@ -339,10 +340,10 @@ void TestBadExampleFile::nearLimitFileParsesInBoundedTime() {
         bytes += i + 1 < kTokens ? ",\n" : "\n]}";
     }
     QVERIFY(bytes.size() > (qsizetype{45} << 20));
-    QVERIFY(bytes.size() < kMaxExampleFileBytes);
+    QVERIFY(bytes.size() < attn::kMaxExampleFileBytes);
     QElapsedTimer timer;
     timer.start();
-    const ExampleParseResult r = parseExampleFile(bytes);
+    const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
     const qint64 ms = timer.elapsed();
     qInfo("%.1f MB file, %d numbers: parsed in %lld ms",
           static_cast<double>(bytes.size()) / (1 << 20), kTokens * kWidth,
@@ -382,7 +383,7 @@ void TestBadExampleFile::numberTooLargeForFloatInMessages_data() {
 void TestBadExampleFile::numberTooLargeForFloatInMessages() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, shown);
-    const ExampleParseResult r = parseExampleFile(bytes);
+    const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
     QVERIFY(!r.ok());
     QVERIFY2(!r.error.contains(QStringLiteral("null")), qPrintable(r.error));
     // The number shown is the file's number (in whatever digits): it reads back as 1e300.
@@ -411,13 +412,14 @@ void TestBadExampleFile::acceptedFilesReadBackAfterSaving_data() {
 
 void TestBadExampleFile::acceptedFilesReadBackAfterSaving() {
     QFETCH(QByteArray, bytes);
-    const ExampleParseResult first = parseExampleFile(bytes);
+    const attn::ExampleParseResult first = attn::parseExampleFile(bytes);
     if (!first.ok()) {
         // Refusing such a file up front is a fix too, if the message says what is missing.
         QVERIFY2(first.error.contains(QStringLiteral("\"module\"")), qPrintable(first.error));
         return;
     }
-    const ExampleParseResult again = parseExampleFile(serializeExampleFile(*first.file));
+    const attn::ExampleParseResult again =
+        attn::parseExampleFile(attn::serializeExampleFile(*first.file));
     QVERIFY2(again.ok(), qPrintable(again.error));
     QCOMPARE(again.file->inputs.tokens, first.file->inputs.tokens);
     QVERIFY(sameBits(again.file->inputs.embeddings, first.file->inputs.embeddings));

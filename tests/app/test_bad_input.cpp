@@ -110,7 +110,7 @@ void TestBadInputApp::pastedMatrices_data() {
 void TestBadInputApp::pastedMatrices() {
     QFETCH(QString, text);
     QFETCH(QString, expected);
-    const MatrixTextResult r = parseMatrixText(text);
+    const attn::MatrixTextResult r = attn::parseMatrixText(text);
     QCOMPARE(r.error, expected);
     QCOMPARE(r.ok(), expected.isEmpty());
 }
@@ -126,7 +126,7 @@ void TestBadInputApp::pastedSeparatorsOnly_data() {
 
 void TestBadInputApp::pastedSeparatorsOnly() {
     QFETCH(QString, text);
-    const MatrixTextResult r = parseMatrixText(text);
+    const attn::MatrixTextResult r = attn::parseMatrixText(text);
     QVERIFY(!r.ok());
     QCOMPARE(r.error, QStringLiteral("no numbers found, only separators: paste rows of numbers "
                                      "separated by tabs, commas or spaces"));
@@ -241,12 +241,12 @@ void TestBadInputApp::refusedSaveLeavesFileAlone() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("example.json"));
-    const QByteArray previous = serializeExampleFile(saveLoopExample(1));
+    const QByteArray previous = attn::serializeExampleFile(saveLoopExample(1));
     QVERIFY(writeFile(path, previous));
-    ExampleFile bad = saveLoopExample(0);
+    attn::ExampleFile bad = saveLoopExample(0);
     bad.inputs.embeddings(7, 3) = std::numeric_limits<float>::quiet_NaN();
     QString error;
-    QVERIFY(!saveExampleFile(bad, path, &error));
+    QVERIFY(!attn::saveExampleFile(bad, path, &error));
     QCOMPARE(error, QStringLiteral("embeddings has NaN at row 8, column 4 (counting from 1): "
                                    "replace it with a finite number (JSON cannot hold NaN or "
                                    "infinity)"));
@@ -258,8 +258,8 @@ void TestBadInputApp::refusedSaveLeavesFileAlone() {
 // each kill the file must hold exactly the previous or the new example.
 KillStats TestBadInputApp::killSaveLoop(const QString& dirPath, bool plain, int kills) {
     const QString path = QDir(dirPath).filePath(QStringLiteral("example.json"));
-    const QByteArray previous = serializeExampleFile(saveLoopExample(0));
-    const QByteArray fresh = serializeExampleFile(saveLoopExample(1));
+    const QByteArray previous = attn::serializeExampleFile(saveLoopExample(0));
+    const QByteArray fresh = attn::serializeExampleFile(saveLoopExample(1));
     KillStats stats;
     QRandomGenerator random(7);  // fixed seed: the same kill moments on every run
     for (int k = 0; k < kills; ++k) {
@@ -300,7 +300,7 @@ KillStats TestBadInputApp::killSaveLoop(const QString& dirPath, bool plain, int 
                 stats.firstBroken = QStringLiteral("kill %1: %2 bytes, parse: %3")
                                         .arg(k + 1)
                                         .arg(now.size())
-                                        .arg(parseExampleFile(now).error);
+                                        .arg(attn::parseExampleFile(now).error);
             }
         }
     }

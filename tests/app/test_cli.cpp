@@ -331,7 +331,7 @@ private slots:
     // Tokens, embeddings, weights and config from a file; options override the file's config.
     void inputFile() {
         QTemporaryDir dir;
-        ExampleFile file;
+        attn::ExampleFile file;
         file.inputs.tokens = {"猫", "sat", "down"};
         file.inputs.embeddings.resize(3, 4);
         file.inputs.embeddings << 0.1f, 0.2f, 0.3f, 0.4f, -1.0f, 0.5f, 0.25f, 2.0f, 0.0f, 1.0f,
@@ -345,7 +345,7 @@ private slots:
         file.config = fileConfig;
         const QString path = dir.filePath(QStringLiteral("example.json"));
         QString error;
-        QVERIFY2(saveExampleFile(file, path, &error), qPrintable(error));
+        QVERIFY2(attn::saveExampleFile(file, path, &error), qPrintable(error));
 
         const CliRun run = runCli({QStringLiteral("compute"), QStringLiteral("--input"), path});
         QVERIFY2(run.exitCode == 0, run.err.constData());
@@ -384,7 +384,7 @@ private slots:
         const QJsonObject json = parseOutput(run);
         QCOMPARE(json.value(QStringLiteral("source_tokens")).toArray(),
                  (QJsonArray{QStringLiteral("一"), QStringLiteral("步"), QStringLiteral("。")}));
-        const ExampleParseResult parsed = loadExampleFile(path);
+        const attn::ExampleParseResult parsed = attn::loadExampleFile(path);
         QVERIFY(parsed.ok());
         attn::ModuleConfig config;
         config.module = attn::ModuleKind::CrossAttention;

@@ -24,8 +24,8 @@ bool sameBits(const attn::Matrix& a, const attn::Matrix& b) {
 
 // Tokens and numbers chosen to be awkward: quotes, backslashes, CJK, control characters; floats
 // without a short decimal form, the float limits, a subnormal, the float next to 0.1.
-ExampleFile awkwardExample() {
-    ExampleFile f;
+attn::ExampleFile awkwardExample() {
+    attn::ExampleFile f;
     f.description = QStringLiteral("round trip: \"quotes\", back\\slash, 旅程");
     f.inputs.tokens = {"Your", "\"quoted\"", "back\\slash", "旅程", "tab\there", "line\nbreak"};
     f.inputs.embeddings.resize(6, 3);
@@ -63,11 +63,11 @@ class TestExampleFile : public QObject {
 
 private slots:
     void roundTripIsExact() {
-        const ExampleFile original = awkwardExample();
-        const QByteArray text = serializeExampleFile(original);
-        const ExampleParseResult parsed = parseExampleFile(text);
+        const attn::ExampleFile original = awkwardExample();
+        const QByteArray text = attn::serializeExampleFile(original);
+        const attn::ExampleParseResult parsed = attn::parseExampleFile(text);
         QVERIFY2(parsed.ok(), qPrintable(parsed.error));
-        const ExampleFile& f = *parsed.file;
+        const attn::ExampleFile& f = *parsed.file;
         QCOMPARE(f.description, original.description);
         QCOMPARE(f.inputs.tokens, original.inputs.tokens);
         QVERIFY(sameBits(f.inputs.embeddings, original.inputs.embeddings));
@@ -92,13 +92,13 @@ private slots:
         QCOMPARE(f.config->dropout, 0.1f);
         QCOMPARE(f.config->d_out, Eigen::Index{0});
         // Writing the parsed file again gives the same bytes.
-        QCOMPARE(serializeExampleFile(f), text);
+        QCOMPARE(attn::serializeExampleFile(f), text);
     }
 
     // An inference session keeps its dropout p, and explore mode's switches survive; -inf
     // is written as the string "-inf". Older files without "training" leave it unset.
     void trainingAndSwitchesRoundTrip() {
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs = attn::tutorial_inputs();
         attn::ModuleConfig config;
         config.module = attn::ModuleKind::BertMultiHead;
@@ -109,9 +109,9 @@ private slots:
         config.fill_value = attn::kNegInf;
         f.config = config;
         f.training = false;
-        const QByteArray text = serializeExampleFile(f);
+        const QByteArray text = attn::serializeExampleFile(f);
         QVERIFY(text.contains("\"fill\": \"-inf\""));
-        const ExampleParseResult parsed = parseExampleFile(text);
+        const attn::ExampleParseResult parsed = attn::parseExampleFile(text);
         QVERIFY2(parsed.ok(), qPrintable(parsed.error));
         QCOMPARE(parsed.file->training, std::optional<bool>(false));
         QCOMPARE(parsed.file->config->dropout, 0.3f);
@@ -119,14 +119,15 @@ private slots:
         QCOMPARE(parsed.file->config->scale, false);
         QVERIFY(parsed.file->config->mask_convention == attn::MaskConvention::FillWhereOne);
         QCOMPARE(parsed.file->config->fill_value, std::optional<float>(attn::kNegInf));
-        QCOMPARE(serializeExampleFile(*parsed.file), text);
+        QCOMPARE(attn::serializeExampleFile(*parsed.file), text);
 
         f.config->fill_value = -1e4f;
-        const ExampleParseResult finite = parseExampleFile(serializeExampleFile(f));
+        const attn::ExampleParseResult finite =
+            attn::parseExampleFile(attn::serializeExampleFile(f));
         QVERIFY2(finite.ok(), qPrintable(finite.error));
         QCOMPARE(finite.file->config->fill_value, std::optional<float>(-1e4f));
 
-        const ExampleParseResult old = parseExampleFile(
+        const attn::ExampleParseResult old = attn::parseExampleFile(
             "{\"tokens\": [\"a\"], \"embeddings\": [[1]], \"config\": {\"dropout\": 0.5}}");
         QVERIFY(old.ok());
         QVERIFY(!old.file->training.has_value());
@@ -137,34 +138,34 @@ private slots:
 
     // gpt2-attention's head_mask and prune_heads survive; a config without them writes neither.
     void headMaskAndPruneHeadsRoundTrip() {
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs = attn::tutorial_inputs();
         attn::ModuleConfig config;
         config.module = attn::ModuleKind::Gpt2Attention;
         f.config = config;
-        QVERIFY(!serializeExampleFile(f).contains("head_mask"));
-        QVERIFY(!serializeExampleFile(f).contains("prune_heads"));
+        QVERIFY(!attn::serializeExampleFile(f).contains("head_mask"));
+        QVERIFY(!attn::serializeExampleFile(f).contains("prune_heads"));
         config.num_heads = 3;
         config.head_mask = {0.25f, 1.0f};
         config.prune_heads = {2};
         f.config = config;
-        const QByteArray text = serializeExampleFile(f);
-        const ExampleParseResult parsed = parseExampleFile(text);
+        const QByteArray text = attn::serializeExampleFile(f);
+        const attn::ExampleParseResult parsed = attn::parseExampleFile(text);
         QVERIFY2(parsed.ok(), qPrintable(parsed.error));
         QCOMPARE(parsed.file->config->head_mask, config.head_mask);
         QCOMPARE(parsed.file->config->prune_heads, config.prune_heads);
-        QCOMPARE(serializeExampleFile(*parsed.file), text);
+        QCOMPARE(attn::serializeExampleFile(*parsed.file), text);
     }
 
     // QJsonValue keeps -0 as the integer 0 (and reads "-0" as 0): the one float whose bits do not
     // survive a round trip; its value does.
     void negativeZeroReadsAsZero() {
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs.tokens = {"a"};
         f.inputs.embeddings = attn::Matrix::Constant(1, 1, -0.0f);
-        const QByteArray text = serializeExampleFile(f);
+        const QByteArray text = attn::serializeExampleFile(f);
         QVERIFY(text.contains("[0]"));
-        const ExampleParseResult parsed = parseExampleFile(text);
+        const attn::ExampleParseResult parsed = attn::parseExampleFile(text);
         QVERIFY(parsed.ok());
         QCOMPARE(parsed.file->inputs.embeddings(0, 0), 0.0f);
         QVERIFY(!std::signbit(parsed.file->inputs.embeddings(0, 0)));
@@ -172,9 +173,9 @@ private slots:
 
     // Numbers as people write them, one matrix row per line.
     void serializedTextIsReadable() {
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs = attn::tutorial_inputs();
-        const QByteArray text = serializeExampleFile(f);
+        const QByteArray text = attn::serializeExampleFile(f);
         QVERIFY2(
             text.startsWith(
                 "{\n  \"format\": \"attention-visualizer-example\",\n  \"version\": 1,\n"
@@ -205,7 +206,7 @@ private slots:
         QFETCH(QByteArray, bytes);
         QFETCH(qlonglong, rows);
         QFETCH(qlonglong, cols);
-        const ExampleParseResult r = parseExampleFile(bytes);
+        const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
         QVERIFY2(r.ok(), qPrintable(r.error));
         QCOMPARE(r.file->inputs.embeddings.rows(), rows);
         QCOMPARE(r.file->inputs.embeddings.cols(), cols);
@@ -456,41 +457,42 @@ private slots:
     void refusesMalformedFiles() {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, message);
-        const ExampleParseResult r = parseExampleFile(bytes);
+        const attn::ExampleParseResult r = attn::parseExampleFile(bytes);
         QVERIFY(!r.ok());
         QCOMPARE(r.error, message);
     }
 
     void refusesLongTokens() {
-        const QByteArray longToken(kMaxTokenLength + 1, 'x');
-        const ExampleParseResult r = parseExampleFile("{\"tokens\": [\"a\", \"" + longToken +
-                                                      "\"], \"embeddings\": [[1], [2]]}");
+        const QByteArray longToken(attn::kMaxTokenLength + 1, 'x');
+        const attn::ExampleParseResult r = attn::parseExampleFile(
+            "{\"tokens\": [\"a\", \"" + longToken + "\"], \"embeddings\": [[1], [2]]}");
         QCOMPARE(r.error, QStringLiteral("line 1, column 18: token 2 is 1025 characters long; the "
                                          "limit is 1024: split it into shorter tokens"));
-        const QByteArray justFits(kMaxTokenLength, 'x');
+        const QByteArray justFits(attn::kMaxTokenLength, 'x');
         QVERIFY(
-            parseExampleFile("{\"tokens\": [\"" + justFits + "\"], \"embeddings\": [[1]]}").ok());
+            attn::parseExampleFile("{\"tokens\": [\"" + justFits + "\"], \"embeddings\": [[1]]}")
+                .ok());
     }
 
     void refusesTooManyTokens() {
         QByteArray tokens = "[";
         QByteArray rows = "[";
-        for (int i = 0; i <= kMaxExampleTokens; ++i) {
+        for (int i = 0; i <= attn::kMaxExampleTokens; ++i) {
             tokens += (i > 0 ? ", " : "") + QByteArray("\"t\"");
             rows += (i > 0 ? ", " : "") + QByteArray("[0.5]");
         }
         tokens += "]";
         rows += "]";
-        const ExampleParseResult r =
-            parseExampleFile("{\"tokens\": " + tokens + ", \"embeddings\": " + rows + "}");
+        const attn::ExampleParseResult r =
+            attn::parseExampleFile("{\"tokens\": " + tokens + ", \"embeddings\": " + rows + "}");
         QCOMPARE(r.error, QStringLiteral("line 1, column 12: tokens has 4097 entries; the limit is "
                                          "4096 tokens: shorten the sequence"));
     }
 
     // Refused by size before any parsing.
     void refusesHugeFiles() {
-        QByteArray huge(kMaxExampleFileBytes + 1, ' ');
-        QCOMPARE(parseExampleFile(huge).error,
+        QByteArray huge(attn::kMaxExampleFileBytes + 1, ' ');
+        QCOMPARE(attn::parseExampleFile(huge).error,
                  QStringLiteral("the file is 64.0 MB; example files are limited to 64.0 MB"));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("huge.json"));
@@ -498,48 +500,48 @@ private slots:
         QVERIFY(out.open(QIODevice::WriteOnly));
         QVERIFY(out.resize(qint64{100} << 20));  // a 100 MB file, sparse on disk
         out.close();
-        QCOMPARE(loadExampleFile(path).error,
+        QCOMPARE(attn::loadExampleFile(path).error,
                  QStringLiteral("the file is 100.0 MB; example files are limited to 64.0 MB"));
     }
 
     void loadErrors() {
         QTemporaryDir dir;
-        QCOMPARE(loadExampleFile(dir.filePath(QStringLiteral("missing.json"))).error,
+        QCOMPARE(attn::loadExampleFile(dir.filePath(QStringLiteral("missing.json"))).error,
                  QStringLiteral("cannot open it: No such file or directory"));
-        QCOMPARE(loadExampleFile(dir.path()).error,
+        QCOMPARE(attn::loadExampleFile(dir.path()).error,
                  QStringLiteral("is a directory, not an example file"));
     }
 
     void saveAndLoad() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("example.json"));
-        const ExampleFile original = awkwardExample();
+        const attn::ExampleFile original = awkwardExample();
         QString error;
-        QVERIFY2(saveExampleFile(original, path, &error), qPrintable(error));
-        const ExampleParseResult loaded = loadExampleFile(path);
+        QVERIFY2(attn::saveExampleFile(original, path, &error), qPrintable(error));
+        const attn::ExampleParseResult loaded = attn::loadExampleFile(path);
         QVERIFY2(loaded.ok(), qPrintable(loaded.error));
         QVERIFY(sameBits(loaded.file->inputs.embeddings, original.inputs.embeddings));
 
         // Overwriting replaces the whole file.
-        ExampleFile small;
+        attn::ExampleFile small;
         small.inputs = attn::tutorial_inputs();
-        QVERIFY(saveExampleFile(small, path, &error));
+        QVERIFY(attn::saveExampleFile(small, path, &error));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(file.readAll(), serializeExampleFile(small));
+        QCOMPARE(file.readAll(), attn::serializeExampleFile(small));
     }
 
     // A session with NaN cannot be written as JSON: refused, and the file on disk stays intact.
     void saveRefusesNonFinite() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("example.json"));
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs = attn::tutorial_inputs();
         QString error;
-        QVERIFY(saveExampleFile(f, path, &error));
-        const QByteArray before = serializeExampleFile(f);
+        QVERIFY(attn::saveExampleFile(f, path, &error));
+        const QByteArray before = attn::serializeExampleFile(f);
         f.inputs.embeddings(1, 2) = std::numeric_limits<float>::quiet_NaN();
-        QVERIFY(!saveExampleFile(f, path, &error));
+        QVERIFY(!attn::saveExampleFile(f, path, &error));
         QCOMPARE(error, QStringLiteral(
                             "embeddings has NaN at row 2, column 3 (counting from 1): "
                             "replace it with a finite number (JSON cannot hold NaN or infinity)"));
@@ -552,11 +554,11 @@ private slots:
 
     void saveIntoMissingDirectory() {
         QTemporaryDir dir;
-        ExampleFile f;
+        attn::ExampleFile f;
         f.inputs = attn::tutorial_inputs();
         QString error;
         const QString path = dir.filePath(QStringLiteral("no/such/dir/example.json"));
-        QVERIFY(!saveExampleFile(f, path, &error));
+        QVERIFY(!attn::saveExampleFile(f, path, &error));
         QVERIFY2(error.startsWith(QStringLiteral("cannot write ") + path + QStringLiteral(": ")),
                  qPrintable(error));
     }
@@ -576,24 +578,26 @@ private slots:
         QFETCH(QByteArray, text);
         QFETCH(QString, path);
         QFETCH(qlonglong, offset);
-        JsonPath steps;
+        attn::JsonPath steps;
         for (const QString& part : path.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
             bool isIndex = false;
             const qsizetype index = part.toLongLong(&isIndex);
-            steps.push_back(isIndex ? JsonPathStep{QString(), index} : JsonPathStep{part, -1});
+            steps.push_back(isIndex ? attn::JsonPathStep{QString(), index}
+                                    : attn::JsonPathStep{part, -1});
         }
-        QCOMPARE(static_cast<qlonglong>(locateJsonValue(text, steps)), offset);
+        QCOMPARE(static_cast<qlonglong>(attn::locateJsonValue(text, steps)), offset);
     }
 
     void numbersRoundTrip() {
-        QCOMPARE(formatFloat(0.43f), QByteArray("0.43"));
-        QCOMPARE(formatFloat(-0.5337386f), QByteArray("-0.5337386"));
-        QCOMPARE(formatFloat(std::numeric_limits<float>::infinity()), QByteArray("null"));
-        QCOMPARE(writeJson(QJsonArray{jsonNumber(0.1f), jsonNumber(NAN), jsonNumber(1e30f)}),
+        QCOMPARE(attn::formatFloat(0.43f), QByteArray("0.43"));
+        QCOMPARE(attn::formatFloat(-0.5337386f), QByteArray("-0.5337386"));
+        QCOMPARE(attn::formatFloat(std::numeric_limits<float>::infinity()), QByteArray("null"));
+        QCOMPARE(attn::writeJson(QJsonArray{attn::jsonNumber(0.1f), attn::jsonNumber(NAN),
+                                            attn::jsonNumber(1e30f)}),
                  QByteArray("[0.1, null, 1e+30]\n"));
-        QCOMPARE(firstInvalidUtf8(QByteArray("ok \xe6\x97\x85 \xed\xa0\x80")),
+        QCOMPARE(attn::firstInvalidUtf8(QByteArray("ok \xe6\x97\x85 \xed\xa0\x80")),
                  qsizetype{7});  // a surrogate
-        QCOMPARE(firstInvalidUtf8(QByteArray("\xf0\x9f\x98\x80 fine")), qsizetype{-1});
+        QCOMPARE(attn::firstInvalidUtf8(QByteArray("\xf0\x9f\x98\x80 fine")), qsizetype{-1});
     }
 };
 

@@ -223,7 +223,7 @@ private slots:
         grid->sentenceBox()->setCurrentIndex(1);
         // Sentence 2's padded keys: zero weight, drawn as blocked cells like the causal ones.
         QCOMPARE(grid->heatmap(0)->inputValue(1, 0), static_cast<double>(second(1, 0)));
-        using Kind = attn::HeatmapWidget::CellKind;
+        using Kind = views::HeatmapWidget::CellKind;
         QCOMPARE(grid->heatmap(0)->cellKind(5, 4), Kind::Masked);  // in the past, but padding
         QCOMPARE(grid->heatmap(0)->cellKind(5, 4), grid->heatmap(0)->cellKind(0, 1));  // future
         QCOMPARE(grid->heatmap(0)->cellKind(5, 1), Kind::Value);

@@ -106,7 +106,7 @@ private slots:
         QVERIFY(session->waitForIdle());
         window.viewTabs()->setCurrentWidget(window.headsGrid());
         const attn::AttentionResult& head = session->result()->output.heads[0][1];
-        attn::HeatmapWidget* map = window.headsGrid()->heatmap(1);
+        views::HeatmapWidget* map = window.headsGrid()->heatmap(1);
         int dropped = 0;
         for (int i = 0; i < 6; ++i)
             for (int j = 0; j <= i; ++j) {

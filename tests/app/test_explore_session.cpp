@@ -292,7 +292,7 @@ private slots:
         QVERIFY(other.state() == session.state());
         QVERIFY(sameOutput(*other.result(), *session.result()));
         // A file without "training" (older files) trains exactly when dropout > 0.
-        ExampleFile old = session.toExampleFile();
+        attn::ExampleFile old = session.toExampleFile();
         old.training.reset();
         QVERIFY(other.loadExample(old, &error));
         QVERIFY(other.state().training);

@@ -76,11 +76,11 @@ void TestExportActions::exportMenuAndContextMenu() {
     views::StepPage* page = w.currentPage();
     QCOMPARE(w.exportActions()->activeHeatmap(), page->heatmap("attn-scores"));
     // Pointing at a cell makes that heatmap the one File > Export acts on.
-    attn::HeatmapWidget* weights = page->heatmap("causal-weights");
+    views::HeatmapWidget* weights = page->heatmap("causal-weights");
     emit weights->cellHovered(2, 1);
     QCOMPARE(w.exportActions()->activeHeatmap(), weights);
     // A right click offers the same actions, acting on the heatmap clicked.
-    attn::HeatmapWidget* scores = page->heatmap("masked-scores");
+    views::HeatmapWidget* scores = page->heatmap("masked-scores");
     QCOMPARE(scores->contextMenuPolicy(), Qt::CustomContextMenu);
     const std::unique_ptr<QMenu> menu(w.exportActions()->createHeatmapMenu(scores));
     QStringList sorted = actionTexts(menu.get());

@@ -43,7 +43,7 @@ private slots:
     void parseErrors() {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, error);
-        const JsonText text(QStringLiteral("config.json"), bytes);
+        const attn::JsonText text(QStringLiteral("config.json"), bytes);
         QString message;
         QVERIFY(!text.parseObject(QStringLiteral("copy it"), QStringLiteral("it is an object"),
                                   &message));
@@ -51,7 +51,7 @@ private slots:
     }
 
     void parseGivesTheDocument() {
-        const JsonText text(QStringLiteral("tokens.json"), "\xEF\xBB\xBF[\"a\", \"b\"]");
+        const attn::JsonText text(QStringLiteral("tokens.json"), "\xEF\xBB\xBF[\"a\", \"b\"]");
         QString error;
         const std::optional<QJsonDocument> doc = text.parse(QStringLiteral("fix"), &error);
         QVERIFY2(doc.has_value(), qPrintable(error));
@@ -64,24 +64,26 @@ private slots:
         const QByteArray bytes =
             "{\n  \"n_layer\": 12,\n  \"n_head\": \"twelve\",\n"
             "  \"shape\": [1, [2, 3]]\n}";
-        const JsonText text(QStringLiteral("config.json"), bytes);
-        QCOMPARE(text.where({jsonKey("n_head")}), QStringLiteral("config.json: line 3, column 13"));
-        QCOMPARE(text.message({jsonKey("n_head")},
-                              QStringLiteral("\"n_head\" is %1: give a whole number")
-                                  .arg(describeJsonValue(QJsonValue(QStringLiteral("twelve"))))),
-                 QStringLiteral("config.json: line 3, column 13: \"n_head\" is the string "
-                                "\"twelve\": give a whole number"));
-        QCOMPARE(text.where({jsonKey("shape"), jsonIndex(1), jsonIndex(1)}),
+        const attn::JsonText text(QStringLiteral("config.json"), bytes);
+        QCOMPARE(text.where({attn::jsonKey("n_head")}),
+                 QStringLiteral("config.json: line 3, column 13"));
+        QCOMPARE(
+            text.message({attn::jsonKey("n_head")},
+                         QStringLiteral("\"n_head\" is %1: give a whole number")
+                             .arg(attn::describeJsonValue(QJsonValue(QStringLiteral("twelve"))))),
+            QStringLiteral("config.json: line 3, column 13: \"n_head\" is the string "
+                           "\"twelve\": give a whole number"));
+        QCOMPARE(text.where({attn::jsonKey("shape"), attn::jsonIndex(1), attn::jsonIndex(1)}),
                  QStringLiteral("config.json: line 4, column 20"));
         // A path that does not exist ends at its deepest existing step.
-        QCOMPARE(text.where(jsonChild({jsonKey("shape")}, 5)),
+        QCOMPARE(text.where(attn::jsonChild({attn::jsonKey("shape")}, 5)),
                  QStringLiteral("config.json: line 4, column 12"));
         QCOMPARE(text.fileMessage(QStringLiteral("no vocabulary")),
                  QStringLiteral("config.json: no vocabulary"));
         bool thrown = false;
         try {
-            text.fail({jsonKey("n_layer")}, QStringLiteral("too many layers"));
-        } catch (const JsonError& e) {
+            text.fail({attn::jsonKey("n_layer")}, QStringLiteral("too many layers"));
+        } catch (const attn::JsonError& e) {
             thrown = true;
             QCOMPARE(e.message, QStringLiteral("config.json: line 2, column 14: too many layers"));
         }
@@ -90,8 +92,8 @@ private slots:
 
     // Without a file name (the caller names the file) messages begin with "line".
     void messageWithoutAFileName() {
-        const JsonText text(QString(), "[1,\n 2]");
-        QCOMPARE(text.message({jsonIndex(1)}, QStringLiteral("too large")),
+        const attn::JsonText text(QString(), "[1,\n 2]");
+        QCOMPARE(text.message({attn::jsonIndex(1)}, QStringLiteral("too large")),
                  QStringLiteral("line 2, column 2: too large"));
         QCOMPARE(text.messageAt(0, QStringLiteral("here")),
                  QStringLiteral("line 1, column 1: here"));
@@ -117,30 +119,31 @@ private slots:
     void describeValues() {
         QFETCH(QJsonValue, value);
         QFETCH(QString, text);
-        QCOMPARE(describeJsonValue(value), text);
+        QCOMPARE(attn::describeJsonValue(value), text);
     }
 
     void utf8Sequences() {
         char32_t cp = 0;
-        QCOMPARE(utf8SequenceAt("a", 0, &cp), 1);
+        QCOMPARE(attn::utf8SequenceAt("a", 0, &cp), 1);
         QCOMPARE(cp, U'a');
-        QCOMPARE(utf8SequenceAt("\xe6\x97\x85", 0, &cp), 3);
+        QCOMPARE(attn::utf8SequenceAt("\xe6\x97\x85", 0, &cp), 3);
         QCOMPARE(cp, U'\u65c5');
-        QCOMPARE(utf8SequenceAt("\xf0\x9f\x98\x80", 0, &cp), 4);
+        QCOMPARE(attn::utf8SequenceAt("\xf0\x9f\x98\x80", 0, &cp), 4);
         QCOMPARE(cp, U'\U0001F600');
-        QCOMPARE(utf8SequenceAt("\xc0\xaf", 0, &cp), 0);          // overlong "/"
-        QCOMPARE(utf8SequenceAt("\xed\xa0\x80", 0, &cp), 0);      // a surrogate
-        QCOMPARE(utf8SequenceAt("\xf4\x90\x80\x80", 0, &cp), 0);  // above U+10FFFF
-        QCOMPARE(utf8SequenceAt("\xe6\x97", 0, &cp), 0);          // cut short
-        QCOMPARE(firstInvalidUtf8("ok \xe6\x97\x85 \xff"), qsizetype{7});
+        QCOMPARE(attn::utf8SequenceAt("\xc0\xaf", 0, &cp), 0);          // overlong "/"
+        QCOMPARE(attn::utf8SequenceAt("\xed\xa0\x80", 0, &cp), 0);      // a surrogate
+        QCOMPARE(attn::utf8SequenceAt("\xf4\x90\x80\x80", 0, &cp), 0);  // above U+10FFFF
+        QCOMPARE(attn::utf8SequenceAt("\xe6\x97", 0, &cp), 0);          // cut short
+        QCOMPARE(attn::firstInvalidUtf8("ok \xe6\x97\x85 \xff"), qsizetype{7});
     }
 
     // Positions in decoded text (pasted matrices) count a surrogate pair as one column.
     void positionsInText() {
         const QString text = QStringLiteral("1 2\n\U0001F600 x");
-        QCOMPARE(positionText(textPosition(QStringView(text), text.indexOf(QLatin1Char('x')))),
+        QCOMPARE(attn::positionText(
+                     attn::textPosition(QStringView(text), text.indexOf(QLatin1Char('x')))),
                  QStringLiteral("line 2, column 3"));
-        QCOMPARE(positionText(textPosition(QByteArray("ab\ncd"), 4)),
+        QCOMPARE(attn::positionText(attn::textPosition(QByteArray("ab\ncd"), 4)),
                  QStringLiteral("line 2, column 2"));
     }
 };

@@ -137,7 +137,7 @@ void TestMainWindow::keysWorkFromChildren() {
     QTest::keyClick(w.stepList(), Qt::Key_End);
     QCOMPARE(w.currentStep(), 20);
     // From a heatmap of the page and from the read-only snippet.
-    attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
+    views::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
     map->setFocus();
     QTest::keyClick(map, Qt::Key_PageUp);
     QCOMPARE(w.currentStep(), 19);

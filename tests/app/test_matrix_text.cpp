@@ -78,7 +78,7 @@ private slots:
         QFETCH(QString, text);
         QFETCH(attn::Matrix, expected);
         QFETCH(QStringList, labels);
-        const MatrixTextResult r = parseMatrixText(text);
+        const attn::MatrixTextResult r = attn::parseMatrixText(text);
         QVERIFY2(r.ok(), qPrintable(r.error));
         QCOMPARE(r.value->matrix, expected);
         QCOMPARE(r.value->rowLabels, labels);
@@ -153,23 +153,23 @@ private slots:
     void refuses() {
         QFETCH(QString, text);
         QFETCH(QString, message);
-        const MatrixTextResult r = parseMatrixText(text);
+        const attn::MatrixTextResult r = attn::parseMatrixText(text);
         QVERIFY(!r.ok());
         QCOMPARE(r.error, message);
     }
 
     void refusesHugeText() {
-        const QString huge(kMaxMatrixTextLength + 1, QLatin1Char('1'));
+        const QString huge(attn::kMaxMatrixTextLength + 1, QLatin1Char('1'));
         QCOMPARE(
-            parseMatrixText(huge).error,
+            attn::parseMatrixText(huge).error,
             QStringLiteral(
                 "the text has 16777217 characters; the limit is 16777216: paste a smaller matrix"));
     }
 
     // Every float survives text: what jsonText/printing writes, the parser reads back exactly.
     void shortestDigitsReadBack() {
-        const MatrixTextResult r =
-            parseMatrixText(QStringLiteral("0.1 3.4028235e+38 1e-45 -0.5337386"));
+        const attn::MatrixTextResult r =
+            attn::parseMatrixText(QStringLiteral("0.1 3.4028235e+38 1e-45 -0.5337386"));
         QVERIFY2(r.ok(), qPrintable(r.error));
         QCOMPARE(r.value->matrix(0, 0), 0.1f);
         QCOMPARE(r.value->matrix(0, 1), FLT_MAX);

@@ -54,7 +54,7 @@ std::vector<attn::Step> framesBetweenSteps() {
 
 // Every heatmap of the shown frame of `page` shows all its rows.
 bool frameFullyShown(views::StepPage* page) {
-    for (attn::HeatmapWidget* map : page->heatmaps())
+    for (views::HeatmapWidget* map : page->heatmaps())
         if (map->isVisibleTo(page) && map->revealedRows() >= 0 &&
             map->revealedRows() < map->rowCount())
             return false;
@@ -220,7 +220,7 @@ void TestPresentationMode::revealRowByRow() {
     QVERIFY(computed.size() >= 2);
     QVERIFY(computed.contains("masked-scores") && computed.contains("causal-weights"));
 
-    attn::HeatmapWidget* first = page->heatmap(computed[0]);
+    views::HeatmapWidget* first = page->heatmap(computed[0]);
     const int rows = first->rowCount();
     QVERIFY(rows >= 3);
     QTest::keyClick(page, Qt::Key_Space);
@@ -247,7 +247,7 @@ void TestPresentationMode::revealRowByRow() {
         const int part = page->part();
         const bool partShown =
             std::all_of(computed.begin(), computed.end(), [&](const QString& id) {
-                attn::HeatmapWidget* map = page->heatmap(id);
+                views::HeatmapWidget* map = page->heatmap(id);
                 return !map->isVisibleTo(page) || map->revealedRows() == map->rowCount();
             });
         QTest::keyClick(page, presses % 2 ? Qt::Key_PageDown : Qt::Key_Space);  // clickers too
@@ -540,7 +540,7 @@ void TestPresentationMode::noTooltipsWhilePresenting() {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.goToStep(8);
-    attn::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
+    views::HeatmapWidget* map = w.currentPage()->heatmaps().constFirst();
     const QString id = w.currentPage()->matrixIds().constFirst();
     QVERIFY(!map->tooltipText(1, 1).isEmpty());
     w.presentationMode()->setActive(true);

@@ -25,8 +25,8 @@ namespace {
 }
 
 // 256 byte tokens (byte b has id b) and a few merges, with "<|endoftext|>" as an added token.
-const BpeTokenizer& smallTokenizer() {
-    static const std::shared_ptr<const BpeTokenizer> t = [] {
+const attn::BpeTokenizer& smallTokenizer() {
+    static const std::shared_ptr<const attn::BpeTokenizer> t = [] {
         QJsonObject vocab;
         int next = 256;
         for (int b = 0; b < 256; ++b) {
@@ -46,8 +46,8 @@ const BpeTokenizer& smallTokenizer() {
             {"added_tokens",
              QJsonArray{QJsonObject{{"id", id}, {"content", "<|endoftext|>"}, {"special", true}}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
-        const BpeLoadResult r =
-            BpeTokenizer::fromTokenizerJson(QJsonDocument(root).toJson(QJsonDocument::Compact));
+        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(
+            QJsonDocument(root).toJson(QJsonDocument::Compact));
         if (!r.ok()) {
             fail("the fixed vocabulary is refused:", r.error);
         }
@@ -68,14 +68,14 @@ QString withoutLoneSurrogates(QString text) {
     return text;
 }
 
-void roundTrip(const BpeTokenizer& t, const QString& text) {
+void roundTrip(const attn::BpeTokenizer& t, const QString& text) {
     const std::vector<int> ids = t.encode(text);
     for (const int id : ids) {
         if (id < 0 || id >= t.vocabSize() || t.token(id).isEmpty()) {
             fail("encode gave an id without a token:", QString::number(id));
         }
     }
-    const BpeDecodeResult back = t.decode(ids);
+    const attn::BpeDecodeResult back = t.decode(ids);
     if (!back.ok()) {
         fail("decode refused encode's ids:", back.error);
     }
@@ -87,7 +87,7 @@ void roundTrip(const BpeTokenizer& t, const QString& text) {
     }
 }
 
-void checkLoad(const BpeLoadResult& r) {
+void checkLoad(const attn::BpeLoadResult& r) {
     if (r.ok() == !r.error.isEmpty()) {
         fail("expected exactly one of a tokenizer and a message; message:", r.error);
     }
@@ -110,13 +110,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const QByteArray bytes(rest, n);
     switch (data[0] % 5) {
         case 0:
-            checkLoad(BpeTokenizer::fromTokenizerJson(bytes));
+            checkLoad(attn::BpeTokenizer::fromTokenizerJson(bytes));
             break;
         case 1: {
             const qsizetype nul = bytes.indexOf('\0');
-            checkLoad(nul < 0
-                          ? BpeTokenizer::fromVocabAndMerges(bytes, {})
-                          : BpeTokenizer::fromVocabAndMerges(bytes.left(nul), bytes.mid(nul + 1)));
+            checkLoad(nul < 0 ? attn::BpeTokenizer::fromVocabAndMerges(bytes, {})
+                              : attn::BpeTokenizer::fromVocabAndMerges(bytes.left(nul),
+                                                                       bytes.mid(nul + 1)));
             break;
         }
         case 2:
@@ -129,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         }
         default: {
-            const BpeTokenizer& t = smallTokenizer();
+            const attn::BpeTokenizer& t = smallTokenizer();
             std::vector<int> ids;
             for (qsizetype i = 0; i + 1 < n; i += 2) {
                 // Mostly valid ids, some just outside.
@@ -138,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                   (t.vocabSize() + 4) -
                               2);
             }
-            const BpeDecodeResult r = t.decode(ids);
+            const attn::BpeDecodeResult r = t.decode(ids);
             bool valid = true;
             for (const int id : ids) {
                 valid = valid && id >= 0 && id < t.vocabSize() && !t.token(id).isEmpty();

@@ -28,12 +28,12 @@ bool sameSequence(const attn::Sequence& a, const attn::Sequence& b) {
     return a.tokens == b.tokens && sameMatrix(a.embeddings, b.embeddings);
 }
 
-void checkRoundTrip(const ExampleFile& file) {
-    const ExampleParseResult again = parseExampleFile(serializeExampleFile(file));
+void checkRoundTrip(const attn::ExampleFile& file) {
+    const attn::ExampleParseResult again = attn::parseExampleFile(attn::serializeExampleFile(file));
     if (!again.ok()) {
         fail("an accepted file does not read back after saving:", again.error);
     }
-    const ExampleFile& f = *again.file;
+    const attn::ExampleFile& f = *again.file;
     if (!sameSequence(f.inputs, file.inputs) || f.description != file.description ||
         f.source.has_value() != file.source.has_value() ||
         (f.source && !sameSequence(*f.source, *file.source)) ||
@@ -56,7 +56,7 @@ void checkRoundTrip(const ExampleFile& file) {
 }
 
 // Runs small files only: the limits of the format allow runs far too slow for a fuzzer.
-void runSmall(const ExampleFile& file) {
+void runSmall(const attn::ExampleFile& file) {
     if (!file.config || file.inputs.embeddings.size() > 64 || file.config->d_out > 32 ||
         file.config->num_heads > 32 || file.config->batch > 2 ||
         (file.source && file.source->embeddings.size() > 64)) {
@@ -80,12 +80,12 @@ void runSmall(const ExampleFile& file) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const QByteArray bytes(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size));
-    const ExampleParseResult result = parseExampleFile(bytes);
+    const attn::ExampleParseResult result = attn::parseExampleFile(bytes);
     if (result.ok() == !result.error.isEmpty()) {
         fail("expected exactly one of a file and a message; message:", result.error);
     }
     if (result.ok()) {
-        const ExampleFile& file = *result.file;
+        const attn::ExampleFile& file = *result.file;
         if (file.inputs.tokens.empty() ||
             static_cast<qsizetype>(file.inputs.tokens.size()) != file.inputs.embeddings.rows() ||
             !file.inputs.embeddings.allFinite()) {

@@ -41,7 +41,7 @@ QString tabSeparated(const attn::Matrix& m) {
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         QStringList cells;
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            cells << QString::fromLatin1(formatFloat(m(i, j)));
+            cells << QString::fromLatin1(attn::formatFloat(m(i, j)));
         }
         out += cells.join(QLatin1Char('\t')) + QLatin1Char('\n');
     }
@@ -51,21 +51,21 @@ QString tabSeparated(const attn::Matrix& m) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const MatrixTextResult result = parseMatrixText(toText(data, size));
+    const attn::MatrixTextResult result = attn::parseMatrixText(toText(data, size));
     if (result.ok() == !result.error.isEmpty()) {
         fail("expected exactly one of a matrix and a message; message:", result.error);
     }
     if (!result.ok()) {
         return 0;
     }
-    const MatrixText& m = *result.value;
+    const attn::MatrixText& m = *result.value;
     if (m.matrix.rows() < 1 || m.matrix.cols() < 1 || !m.matrix.allFinite()) {
         fail("accepted an empty or non-finite matrix");
     }
     if (!m.rowLabels.isEmpty() && m.rowLabels.size() != m.matrix.rows()) {
         fail("row labels do not match the rows");
     }
-    const MatrixTextResult again = parseMatrixText(tabSeparated(m.matrix));
+    const attn::MatrixTextResult again = attn::parseMatrixText(tabSeparated(m.matrix));
     if (!again.ok()) {
         fail("the accepted matrix printed back is refused:", again.error);
     }

@@ -162,17 +162,17 @@ private slots:
         // Each row its own range by default: with causal attention the first row's 1.0 would
         // wash out the others.
         QCOMPARE(grid.range(), views::ExploreHeadsGrid::Range::PerRow);
-        QCOMPARE(grid.heatmap(0)->rangeMode(), attn::HeatmapWidget::RangeMode::Row);
+        QCOMPARE(grid.heatmap(0)->rangeMode(), views::HeatmapWidget::RangeMode::Row);
         grid.setRange(views::ExploreHeadsGrid::Range::Shared);
         QVERIFY(!grid.heatmap(0)->isAutoRange());
         QCOMPARE(grid.heatmap(0)->rangeUpper(), grid.heatmap(3)->rangeUpper());
         grid.setRange(views::ExploreHeadsGrid::Range::PerHead);
         QVERIFY(grid.heatmap(0)->isAutoRange());
-        QCOMPARE(grid.heatmap(0)->rangeMode(), attn::HeatmapWidget::RangeMode::Matrix);
+        QCOMPARE(grid.heatmap(0)->rangeMode(), views::HeatmapWidget::RangeMode::Matrix);
         grid.highlightRow(2);
         for (int h = 0; h < 4; ++h)
             QCOMPARE(grid.heatmap(h)->highlightedRow(), std::optional<int>(2));
-        attn::HeatmapWidget* big = grid.enlarge(1);
+        views::HeatmapWidget* big = grid.enlarge(1);
         QVERIFY(big);
         QCOMPARE(big->inputValue(5, 5), double{weights[1](5, 5)});
         QVERIFY(!grid.simplified());
@@ -203,7 +203,7 @@ private slots:
         QCOMPARE(grid.headCount(), 12);
         // Colour spread of row 20 (keys 1..20) of head 3: how far apart its cells' colours lie.
         const auto spread = [&grid] {
-            attn::HeatmapWidget* map = grid.heatmap(2);
+            views::HeatmapWidget* map = grid.heatmap(2);
             int lo = 255 * 3, hi = 0;
             for (int c = 0; c < 20; ++c) {
                 const QColor k = map->cellColor(19, c);

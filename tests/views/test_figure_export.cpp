@@ -201,7 +201,7 @@ void TestFigureExport::pngSize() {
     QVERIFY(!image.isNull());
     if (pixels.isEmpty()) {
         // Fitted: the preferred size with the title the export adds.
-        attn::HeatmapWidget* map = page.heatmap("causal-weights");
+        views::HeatmapWidget* map = page.heatmap("causal-weights");
         const QSize logical = views::fittedFigureSize({&page, "causal-weights"}, options);
         QVERIFY(map->title().isEmpty());
         map->setTitle(page.caption("causal-weights"));
@@ -226,7 +226,7 @@ void TestFigureExport::pngIsWhatTheScreenShows() {
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(!page.explainCell("causal-weights", 3, 1).isEmpty());
-    attn::HeatmapWidget* map = page.heatmap("masked-scores");
+    views::HeatmapWidget* map = page.heatmap("masked-scores");
     QVERIFY(map->highlightedCell().has_value());  // the cell the clicked one came from
     for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
     const QImage screen = map->plot()->grab().toImage().convertToFormat(QImage::Format_RGB32);
@@ -277,7 +277,7 @@ void TestFigureExport::pngIsWhatTheScreenShows() {
 // Title, values, colour map and background apply to the file only: the page keeps its own.
 void TestFigureExport::optionsApplyAndRestore() {
     views::StepPage page(stepNumber(11));
-    attn::HeatmapWidget* map = page.heatmap("attn-scores");
+    views::HeatmapWidget* map = page.heatmap("attn-scores");
     QCOMPARE(map->colorMapName(), QString("diverging"));
     QVERIFY(map->title().isEmpty());
     QVERIFY(map->showValues());
@@ -287,7 +287,7 @@ void TestFigureExport::optionsApplyAndRestore() {
     FigureOptions options;
     options.size = QSize(600, 480);
     options.values = false;
-    options.colorMap = attn::colormap::kCividis;
+    options.colorMap = views::colormap::kCividis;
     options.transparent = true;
     const QString path = dir.filePath("options.png");
     QString error;
@@ -304,8 +304,8 @@ void TestFigureExport::optionsApplyAndRestore() {
     const double hi = static_cast<double>(scores.maxCoeff());
     for (const auto& [point, value] :
          {std::pair{corner, scores(0, 0)}, std::pair{far, scores(5, 5)}}) {
-        const QColor expected = attn::colormap::colorAt(
-            attn::colormap::kCividis, (static_cast<double>(value) - lo) / (hi - lo));
+        const QColor expected = views::colormap::colorAt(
+            views::colormap::kCividis, (static_cast<double>(value) - lo) / (hi - lo));
         const QColor actual = image.pixelColor(point.toPoint());
         QVERIFY2(sameColor(actual, expected, 8),
                  qPrintable(actual.name() + " vs " + expected.name()));
@@ -336,7 +336,7 @@ void TestFigureExport::clipboardImage() {
 
 void TestFigureExport::revealHidesRows() {
     views::StepPage page(stepNumber(5));
-    attn::HeatmapWidget* map = page.heatmap("attn-weights");
+    views::HeatmapWidget* map = page.heatmap("attn-weights");
     QCOMPARE(map->revealedRows(), -1);
     QVERIFY(!map->tooltipText(4, 0).isEmpty());
     map->setRevealedRows(2);
@@ -366,12 +366,12 @@ void TestFigureExport::revealHidesRows() {
 // protanopia, deuteranopia and tritanopia: viridis stays ordered by lightness, and the two sides
 // of the diverging map stay apart at every distance from 0 with lightness falling away from it.
 void TestFigureExport::defaultPalettesAreColourBlindSafe() {
-    using attn::colormap::colorAt;
+    using views::colormap::colorAt;
     for (int deficiency = 0; deficiency < 4; ++deficiency) {
         double previous = -1.0;
         for (int i = 0; i <= 16; ++i) {
             const double lightness =
-                simulatedLab(colorAt(attn::colormap::kViridis, i / 16.0), deficiency)[0];
+                simulatedLab(colorAt(views::colormap::kViridis, i / 16.0), deficiency)[0];
             QVERIFY2(lightness > previous + 2.0,
                      qPrintable(QString("viridis %1/16, deficiency %2").arg(i).arg(deficiency)));
             previous = lightness;
@@ -380,9 +380,9 @@ void TestFigureExport::defaultPalettesAreColourBlindSafe() {
         double lighterPositive = 101.0;
         for (int k = 1; k <= 5; ++k) {
             const auto negative =
-                simulatedLab(colorAt(attn::colormap::kDiverging, 0.5 - 0.1 * k), deficiency);
+                simulatedLab(colorAt(views::colormap::kDiverging, 0.5 - 0.1 * k), deficiency);
             const auto positive =
-                simulatedLab(colorAt(attn::colormap::kDiverging, 0.5 + 0.1 * k), deficiency);
+                simulatedLab(colorAt(views::colormap::kDiverging, 0.5 + 0.1 * k), deficiency);
             QVERIFY2(deltaE(negative, positive) >= 15.0,
                      qPrintable(QString("±%1, deficiency %2: ΔE %3")
                                     .arg(0.1 * k)
@@ -397,9 +397,9 @@ void TestFigureExport::defaultPalettesAreColourBlindSafe() {
     // And the pages use these two by default.
     for (const attn::Step& s : walkthrough()) {
         views::StepPage page(s);
-        for (attn::HeatmapWidget* map : page.heatmaps())
-            QVERIFY2(map->colorMapName() == attn::colormap::kViridis ||
-                         map->colorMapName() == attn::colormap::kDiverging,
+        for (views::HeatmapWidget* map : page.heatmaps())
+            QVERIFY2(map->colorMapName() == views::colormap::kViridis ||
+                         map->colorMapName() == views::colormap::kDiverging,
                      qPrintable(map->colorMapName()));
     }
 }

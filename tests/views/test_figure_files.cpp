@@ -64,7 +64,7 @@ void TestFigureFiles::svgCellsAndLabels() {
     QFETCH(bool, values);
     QFETCH(bool, title);
     views::StepPage page(stepNumber(11));
-    attn::HeatmapWidget* map = page.heatmap("masked-scores");
+    views::HeatmapWidget* map = page.heatmap("masked-scores");
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     FigureOptions options;
@@ -167,7 +167,7 @@ void TestFigureFiles::csvNumbers() {
 }
 
 void TestFigureFiles::csvQuoting() {
-    attn::HeatmapWidget map;
+    views::HeatmapWidget map;
     attn::Matrix values(2, 2);
     values << 1.0e-7f, std::numeric_limits<float>::quiet_NaN(),
         -std::numeric_limits<float>::infinity(), -0.25f;

@@ -13,8 +13,8 @@
 #include "views/colormaps.h"
 #include "views/heatmap_widget.h"
 
-using attn::HeatmapWidget;
 using attn::Matrix;
+using views::HeatmapWidget;
 
 Q_DECLARE_METATYPE(attn::Matrix)
 
@@ -83,14 +83,14 @@ void TestHeatmap::colormapEndpoints() {
     QFETCH(QColor, low);
     QFETCH(QColor, middle);
     QFETCH(QColor, high);
-    QVERIFY(attn::colormap::isKnown(name));
-    QCOMPARE(attn::colormap::colorAt(name, 0.0), low);
-    QCOMPARE(attn::colormap::colorAt(name, 1.0), high);
+    QVERIFY(views::colormap::isKnown(name));
+    QCOMPARE(views::colormap::colorAt(name, 0.0), low);
+    QCOMPARE(views::colormap::colorAt(name, 1.0), high);
     // 128/255 is a stop for the sampled maps; 0.5 is RdBu's centre stop. ±1 for rounding.
     const double mid = name == "diverging" ? 0.5 : 128.0 / 255.0;
-    QVERIFY(sameColor(attn::colormap::colorAt(name, mid), middle, 1));
+    QVERIFY(sameColor(views::colormap::colorAt(name, mid), middle, 1));
     // The QCustomPlot gradient (what the colour map draws) agrees with the stops.
-    QCPColorGradient gradient = attn::colormap::gradient(name);
+    QCPColorGradient gradient = views::colormap::gradient(name);
     QVERIFY(sameColor(QColor::fromRgba(gradient.color(0.0, QCPRange(0, 1))), low, 1));
     QVERIFY(sameColor(QColor::fromRgba(gradient.color(1.0, QCPRange(0, 1))), high, 1));
     QVERIFY(sameColor(QColor::fromRgba(gradient.color(mid, QCPRange(0, 1))), middle, 3));
@@ -107,13 +107,13 @@ void TestHeatmap::readableTextColor_data() {
     QTest::newRow("diverging centre (white)") << QColor(0xf7f7f7) << QColor(Qt::black);
     QTest::newRow("diverging low (navy)") << QColor(0x053061) << QColor(Qt::white);
     QTest::newRow("diverging high (dark red)") << QColor(0x67001f) << QColor(Qt::white);
-    QTest::newRow("masked grey") << attn::colormap::maskedColor() << QColor(Qt::black);
+    QTest::newRow("masked grey") << views::colormap::maskedColor() << QColor(Qt::black);
 }
 
 void TestHeatmap::readableTextColor() {
     QFETCH(QColor, background);
     QFETCH(QColor, expected);
-    QCOMPARE(attn::colormap::readableTextColor(background), expected);
+    QCOMPARE(views::colormap::readableTextColor(background), expected);
 }
 
 void TestHeatmap::cellDataEqualsMatrix() {
@@ -226,7 +226,7 @@ void TestHeatmap::maskedCells() {
                 QCOMPARE(widget.cellKind(r, c), HeatmapWidget::CellKind::Masked);
                 QCOMPARE(widget.cellText(r, c), maskedText);
                 QVERIFY(std::isnan(widget.cellValue(r, c)));  // no colour from the map
-                QCOMPARE(widget.cellColor(r, c), attn::colormap::maskedColor());
+                QCOMPARE(widget.cellColor(r, c), views::colormap::maskedColor());
             } else {
                 QCOMPARE(widget.cellKind(r, c), HeatmapWidget::CellKind::Value);
                 QCOMPARE(widget.cellValue(r, c), static_cast<double>(values(r, c)));
@@ -269,7 +269,7 @@ void TestHeatmap::ranges() {
     widget.setMatrix(withNaN);
     QCOMPARE(widget.cellKind(0, 1), HeatmapWidget::CellKind::NaN);
     QCOMPARE(widget.cellText(0, 1), QString("NaN"));
-    QCOMPARE(widget.cellColor(0, 1), attn::colormap::nanColor());
+    QCOMPARE(widget.cellColor(0, 1), views::colormap::nanColor());
     QCOMPARE(widget.rangeLower(), -0.25);
     QCOMPARE(widget.rangeUpper(), 0.75);
 }

@@ -18,8 +18,8 @@
 #include "views/colormaps.h"
 #include "views/heatmap_widget.h"
 
-using attn::HeatmapWidget;
-using RangeMode = attn::HeatmapWidget::RangeMode;
+using views::HeatmapWidget;
+using RangeMode = views::HeatmapWidget::RangeMode;
 
 namespace {
 
@@ -177,7 +177,7 @@ void TestHeatmapClassroom::droppedCellsAreMarked() {
     QCOMPARE(map.cellKind(0, 1), HeatmapWidget::CellKind::Value);
     QCOMPARE(map.cellText(0, 1), QStringLiteral("0.0000"));
     QCOMPARE(map.cellColor(0, 1), map.cellColor(0, 2));
-    QVERIFY(map.cellColor(0, 1) != attn::colormap::maskedColor());
+    QVERIFY(map.cellColor(0, 1) != views::colormap::maskedColor());
 }
 
 void TestHeatmapClassroom::droppedCellsExplainedInTooltipAndColourBar() {
@@ -249,7 +249,7 @@ void TestHeatmapClassroom::fixedRangeKeepsWeightsOnZeroToOne() {
     QCOMPARE(map.rangeNote(), QStringLiteral("fixed 0 – 1"));
     QVERIFY(map.colorScale()->axis()->label().contains(QStringLiteral("fixed 0 – 1")));
     // Every tutorial weight is below 0.25: on 0–1 none reaches the top colour.
-    const QColor top = attn::colormap::colorAt(attn::colormap::kViridis, 1.0);
+    const QColor top = views::colormap::colorAt(views::colormap::kViridis, 1.0);
     for (int r = 0; r < 6; ++r)
         for (int c = 0; c < 6; ++c) QVERIFY(!near(map.cellColor(r, c), top, 40));
 }
@@ -265,9 +265,9 @@ void TestHeatmapClassroom::matrixRangeSpansMinToMax() {
     Eigen::Index maxR = 0, maxC = 0, minR = 0, minC = 0;
     w.maxCoeff(&maxR, &maxC);
     const float lowest = w.minCoeff(&minR, &minC);
-    const QColor top = attn::colormap::colorAt(attn::colormap::kViridis, 1.0);
-    const QColor atLowest = attn::colormap::colorAt(
-        attn::colormap::kViridis, static_cast<double>(lowest) / static_cast<double>(w.maxCoeff()));
+    const QColor top = views::colormap::colorAt(views::colormap::kViridis, 1.0);
+    const QColor atLowest = views::colormap::colorAt(
+        views::colormap::kViridis, static_cast<double>(lowest) / static_cast<double>(w.maxCoeff()));
     QVERIFY(near(map.cellColor(int(maxR), int(maxC)), top));
     QVERIFY(near(map.cellColor(int(minR), int(minC)), atLowest));
     // The note names the numbers with 4 significant digits, '.' as the decimal point.
@@ -295,14 +295,14 @@ void TestHeatmapClassroom::rowRangeGivesEachRowMaxTheTopColour() {
     // Weights are non-negative: each row runs from 0 to its own maximum.
     QCOMPARE(map.rangeNote(), QStringLiteral("each row: 0 – its max"));
     QVERIFY(map.colorScale()->axis()->label().contains(map.rangeNote()));
-    const QColor top = attn::colormap::colorAt(attn::colormap::kViridis, 1.0);
+    const QColor top = views::colormap::colorAt(views::colormap::kViridis, 1.0);
     int rowsWhoseMaxIsNotTheMatrixMax = 0;
     for (int r = 0; r < 6; ++r) {
         Eigen::Index maxC = 0, minC = 0;
         const float rowMax = w.row(r).maxCoeff(&maxC);
         const float rowMin = w.row(r).minCoeff(&minC);
-        const QColor atRowMin = attn::colormap::colorAt(
-            attn::colormap::kViridis, static_cast<double>(rowMin) / static_cast<double>(rowMax));
+        const QColor atRowMin = views::colormap::colorAt(
+            views::colormap::kViridis, static_cast<double>(rowMin) / static_cast<double>(rowMax));
         QVERIFY2(near(map.cellColor(r, int(maxC)), top), qPrintable(QString::number(r)));
         QVERIFY2(near(map.cellColor(r, int(minC)), atRowMin), qPrintable(QString::number(r)));
         // The value itself is still what the cell shows.
@@ -322,7 +322,7 @@ void TestHeatmapClassroom::rowRangeGivesEachRowMaxTheTopColour() {
 void TestHeatmapClassroom::rowRangeOnDivergingMapKeepsZeroAtCentre() {
     const Matrix s = signedScores();
     HeatmapWidget map;
-    map.setColorMap(attn::colormap::kDiverging);
+    map.setColorMap(views::colormap::kDiverging);
     map.setMatrix(s);
     map.setRangeMode(RangeMode::Row);
     QCOMPARE(map.rangeLower(), -1.0);
@@ -334,7 +334,7 @@ void TestHeatmapClassroom::rowRangeOnDivergingMapKeepsZeroAtCentre() {
         QVERIFY(std::abs(map.cellValue(r, 0) - double{s(r, 0)} / double{m}) < 1e-6);
     }
     // Switching the map while in row mode recomputes the row-relative values for 0..1.
-    map.setColorMap(attn::colormap::kViridis);
+    map.setColorMap(views::colormap::kViridis);
     QCOMPARE(map.rangeLower(), 0.0);
     Eigen::Index minC = 0;
     s.row(0).minCoeff(&minC);

@@ -24,8 +24,8 @@
 #include "views/colormaps.h"
 #include "views/heatmap_widget.h"
 
-using attn::HeatmapWidget;
 using attn::Matrix;
+using views::HeatmapWidget;
 
 namespace {
 
@@ -52,7 +52,7 @@ QString cellColorProblem(const HeatmapWidget& widget, const QImage& image, int r
     const QPoint pixel = ((centre - QPointF(0, 0.35 * h)) * scale).toPoint();
     const double fraction = (widget.inputValue(row, column) - widget.rangeLower()) /
                             (widget.rangeUpper() - widget.rangeLower());
-    const QColor expected = attn::colormap::colorAt(widget.colorMapName(), fraction);
+    const QColor expected = views::colormap::colorAt(widget.colorMapName(), fraction);
     const QColor actual = image.pixelColor(pixel);
     if (sameColor(actual, expected, 8)) return {};
     return QStringLiteral("cell %1,%2 at %3,%4 is %5, the map gives %6")
@@ -299,7 +299,7 @@ void TestHeatmapFigures::saveShots() {
         const QPoint pixel = widget.cellCenter(r, c).toPoint();
         const double fraction = (widget.inputValue(r, c) - widget.rangeLower()) /
                                 (widget.rangeUpper() - widget.rangeLower());
-        QVERIFY(sameColor(big.pixelColor(pixel), attn::colormap::colorAt("viridis", fraction), 8));
+        QVERIFY(sameColor(big.pixelColor(pixel), views::colormap::colorAt("viridis", fraction), 8));
     }
     // At 2× a figure has twice the pixels and the same layout, sharp for print.
     widget.setTitle("attn_weights at 2×");

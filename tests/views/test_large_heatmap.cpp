@@ -77,7 +77,7 @@ void TestLargeHeatmap::denseHeatmapHidesValues() {
     constexpr int kTokens = 512;
     attn::TorchGenerator gen(8);
     const QStringList labels = tokenLabels(kTokens);
-    attn::HeatmapWidget heatmap;
+    views::HeatmapWidget heatmap;
     heatmap.resize(800, 600);
     QElapsedTimer timer;
     timer.start();

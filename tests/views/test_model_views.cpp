@@ -111,7 +111,7 @@ private slots:
                      qPrintable(pixel(prev, q - 1, q).name()));
             QVERIFY(sameColor(pixel(prev, q, q), kViridisLow, 3));
             for (int k = q + 1; k < 6; ++k)
-                QCOMPARE(pixel(prev, k, q), attn::colormap::maskedColor());
+                QCOMPARE(pixel(prev, k, q), views::colormap::maskedColor());
         }
         const QImage first = mosaic.thumbnail(1, 0);
         QVERIFY(sameColor(pixel(first, 0, 5), kViridisHigh, 3));

@@ -19,7 +19,7 @@
 #include "views/step_page.h"
 #include "views/vector_view.h"
 
-using attn::HeatmapWidget;
+using views::HeatmapWidget;
 using views::StepPage;
 
 namespace {
