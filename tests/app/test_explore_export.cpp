@@ -64,6 +64,7 @@ private slots:
 
     void headCsvHoldsTheRunsWeights();
     void allHeadsPdfAndNothingToExport();
+    void crossAttentionRowsAreTheQueries();
     void exportDialogsRememberAndAsk();
 };
 
@@ -129,6 +130,38 @@ void TestExploreExport::allHeadsPdfAndNothingToExport() {
     QVERIFY(!QFileInfo::exists(refused));
     QVERIFY(!w.exportHead(refused, pdf, &error));
     QVERIFY(!QFileInfo::exists(refused));
+}
+
+void TestExploreExport::crossAttentionRowsAreTheQueries() {
+    ExploreWindow w;
+    QVERIFY(w.session()->waitForIdle());
+    attn::ModuleConfig c;  // the module's defaults
+    c.module = attn::ModuleKind::CrossAttention;
+    w.session()->setConfig(c, true);
+    QVERIFY(w.session()->waitForIdle());
+    QVERIFY2(w.session()->error().isEmpty(), qPrintable(w.session()->error()));
+    const auto r = w.session()->result();
+    const attn::Matrix& expected = r->output.heads[0][0].dropped;
+    // Six target tokens ask four source tokens: more queries than keys.
+    QCOMPARE(expected.rows(), Eigen::Index{6});
+    QCOMPARE(expected.cols(), Eigen::Index{4});
+    QTemporaryDir out;
+    views::FigureOptions csv;
+    csv.format = views::FigureFormat::Csv;
+    const QString path = out.filePath(QStringLiteral("cross.csv"));
+    QString error;
+    QVERIFY2(w.exportHead(path, csv, &error), qPrintable(error));
+    const QByteArray bytes = readFileBytes(path);
+    QVERIFY2(bytes.startsWith(",你的,旅程,始于,一步\r\n"), bytes.constData());
+    QStringList labels;
+    const std::vector<std::vector<double>> numbers = csvNumbers(bytes, &labels);
+    QCOMPARE(labels, QStringList({"Your", "journey", "starts", "with", "one", "step"}));
+    QCOMPARE(numbers.size(), std::size_t{6});
+    for (Eigen::Index i = 0; i < 6; ++i)
+        for (Eigen::Index j = 0; j < 4; ++j)
+            QCOMPARE(static_cast<float>(
+                         numbers[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]),
+                     expected(i, j));
 }
 
 void TestExploreExport::exportDialogsRememberAndAsk() {
