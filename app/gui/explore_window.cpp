@@ -30,6 +30,7 @@
 #include <cmath>
 #include <set>
 
+#include "app/gui/export_flow.h"
 #include "model/explain_attention.h"
 #include "model/number_format.h"
 #include "views/explore_heads_grid.h"
@@ -45,6 +46,9 @@
 
 ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     session_ = new ExploreSession(this);
+    exportFlow_ =
+        new ExportFlow(this, QStringLiteral("explore/export"),
+                       [this](const QString& message, bool error) { showMessage(message, error); });
     inputsModel_ = new views::ExploreTokenModel(this);
     sourceModel_ = new views::ExploreTokenModel(this);
 
@@ -98,7 +102,10 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
         body->addWidget(crossHeatmap_, 1);
         body->addWidget(crossLines_, 1);
         layout->addLayout(body, 1);
-        connect(crossHead_, &QSpinBox::valueChanged, this, [this] { updateCross(); });
+        connect(crossHead_, &QSpinBox::valueChanged, this, [this](int head) {
+            shownHead_ = head - 1;
+            updateCross();
+        });
     }
     tabs_->addTab(crossTab_, QString());
     kvStepper_ = new views::ExploreKvStepper(tabs_);
@@ -106,6 +113,8 @@ ExploreWindow::ExploreWindow(QWidget* parent) : QMainWindow(parent) {
     tiles_ = new views::ExploreTilesView(tabs_);
     tabs_->addTab(tiles_, QString());
     connect(tiles_, &views::ExploreTilesView::tilingChanged, this, [this] { updateTiles(); });
+    connect(tiles_->headBox(), &QSpinBox::valueChanged, this,
+            [this](int head) { shownHead_ = head - 1; });
     // Views are brought up to date when their tab is shown (the stepper reruns decode_step for
     // every token): an edit redraws only what the user sees.
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { updateCurrentView(); });
@@ -304,6 +313,15 @@ void ExploreWindow::buildMenus() {
     saveAsAction_ = fileMenu_->addAction(QString(), this, &ExploreWindow::saveAs);
     saveAsAction_->setShortcut(QKeySequence::SaveAs);
     fileMenu_->addSeparator();
+    // The model window's keys for the same figures: a head, every head on one page.
+    exportMenu_ = fileMenu_->addMenu(QString());
+    exportHeadAction_ =
+        exportMenu_->addAction(QString(), this, [this] { exportWithDialog(ExportKind::Head); });
+    exportHeadAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
+    exportAllHeadsAction_ =
+        exportMenu_->addAction(QString(), this, [this] { exportWithDialog(ExportKind::AllHeads); });
+    exportAllHeadsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    fileMenu_->addSeparator();
     closeAction_ = fileMenu_->addAction(QString(), this, &QWidget::close);
     closeAction_->setShortcut(QKeySequence::Close);
     connect(recentMenu_, &QMenu::aboutToShow, this, &ExploreWindow::updateRecentMenu);
@@ -350,6 +368,9 @@ void ExploreWindow::retranslate() {
     recentMenu_->setTitle(tr("Open &recent"));
     saveAction_->setText(tr("&Save"));
     saveAsAction_->setText(tr("Save &as…"));
+    exportMenu_->setTitle(tr("&Export"));
+    exportHeadAction_->setText(tr("&Head figure…"));
+    exportAllHeadsAction_->setText(tr("&All heads as one figure…"));
     closeAction_->setText(tr("&Close explore mode"));
     editMenu_->setTitle(tr("&Edit"));
     resetAction_->setText(tr("Reset to the tutorial example"));

@@ -12,15 +12,19 @@
 
 #include "app/gui/explore_session.h"
 
-class QScrollArea;
-
+class ExportFlow;
 class QAction;
+class QScrollArea;
 class QLabel;
 class QMenu;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
+
+namespace attn {
+struct Step;
+}  // namespace attn
 
 namespace views {
 class HeatmapWidget;
@@ -32,6 +36,7 @@ class ExploreKvStepper;
 class ExploreLinesView;
 class ExploreWeightSplit;
 class ExploreTilesView;
+struct FigureOptions;
 }  // namespace views
 
 class ExploreWindow : public QMainWindow {
@@ -71,6 +76,16 @@ public:
     // Sizes and places the window inside its screen's available area (at most 1500 × 920).
     void fitToScreen();
 
+    // File ▸ Export, through the flow every window shares (settings group "explore/export").
+    ExportFlow* exportFlow() const { return exportFlow_; }
+    // The 0-based head the head figure shows: the one last clicked in the heads grid or chosen
+    // in the cross-attention or tiles tab (head 1 at first), within the run's heads.
+    int shownHead() const;
+    // The attn_weights of batch item 0 of the current run, written to `path` without dialogs:
+    // the shown head, or every head on one page.
+    bool exportHead(const QString& path, const views::FigureOptions& options, QString* error);
+    bool exportAllHeads(const QString& path, const views::FigureOptions& options, QString* error);
+
 protected:
     void changeEvent(QEvent* event) override;
 
@@ -97,6 +112,13 @@ private:
     void saveAs();
     void save();
     void openDialog();
+    // The run's heads as a record for StepPage (attn::attention_layer_step); false with *error
+    // "Nothing to export: …" when the run has no weights to show.
+    bool headsStep(attn::Step* step, QString* error) const;
+    enum class ExportKind { Head, AllHeads };
+    bool renderHeads(ExportKind kind, const views::FigureOptions& options, QByteArray* bytes,
+                     QString* error) const;
+    void exportWithDialog(ExportKind kind);
     static QStringList labelsOf(const attn::Sequence& s);
     // The cells dropout zeroed in each head of batch item `batch`; empty without dropout.
     static std::vector<attn::BoolMatrix> droppedOf(const attn::RunResult& r, std::size_t batch = 0);
@@ -128,6 +150,8 @@ private:
     QString lastMessage_;
     QSet<QWidget*> staleViews_;  // view tabs drawn from an older result
     std::vector<std::function<void()>> retranslators_;
+    ExportFlow* exportFlow_ = nullptr;
+    int shownHead_ = 0;
 
     QMenu* fileMenu_ = nullptr;
     QMenu* editMenu_ = nullptr;
@@ -136,6 +160,9 @@ private:
     QAction* saveAction_ = nullptr;
     QAction* saveAsAction_ = nullptr;
     QAction* closeAction_ = nullptr;
+    QMenu* exportMenu_ = nullptr;
+    QAction* exportHeadAction_ = nullptr;
+    QAction* exportAllHeadsAction_ = nullptr;
     QAction* undoAction_ = nullptr;
     QAction* redoAction_ = nullptr;
     QAction* resetAction_ = nullptr;

@@ -219,6 +219,13 @@ void ExploreWindow::updateHeadsGrid() {
         grid_->setTooltipProvider({});
     grid_->setKvHeads(static_cast<int>(r->config.num_kv_heads));
     grid_->setHeads(weights, queries, keys, blocked, droppedOf(*r, b));
+    // A clicked head is the one File ▸ Export ▸ Head figure draws. The grid keeps its heatmaps
+    // while the head count stays, so each is connected once.
+    for (int h = 0; h < grid_->headCount(); ++h) {
+        attn::HeatmapWidget* map = grid_->heatmap(h);
+        disconnect(map, &attn::HeatmapWidget::cellClicked, this, nullptr);
+        connect(map, &attn::HeatmapWidget::cellClicked, this, [this, h] { shownHead_ = h; });
+    }
 }
 
 void ExploreWindow::updateTiles() {

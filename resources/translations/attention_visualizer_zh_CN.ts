@@ -322,6 +322,34 @@
         <source>sentence %1</source>
         <translation>句子 %1</translation>
     </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Head figure…</source>
+        <translation>头的图形(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>&amp;All heads as one figure…</source>
+        <translation>所有头合成一张图形(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Nothing to export: the current settings are not computed (%1).</source>
+        <translation>没有可导出的内容：当前设置未能计算（%1）。</translation>
+    </message>
+    <message>
+        <source>Nothing to export: the module has not computed attention weights yet.</source>
+        <translation>没有可导出的内容：模块尚未计算出注意力权重。</translation>
+    </message>
+    <message>
+        <source>Nothing to export: the run&apos;s weights do not match its tokens.</source>
+        <translation>没有可导出的内容：本次运行的权重与其词元不匹配。</translation>
+    </message>
+    <message>
+        <source>Nothing to export: %1</source>
+        <translation>没有可导出的内容：%1</translation>
+    </message>
 </context>
 <context>
     <name>ExportActions</name>
