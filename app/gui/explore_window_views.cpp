@@ -222,9 +222,9 @@ void ExploreWindow::updateHeadsGrid() {
     // A clicked head is the one File ▸ Export ▸ Head figure draws. The grid keeps its heatmaps
     // while the head count stays, so each is connected once.
     for (int h = 0; h < grid_->headCount(); ++h) {
-        attn::HeatmapWidget* map = grid_->heatmap(h);
-        disconnect(map, &attn::HeatmapWidget::cellClicked, this, nullptr);
-        connect(map, &attn::HeatmapWidget::cellClicked, this, [this, h] { shownHead_ = h; });
+        views::HeatmapWidget* map = grid_->heatmap(h);
+        disconnect(map, &views::HeatmapWidget::cellClicked, this, nullptr);
+        connect(map, &views::HeatmapWidget::cellClicked, this, [this, h] { shownHead_ = h; });
     }
 }
 

@@ -1875,85 +1875,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     </message>
 </context>
 <context>
-    <name>views::HeatmapWidget</name>
-    <message>
-        <source>values hidden: %1×%2 too small to label</source>
-        <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
-    </message>
-    <message>
-        <source>values hidden</source>
-        <translation>数值已隐藏</translation>
-    </message>
-    <message>
-        <source>Attention Visualizer heatmap</source>
-        <translation>Attention Visualizer 热力图</translation>
-    </message>
-    <message>
-        <source>the SVG painter could not start</source>
-        <translation>SVG 绘图器无法启动</translation>
-    </message>
-    <message>
-        <source>the PDF painter could not start</source>
-        <translation>PDF 绘制器无法启动</translation>
-    </message>
-    <message>
-        <source>fixed %1 – %2</source>
-        <translation>固定 %1 – %2</translation>
-    </message>
-    <message>
-        <source>this matrix: %1 – %2</source>
-        <translation>本矩阵：%1 – %2</translation>
-    </message>
-    <message>
-        <source>each row: −max|x| – max|x|</source>
-        <translation>每行：−max|x| – max|x|</translation>
-    </message>
-    <message>
-        <source>each row: its min – its max</source>
-        <translation>每行：本行最小 – 本行最大</translation>
-    </message>
-    <message>
-        <source>⊘ dropped by dropout (0)</source>
-        <translation>⊘ 被 dropout 丢弃 (0)</translation>
-    </message>
-    <message>
-        <source>−max</source>
-        <translation>−最大</translation>
-    </message>
-    <message>
-        <source>min</source>
-        <translation>最小</translation>
-    </message>
-    <message>
-        <source>max</source>
-        <translation>最大</translation>
-    </message>
-    <message>
-        <source>Colour range</source>
-        <translation>颜色范围</translation>
-    </message>
-    <message>
-        <source>Fixed %1 – %2</source>
-        <translation>固定 %1 – %2</translation>
-    </message>
-    <message>
-        <source>This matrix</source>
-        <translation>本矩阵</translation>
-    </message>
-    <message>
-        <source>Each row</source>
-        <translation>每行</translation>
-    </message>
-    <message>
-        <source>⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the context vector.</source>
-        <translation>⊘ 被 dropout 丢弃：训练时置为 0，因此这个键对上下文向量没有贡献。</translation>
-    </message>
-    <message>
-        <source>each row: 0 – its max</source>
-        <translation>每行：0 – 该行最大值</translation>
-    </message>
-</context>
-<context>
     <name>views::ExploreHeadsGrid</name>
     <message>
         <source>head %1</source>
@@ -2489,6 +2410,85 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>context_vecs = concat (no out_proj)</source>
         <translation>context_vecs = 拼接（没有 out_proj）</translation>
+    </message>
+</context>
+<context>
+    <name>views::HeatmapWidget</name>
+    <message>
+        <source>values hidden: %1×%2 too small to label</source>
+        <translation>数值已隐藏：%1×%2 太小，无法标注</translation>
+    </message>
+    <message>
+        <source>values hidden</source>
+        <translation>数值已隐藏</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer heatmap</source>
+        <translation>Attention Visualizer 热力图</translation>
+    </message>
+    <message>
+        <source>the SVG painter could not start</source>
+        <translation>SVG 绘图器无法启动</translation>
+    </message>
+    <message>
+        <source>the PDF painter could not start</source>
+        <translation>PDF 绘制器无法启动</translation>
+    </message>
+    <message>
+        <source>fixed %1 – %2</source>
+        <translation>固定 %1 – %2</translation>
+    </message>
+    <message>
+        <source>this matrix: %1 – %2</source>
+        <translation>本矩阵：%1 – %2</translation>
+    </message>
+    <message>
+        <source>each row: −max|x| – max|x|</source>
+        <translation>每行：−max|x| – max|x|</translation>
+    </message>
+    <message>
+        <source>each row: its min – its max</source>
+        <translation>每行：本行最小 – 本行最大</translation>
+    </message>
+    <message>
+        <source>⊘ dropped by dropout (0)</source>
+        <translation>⊘ 被 dropout 丢弃 (0)</translation>
+    </message>
+    <message>
+        <source>−max</source>
+        <translation>−最大</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>Colour range</source>
+        <translation>颜色范围</translation>
+    </message>
+    <message>
+        <source>Fixed %1 – %2</source>
+        <translation>固定 %1 – %2</translation>
+    </message>
+    <message>
+        <source>This matrix</source>
+        <translation>本矩阵</translation>
+    </message>
+    <message>
+        <source>Each row</source>
+        <translation>每行</translation>
+    </message>
+    <message>
+        <source>⊘ Dropped by dropout: set to 0 in training, so this key adds nothing to the context vector.</source>
+        <translation>⊘ 被 dropout 丢弃：训练时置为 0，因此这个键对上下文向量没有贡献。</translation>
+    </message>
+    <message>
+        <source>each row: 0 – its max</source>
+        <translation>每行：0 – 该行最大值</translation>
     </message>
 </context>
 <context>
