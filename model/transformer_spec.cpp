@@ -98,6 +98,16 @@ void check_spec(const TransformerSpec& s) {
                              std::to_string(s.head_dim) + " is odd");
     if (!(s.norm_eps > 0.0f))
         throw AttentionError("the norm's epsilon must be a small positive number");
+    // The spec can describe these; the core does not compute them yet, so it says so rather than
+    // giving other numbers than the model's.
+    if (s.rope.scaling != RopeScaling::None)
+        throw AttentionError(
+            "rotary positions with rope_scaling (linear, llama3) are not computed: only "
+            "unscaled rotary positions are");
+    if (!s.pre_norm)
+        throw AttentionError(
+            "post-norm blocks (norm after the residual, as BERT's) are not computed: only "
+            "pre-norm decoders (GPT-2, LLaMA) are");
     if (s.sliding_window < 0)
         throw AttentionError("sliding_window = " + std::to_string(s.sliding_window) +
                              " is negative: give 0 (none) or a window of tokens");

@@ -216,6 +216,23 @@ void TestTransformerCore::checkWeightsNamesTheTensor() {
     } catch (const attn::AttentionError& e) {
         QVERIFY(QString(e.what()).contains("num_heads = 4 is not a multiple of num_kv_heads = 3"));
     }
+    // What the spec describes but the core does not compute is refused, not approximated.
+    TransformerSpec scaled = attn::tiny_llama_spec();
+    scaled.rope.scaling = attn::RopeScaling::Linear;
+    TransformerSpec post_norm = attn::tiny_gpt2_spec();
+    post_norm.pre_norm = false;
+    for (const auto& [spec, message] :
+         {std::pair{scaled, "rope_scaling (linear, llama3) are not computed"},
+          std::pair{post_norm,
+                    "post-norm blocks (norm after the residual, as BERT's) are not "
+                    "computed"}}) {
+        try {
+            attn::check_spec(spec);
+            QFAIL(message);
+        } catch (const attn::AttentionError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
 }
 
 void TestTransformerCore::llamaLayoutEqualsNaiveLoops() {
