@@ -38,7 +38,7 @@ Grid linear_out_in(const Grid& x, const attn::WeightView& w) {
         for (Eigen::Index o = 0; o < w.rows; ++o)
             for (Eigen::Index i = 0; i < w.cols; ++i)
                 y[t][static_cast<std::size_t>(o)] +=
-                    x[t][static_cast<std::size_t>(i)] * w.data[o * w.cols + i];
+                    x[t][static_cast<std::size_t>(i)] * static_cast<double>(w.data[o * w.cols + i]);
     return y;
 }
 
@@ -48,7 +48,7 @@ Grid rms_norm(const Grid& x, const attn::WeightView& w, double eps) {
         double ms = 0.0;
         for (double v : row) ms += v * v;
         const double inv = 1.0 / std::sqrt(ms / static_cast<double>(row.size()) + eps);
-        for (std::size_t c = 0; c < row.size(); ++c) row[c] *= inv * w.data[c];
+        for (std::size_t c = 0; c < row.size(); ++c) row[c] *= inv * static_cast<double>(w.data[c]);
     }
     return y;
 }
@@ -249,7 +249,7 @@ void TestTransformerCore::llamaLayoutEqualsNaiveLoops() {
         for (std::size_t h = 0; h < 4; ++h)
             for (Eigen::Index i = 0; i < 7; ++i)
                 for (Eigen::Index j = 0; j < 7; ++j)
-                    QVERIFY2(std::abs(r.attentions[l][h](i, j) -
+                    QVERIFY2(std::abs(static_cast<double>(r.attentions[l][h](i, j)) -
                                       naive.attentions[l][h][static_cast<std::size_t>(i)]
                                                       [static_cast<std::size_t>(j)]) <= 2e-6,
                              qPrintable(
@@ -261,7 +261,7 @@ void TestTransformerCore::llamaLayoutEqualsNaiveLoops() {
     for (Eigen::Index t = 0; t < 7; ++t)
         for (Eigen::Index v = 0; v < 40; ++v)
             QVERIFY2(
-                std::abs(r.logits(t, v) -
+                std::abs(static_cast<double>(r.logits(t, v)) -
                          naive.logits[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)]) <=
                     2e-5,
                 qPrintable(QString("logit (%1, %2)").arg(t).arg(v)));
