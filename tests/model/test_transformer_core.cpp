@@ -1,7 +1,8 @@
 // The one transformer core: tensor tables in file order, weight checks naming the tensor, and the
 // parts the LLaMA layout uses (separate projections, grouped K/V heads, rotary positions,
 // RMSNorm, SwiGLU, untied head) against a naive double-precision loop written here, and the
-// generator's kv_cache against the full pass. GPT-2's numbers against PyTorch are in
+// generator's kv_cache against the full pass, and the same model against float64 PyTorch
+// (tests/reference/llama_core_reference.py). GPT-2's numbers against PyTorch are in
 // test_gpt2_forward.
 #include <QObject>
 #include <QTest>
@@ -11,6 +12,7 @@
 
 #include "model/generator.h"
 #include "model/transformer.h"
+#include "tests/reference/llama_core_reference.h"
 #include "tests/support/model_test_weights.h"
 
 using attn::Matrix;
@@ -144,6 +146,7 @@ private slots:
     void llamaTableHasGroupedProjections();
     void checkWeightsNamesTheTensor();
     void llamaLayoutEqualsNaiveLoops();
+    void llamaLayoutMatchesPyTorch();
     void generatorWithGroupedHeadsEqualsFullPass();
     void slidingWindowBlocksOldKeys();
 };
@@ -271,6 +274,31 @@ void TestTransformerCore::llamaLayoutEqualsNaiveLoops() {
         attn::model_layer_step(r, w.spec, 0, {"a", "b", "c", "d", "e", "f", "g"});
     for (const attn::StepMatrix& m : step.operands)
         if (m.id == "keys-4") QVERIFY(m.values.isApprox(r.keys[0].middleCols(4, 4), 0.0f));
+}
+
+// The same layout as transformers' LlamaForCausalLM computes it, in float64 PyTorch
+// (tests/reference/llama_core_reference.py): our float32 within float rounding.
+void TestTransformerCore::llamaLayoutMatchesPyTorch() {
+    namespace ref = llama_core_reference;
+    const TransformerWeights w = attn::make_random_weights(attn::tiny_llama_spec(), ref::kSeed);
+    attn::ModelForwardOptions options;
+    options.all_logits = true;
+    const attn::ModelForwardResult r = attn::model_forward(w, ref::kIds, options);
+    const Eigen::Index t = static_cast<Eigen::Index>(ref::kIds.size());
+    std::size_t at = 0;
+    for (const std::vector<Matrix>& layer : r.attentions)
+        for (const Matrix& head : layer)
+            for (Eigen::Index i = 0; i < t; ++i)
+                for (Eigen::Index j = 0; j < t; ++j)
+                    QVERIFY2(
+                        std::abs(static_cast<double>(head(i, j)) - ref::kAttentions[at++]) <= 2e-6,
+                        qPrintable(QString("attention value %1").arg(at - 1)));
+    QCOMPARE(at, ref::kAttentions.size());
+    QCOMPARE(static_cast<std::size_t>(r.logits.size()), ref::kLogits.size());
+    for (Eigen::Index i = 0; i < r.logits.size(); ++i)
+        QVERIFY2(std::abs(static_cast<double>(r.logits.data()[i]) -
+                          ref::kLogits[static_cast<std::size_t>(i)]) <= 2e-5,
+                 qPrintable(QString("logit %1").arg(i)));
 }
 
 void TestTransformerCore::generatorWithGroupedHeadsEqualsFullPass() {

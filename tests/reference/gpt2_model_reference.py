@@ -1,6 +1,7 @@
 # The whole GPT-2 forward pass in plain torch operations, following transformers'
 # modeling_gpt2.py (GPT2LMHeadModel in eval mode), on the tiny random weights that
-# attn::make_random_gpt2_weights (model/gpt2_forward.h) draws: same seed, same order, same
+# attn::make_random_weights (tests/support/model_test_weights.h) draws through GPT-2's tensor
+# table: same seed, same order, same
 # normal_(mean, std) calls. Prints tests/reference/gpt2_model_reference.h:
 #   /usr/bin/python3 tests/reference/gpt2_model_reference.py > tests/reference/gpt2_model_reference.h
 import math
@@ -13,7 +14,7 @@ EPS = 1e-5
 
 
 def draw_weights(seed, tied):
-    # Order and scales as make_random_gpt2_weights: each tensor is empty(shape).normal_(mean, std).
+    # Order and scales as make_random_weights: each tensor is empty(shape).normal_(mean, std).
     torch.manual_seed(seed)
 
     def normal(shape, mean, std):
@@ -105,8 +106,8 @@ print("// /usr/bin/python3 tests/reference/gpt2_model_reference.py >")
 print("// tests/reference/gpt2_model_reference.h && clang-format -i tests/reference/gpt2_model_reference.h")
 print("#pragma once\n\n#include <vector>\n\nnamespace gpt2_model_reference {\n")
 print(f"inline constexpr unsigned kSeed = {SEED};")
-print("// attn::make_random_gpt2_weights(attn::tiny_gpt2_config(tied), kSeed), optionally rounded with")
-print("// attn::round_gpt2_weights(w, dtype); attentions [layer][head] row-major (T, T) flattened in")
+print("// attn::make_random_weights(attn::tiny_gpt2_spec(tied), kSeed), optionally rounded with")
+print("// attn::round_weights(w, dtype); attentions [layer][head] row-major (T, T) flattened in")
 print("// that order; logits (T, vocab) row-major.")
 print("struct Case {\n    const char* name;\n    bool tied;\n    const char* dtype;  // \"F32\", \"F16\", \"BF16\"")
 print("    std::vector<int> ids;\n    std::vector<float> attentions;\n    std::vector<float> logits;\n};\n")
