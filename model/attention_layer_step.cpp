@@ -19,6 +19,26 @@ bool is_causal_attention(const std::vector<Matrix>& heads) {
     return true;
 }
 
+namespace {
+
+// One head's weights as a record matrix, as every layer-like step draws them.
+StepMatrix head_weights(std::string id, const Matrix& values, std::vector<std::string> rows,
+                        std::vector<std::string> cols, BoolMatrix blocked, std::size_t head) {
+    StepMatrix w;
+    w.id = std::move(id);
+    w.symbol = "α";
+    w.values = values;
+    w.row_labels = std::move(rows);
+    w.col_labels = std::move(cols);
+    w.kind = MatrixKind::Weights;
+    w.blocked = std::move(blocked);
+    w.fill_value = kNegInf;
+    w.head = static_cast<int>(head + 1);
+    return w;
+}
+
+}  // namespace
+
 Step attention_layer_step(const std::vector<Matrix>& heads, Eigen::Index layer,
                           const std::vector<std::string>& tokens) {
     const Eigen::Index t_q = heads.empty() ? 0 : heads.front().rows();
@@ -45,18 +65,39 @@ Step attention_layer_step(const std::vector<Matrix>& heads, Eigen::Index layer,
                       {"num_heads", std::to_string(heads.size())},
                       {"num_tokens", std::to_string(t_k)}};
     for (std::size_t h = 0; h < heads.size(); ++h) {
-        StepMatrix w;
-        w.id = step.id + "-head-" + std::to_string(h + 1);
-        w.symbol = "α";
-        w.values = heads[h];
-        w.row_labels = query_tokens;
-        w.col_labels = tokens;
-        w.kind = MatrixKind::Weights;
-        w.blocked = blocked;
-        w.fill_value = kNegInf;
-        w.head = static_cast<int>(h + 1);
+        StepMatrix w = head_weights(step.id + "-head-" + std::to_string(h + 1), heads[h],
+                                    query_tokens, tokens, blocked, h);
         // explanations name a query by its position in the whole sequence
         w.row_offset = t_k - t_q;
+        step.matrices.push_back(std::move(w));
+    }
+    return step;
+}
+
+Step run_heads_step(const std::vector<AttentionResult>& heads,
+                    const std::vector<BoolMatrix>& dropped,
+                    const std::vector<std::string>& query_tokens,
+                    const std::vector<std::string>& key_tokens) {
+    Step step;
+    step.number = 0;  // not a step of the walkthrough: files are named after the matrix id
+    step.id = "attn-weights";
+    step.text_args = {{"num_heads", std::to_string(heads.size())},
+                      {"num_tokens", std::to_string(key_tokens.size())}};
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        const AttentionResult& r = heads[h];
+        // With dropout the values were averaged with the dropped weights; without, `dropped`
+        // is left empty.
+        const Matrix& values = r.dropped.size() > 0 ? r.dropped : r.weights;
+        if (values.rows() != static_cast<Eigen::Index>(query_tokens.size()) ||
+            values.cols() != static_cast<Eigen::Index>(key_tokens.size()))
+            throw AttentionError("run_heads_step: head " + std::to_string(h + 1) + " is " +
+                                 std::to_string(values.rows()) + " × " +
+                                 std::to_string(values.cols()) + " but the labels give " +
+                                 std::to_string(query_tokens.size()) + " queries × " +
+                                 std::to_string(key_tokens.size()) + " keys");
+        StepMatrix w = head_weights("attn-weights-head-" + std::to_string(h + 1), values,
+                                    query_tokens, key_tokens, r.blocked, h);
+        if (h < dropped.size()) w.dropped = dropped[h];
         step.matrices.push_back(std::move(w));
     }
     return step;

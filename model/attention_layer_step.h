@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ops.h"
 #include "tensor.h"
 #include "walkthrough.h"
 
@@ -25,5 +26,16 @@ bool is_causal_attention(const std::vector<Matrix>& heads);
 // Throws AttentionError when the heads differ in shape, T_q > T_k or tokens.size() != T_k.
 Step attention_layer_step(const std::vector<Matrix>& heads, Eigen::Index layer,
                           const std::vector<std::string>& tokens);
+
+// One module run's heads (explore mode's export), drawn as a layer is: per head the weights that
+// multiplied the values (AttentionResult::dropped, the softmax when no dropout ran), the run's own
+// blocked cells and `dropped` cells (empty: none), rows labelled by `query_tokens` (a
+// cross-attention target may have more tokens than its source) and columns by `key_tokens`.
+// Matrices "attn-weights-head-H" (1-based). Throws AttentionError when the heads differ in shape
+// or the labels do not fit them.
+Step run_heads_step(const std::vector<AttentionResult>& heads,
+                    const std::vector<BoolMatrix>& dropped,
+                    const std::vector<std::string>& query_tokens,
+                    const std::vector<std::string>& key_tokens);
 
 }  // namespace attn

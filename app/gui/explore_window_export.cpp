@@ -1,6 +1,6 @@
 // ExploreWindow's File ▸ Export: the attn_weights of the current run as figures. The figures are
-// drawn from a record (attn::attention_layer_step of batch item 0's heads, as the model window's
-// layer) by StepPage and views/figure_render.h; the dialogs, the remembered choices, the replace
+// drawn from a record (attn::run_heads_step of batch item 0's heads, drawn as the model window's
+// layer is) by StepPage and views/figure_render.h; the dialogs, the remembered choices, the replace
 // question and the report are ExportFlow's, as in every window.
 #include <QByteArray>
 #include <QSpinBox>
@@ -37,36 +37,9 @@ bool ExploreWindow::headsStep(attn::Step* step, QString* error) const {
     const ExploreState& from = session_->resultState();
     const std::vector<std::string>& queries = from.inputs.tokens;
     const std::vector<std::string>& keys = from.usesSource() ? from.source.tokens : queries;
-    // The weights the values were averaged with, as the heads grid shows them: after dropout.
-    std::vector<attn::Matrix> weights;
-    for (const attn::AttentionResult& head : r->output.heads.front())
-        weights.push_back(head.dropped);
-    const Eigen::Index t_q = weights.front().rows();
-    const Eigen::Index t_k = weights.front().cols();
-    if (static_cast<Eigen::Index>(queries.size()) != t_q ||
-        static_cast<Eigen::Index>(keys.size()) != t_k) {
-        *error = tr("Nothing to export: the run's weights do not match its tokens.");
-        return false;
-    }
     try {
-        // attention_layer_step takes queries that are the last keys (self-attention, a decoder's
-        // dump); cross-attention's queries are another sequence, so its rows are named here.
-        std::vector<attn::Matrix> shaped = weights;
-        if (t_q > t_k)
-            for (attn::Matrix& w : shaped) w = w.topRows(t_k).eval();
-        *step = attn::attention_layer_step(shaped, 0, keys);
-        const std::vector<attn::BoolMatrix> dropped = droppedOf(*r);
-        for (std::size_t h = 0; h < step->matrices.size(); ++h) {
-            attn::StepMatrix& m = step->matrices[h];
-            // "Head 2 · Attention weights α": explore has one module, not a model's layers.
-            m.id = "attn-weights-head-" + std::to_string(h + 1);
-            m.values = weights[h];
-            m.row_labels = queries;
-            m.row_offset = 0;
-            // The run's own masks (causal, sliding window, padding), not a guess from zeros.
-            m.blocked = r->output.heads.front()[h].blocked;
-            m.dropped = h < dropped.size() ? dropped[h] : attn::BoolMatrix();
-        }
+        // The weights the values were averaged with, as the heads grid shows them.
+        *step = attn::run_heads_step(r->output.heads.front(), droppedOf(*r), queries, keys);
     } catch (const std::exception& e) {
         *error = tr("Nothing to export: %1").arg(QString::fromUtf8(e.what()));
         return false;

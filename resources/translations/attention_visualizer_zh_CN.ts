@@ -343,10 +343,6 @@
         <translation>没有可导出的内容：模块尚未计算出注意力权重。</translation>
     </message>
     <message>
-        <source>Nothing to export: the run&apos;s weights do not match its tokens.</source>
-        <translation>没有可导出的内容：本次运行的权重与其词元不匹配。</translation>
-    </message>
-    <message>
         <source>Nothing to export: %1</source>
         <translation>没有可导出的内容：%1</translation>
     </message>

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "model/attention_layer_step.h"
 #include "model/generator.h"
+#include "model/ops.h"
 #include "model/transformer.h"
 #include "tests/reference/llama_core_reference.h"
 #include "tests/support/model_test_weights.h"
@@ -149,6 +151,7 @@ private slots:
     void llamaLayoutMatchesPyTorch();
     void generatorWithGroupedHeadsEqualsFullPass();
     void slidingWindowBlocksOldKeys();
+    void runHeadsStepDrawsCrossAttention();
 };
 
 void TestTransformerCore::gpt2TableInFileOrder() {
@@ -350,6 +353,44 @@ void TestTransformerCore::slidingWindowBlocksOldKeys() {
         QFAIL("a windowed generator was built");
     } catch (const attn::AttentionError& e) {
         QVERIFY(QString(e.what()).contains("sliding window of 2 tokens"));
+    }
+}
+
+// A module run's heads as a record (explore mode's export): three target queries over two source
+// keys, the run's own blocked and dropped cells, the weights that multiplied the values.
+void TestTransformerCore::runHeadsStepDrawsCrossAttention() {
+    Matrix q(3, 2), k(2, 2), v(2, 2);
+    q << 1, 0, 0, 1, 1, 1;
+    k << 1, 2, 3, 4;
+    v << 1, 0, 0, 1;
+    attn::AttentionOptions options;
+    attn::BoolMatrix blocked(3, 2);
+    blocked << false, true, false, false, false, false;
+    options.blocked = blocked;
+    const std::vector<attn::AttentionResult> heads = {
+        attn::scaled_dot_product_attention(q, k, v, options),
+        attn::scaled_dot_product_attention(q, k * 2.0f, v, {})};
+    attn::BoolMatrix dropped = attn::BoolMatrix::Constant(3, 2, false);
+    dropped(2, 1) = true;
+    const attn::Step step =
+        attn::run_heads_step(heads, {dropped}, {"你的", "旅程", "始于"}, {"Your", "journey"});
+    QCOMPARE(step.matrices.size(), std::size_t{2});
+    const attn::StepMatrix& first = step.matrices[0];
+    QCOMPARE(first.id, std::string("attn-weights-head-1"));
+    QCOMPARE(first.row_labels, (std::vector<std::string>{"你的", "旅程", "始于"}));
+    QCOMPARE(first.col_labels, (std::vector<std::string>{"Your", "journey"}));
+    QVERIFY(first.values == heads[0].dropped);
+    QCOMPARE(first.values(0, 0), 1.0f);  // its only key left by the mask
+    QVERIFY(first.blocked == blocked);
+    QVERIFY(first.dropped == dropped);
+    QCOMPARE(step.matrices[1].head, 2);
+    QCOMPARE(step.matrices[1].dropped.size(), Eigen::Index{0});
+    try {
+        attn::run_heads_step(heads, {}, {"a", "b"}, {"Your", "journey"});
+        QFAIL("two labels for three queries accepted");
+    } catch (const attn::AttentionError& e) {
+        QCOMPARE(QString(e.what()), QString("run_heads_step: head 1 is 3 × 2 but the labels give 2 "
+                                            "queries × 2 keys"));
     }
 }
 
