@@ -4,14 +4,20 @@
 // closes it (accept, reject, a button) and may call whenModal again for the dialog after it.
 #pragma once
 
+#include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTest>
 #include <QTimer>
 #include <QWidget>
 #include <functional>
+
+#include "app/gui/export_dialog.h"
 
 inline void whenModal(std::function<void(QWidget*)> answer) {
     auto* timer = new QTimer;
@@ -50,4 +56,32 @@ void answerModal(int result, std::function<void(Dialog*)> prepare = {}) {
             other->done(result);
         }
     });
+}
+
+// The shared export flow's replace question, as every window asks it: with `path` already there
+// (holding "kept"), `exportAction` offers `path` in its dialog, asks "... already exists. Replace
+// it?", keeps the file on Cancel and, asked again, replaces it on Yes. The caller compares the
+// new contents.
+inline void checkReplaceQuestion(QAction* exportAction, const QString& path) {
+    QFile old(path);
+    QVERIFY(old.open(QIODevice::WriteOnly));
+    old.write("kept");
+    old.close();
+    QString offered, question;
+    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
+        offered = d->destination();
+        answerModal<QMessageBox>(QMessageBox::Cancel,
+                                 [&](QMessageBox* box) { question = box->text(); });
+    });
+    exportAction->trigger();
+    QCOMPARE(offered, path);
+    QCOMPARE(question,
+             QDir::toNativeSeparators(path) + QStringLiteral(" already exists. Replace it?"));
+    QFile kept(path);
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), QByteArray("kept"));
+    kept.close();
+    answerModal<ExportDialog>(QDialog::Accepted,
+                              [](ExportDialog*) { answerModal<QMessageBox>(QMessageBox::Yes); });
+    exportAction->trigger();
 }

@@ -191,24 +191,8 @@ void TestExploreExport::exportDialogsRememberAndAsk() {
 
     // The next export offers that folder and format; the file there is kept unless the user
     // agrees to replace it.
-    QFile old(path);
-    QVERIFY(old.open(QIODevice::WriteOnly));
-    old.write("kept");
-    old.close();
-    QString question;
-    answerModal<ExportDialog>(QDialog::Accepted, [&](ExportDialog* d) {
-        offered = d->destination();
-        answerModal<QMessageBox>(QMessageBox::Cancel,
-                                 [&](QMessageBox* box) { question = box->text(); });
-    });
-    exportHead->trigger();
-    QCOMPARE(offered, path);
-    QCOMPARE(question,
-             QDir::toNativeSeparators(path) + QStringLiteral(" already exists. Replace it?"));
-    QCOMPARE(readFileBytes(path), QByteArray("kept"));
-    answerModal<ExportDialog>(QDialog::Accepted,
-                              [](ExportDialog*) { answerModal<QMessageBox>(QMessageBox::Yes); });
-    exportHead->trigger();
+    checkReplaceQuestion(exportHead, path);
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(readFileBytes(path), written);
 
     // Every head as one PDF, in the remembered folder.
