@@ -62,7 +62,6 @@ struct TransformerSpec {
     ActivationKind activation = ActivationKind::GeluTanh;
     bool mlp_bias = true;
     bool tied_output = true;  // logits against the token embedding; false: a separate head
-    int bos_id = -1, eos_id = -1;
 
     Eigen::Index q_width() const { return num_heads * head_dim; }
     Eigen::Index kv_width() const { return num_kv_heads * head_dim; }

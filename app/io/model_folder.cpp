@@ -135,8 +135,6 @@ ModelConfigResult parseGpt2Config(const JsonText& text, const QJsonObject& o) {
                                .arg(describeJsonValue(tie))));
         spec.tied_output = tie.toBool();
     }
-    spec.bos_id = o.value(QLatin1String("bos_token_id")).toInt(-1);
-    spec.eos_id = o.value(QLatin1String("eos_token_id")).toInt(-1);
     return {spec, QString()};
 }
 
