@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "matmul.h"
 #include "module_checks.h"
 
 #ifdef _OPENMP
@@ -36,88 +37,6 @@ void check_block(Eigen::Index block, const char* name) {
     }
 }
 
-// acc (rows, hd) = or += p (rows, cols) · v (cols, hd), all row-major with leading dimensions.
-// Eigen's GEMM would first copy p into its packed layout, one copy per hd multiply-adds, which
-// costs a quarter of the product at hd = 64; this kernel reads p in place instead: a tile of
-// kTileRows rows of acc by 4 packets of columns stays in registers while the keys are walked,
-// each row of v loaded once per tile and each weight broadcast once.
-using Packet = Eigen::internal::packet_traits<float>::type;
-constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<float>::size;
-constexpr Eigen::Index kTileCols = 4 * kPacket;
-// kTileRows × 4 accumulators + 4 packets of v + 1 broadcast fit the 32 vector registers of
-// AVX-512 (6 rows) or the 16 of AVX2 / SSE (2 rows).
-constexpr std::size_t kTileRows = kPacket >= 16 ? 6 : 2;
-
-template <std::size_t R>
-void weights_values_tile(const float* p, Eigen::Index ldp, const float* v, Eigen::Index ldv,
-                         float* acc, Eigen::Index lda, Eigen::Index cols, bool first) {
-    using Eigen::internal::ploadu;
-    using Eigen::internal::pmadd;
-    using Eigen::internal::pset1;
-    using Eigen::internal::pstoreu;
-    Packet c[R][4];  // NOLINT(*-avoid-c-arrays): std::array drops the vector type's alignment
-                     // attributes
-#pragma GCC unroll 8
-    for (std::size_t i = 0; i < R; ++i) {
-        const float* row = acc + static_cast<Eigen::Index>(i) * lda;
-        c[i][0] = first ? pset1<Packet>(0.0f) : ploadu<Packet>(row);
-        c[i][1] = first ? pset1<Packet>(0.0f) : ploadu<Packet>(row + kPacket);
-        c[i][2] = first ? pset1<Packet>(0.0f) : ploadu<Packet>(row + 2 * kPacket);
-        c[i][3] = first ? pset1<Packet>(0.0f) : ploadu<Packet>(row + 3 * kPacket);
-    }
-    for (Eigen::Index j = 0; j < cols; ++j) {
-        const float* vj = v + j * ldv;
-        const Packet v0 = ploadu<Packet>(vj);
-        const Packet v1 = ploadu<Packet>(vj + kPacket);
-        const Packet v2 = ploadu<Packet>(vj + 2 * kPacket);
-        const Packet v3 = ploadu<Packet>(vj + 3 * kPacket);
-#pragma GCC unroll 8
-        for (std::size_t i = 0; i < R; ++i) {
-            const Packet w = pset1<Packet>(p[static_cast<Eigen::Index>(i) * ldp + j]);
-            c[i][0] = pmadd(w, v0, c[i][0]);
-            c[i][1] = pmadd(w, v1, c[i][1]);
-            c[i][2] = pmadd(w, v2, c[i][2]);
-            c[i][3] = pmadd(w, v3, c[i][3]);
-        }
-    }
-#pragma GCC unroll 8
-    for (std::size_t i = 0; i < R; ++i) {
-        float* row = acc + static_cast<Eigen::Index>(i) * lda;
-        pstoreu(row, c[i][0]);
-        pstoreu(row + kPacket, c[i][1]);
-        pstoreu(row + 2 * kPacket, c[i][2]);
-        pstoreu(row + 3 * kPacket, c[i][3]);
-    }
-}
-
-void weights_times_values(const MutableMap& p, const StridedMap& v, MutableMap& acc, bool first) {
-    const Eigen::Index rows = p.rows();
-    const Eigen::Index cols = p.cols();
-    const Eigen::Index hd = v.cols();
-    const Eigen::Index tiled = hd - hd % kTileCols;
-    for (Eigen::Index c0 = 0; c0 < tiled; c0 += kTileCols) {
-        Eigen::Index r0 = 0;
-        constexpr Eigen::Index tile_rows = static_cast<Eigen::Index>(kTileRows);
-        for (; r0 + tile_rows <= rows; r0 += tile_rows) {
-            weights_values_tile<kTileRows>(p.data() + r0 * cols, cols, v.data() + c0,
-                                           v.outerStride(), acc.data() + r0 * hd + c0, hd, cols,
-                                           first);
-        }
-        for (; r0 < rows; ++r0) {
-            weights_values_tile<1>(p.data() + r0 * cols, cols, v.data() + c0, v.outerStride(),
-                                   acc.data() + r0 * hd + c0, hd, cols, first);
-        }
-    }
-    // Columns left over when hd is not a multiple of the tile (small teaching sizes): Eigen.
-    if (tiled < hd) {
-        if (first) {
-            acc.rightCols(hd - tiled).noalias() = p * v.rightCols(hd - tiled);
-        } else {
-            acc.rightCols(hd - tiled).noalias() += p * v.rightCols(hd - tiled);
-        }
-    }
-}
-
 // One key block of the online softmax for the queries q, which are rows [r0, r0 + q.rows()) of
 // the block's running state:
 //   s = q · kᵀ; on the diagonal, key columns after the query's own (column diag_col + r for row
@@ -134,7 +53,7 @@ void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap
     const Eigen::Index cols = k.rows();
     MutableMap p(s.scores.data(), rows, cols);
     MutableMap acc(s.acc.data() + r0 * s.acc.cols(), rows, s.acc.cols());
-    p.noalias() = q * k.transpose();
+    gemm(q, Op::None, k, Op::Transpose, p);
     for (Eigen::Index r = 0; r < rows; ++r) {
         // Zeroing the future keys after exp() equals filling them with -inf before it.
         const Eigen::Index valid = diag_col == kNoMask ? cols : diag_col + r + 1;
@@ -155,7 +74,46 @@ void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap
         }
         s.row_max(r0 + r) = m_new;
     }
-    weights_times_values(p, v, acc, first);
+    gemm(p, Op::None, v, Op::None, acc, first ? 0.0f : 1.0f);
+}
+
+}  // namespace
+
+namespace {
+
+FastProjection linear_view(const Linear& linear) {
+    FastProjection p;
+    p.weight = linear.weight.data();
+    p.rows = linear.weight.rows();
+    p.cols = linear.weight.cols();
+    p.op = Op::Transpose;
+    p.bias = linear.bias.size() == linear.out_features() ? linear.bias.data() : nullptr;
+    return p;
+}
+
+// y = x · op(W) + b into y, a block of columns of the caller's matrix.
+void project_into(const Matrix& x, const FastProjection& p, MatrixRef y) {
+    const Eigen::Map<const Matrix> w(p.weight, p.rows, p.cols);
+    gemm(x, Op::None, w, p.op, y);
+    if (p.bias != nullptr) y.rowwise() += Eigen::Map<const RowVector>(p.bias, y.cols());
+}
+
+void check_weights(const FastAttentionWeights& w) {
+    Eigen::Index width = 0;
+    bool ok = !w.qkv.empty() && w.head_dim > 0 && w.num_heads * w.head_dim == w.d_out;
+    for (const FastProjection& p : w.qkv) {
+        ok = ok && p.weight != nullptr && p.in_features() == w.d_in;
+        width += p.out_features();
+    }
+    ok = ok && width == 3 * w.d_out && w.out.weight != nullptr && w.out.in_features() == w.d_out &&
+         w.out.out_features() == w.d_out;
+    if (!ok) {
+        std::ostringstream msg;
+        msg << "the fast path's weights do not fit together: q | k | v must give 3 × d_out = "
+            << 3 * w.d_out << " columns from d_in = " << w.d_in
+            << " and out_proj map d_out to d_out = num_heads × head_dim";
+        throw AttentionError(msg.str());
+    }
 }
 
 }  // namespace
@@ -172,29 +130,13 @@ FastAttentionWeights::FastAttentionWeights(const MultiHeadAttention& mha)
             "the fast path computes the seed's MultiHeadAttention only: with num_kv_heads < "
             "num_heads or rope, use MultiHeadAttention::forward and decode_step");
     }
-    // Dividing the query by √hd before q · kᵀ equals dividing the scores after it up to float
-    // rounding; folding it into the weight costs nothing per call.
-    const float inv_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    w_qkv.resize(d_in, 3 * d_out);
-    w_qkv.leftCols(d_out) = mha.W_query.weight.transpose() * inv_scale;
-    w_qkv.middleCols(d_out, d_out) = mha.W_key.weight.transpose();
-    w_qkv.rightCols(d_out) = mha.W_value.weight.transpose();
-    b_qkv = RowVector::Zero(3 * d_out);
-    if (mha.W_query.bias.size() == d_out) {
-        b_qkv.head(d_out) = mha.W_query.bias * inv_scale;
-    }
-    if (mha.W_key.bias.size() == d_out) {
-        b_qkv.segment(d_out, d_out) = mha.W_key.bias;
-    }
-    if (mha.W_value.bias.size() == d_out) {
-        b_qkv.tail(d_out) = mha.W_value.bias;
-    }
-    w_out = mha.out_proj.weight.transpose();
-    b_out = mha.out_proj.bias.size() == d_out ? mha.out_proj.bias : RowVector::Zero(d_out);
+    qkv = {linear_view(mha.W_query), linear_view(mha.W_key), linear_view(mha.W_value)};
+    out = linear_view(mha.out_proj);
 }
 
 void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
                              FastAttentionWorkspace& ws, Matrix& out) {
+    check_weights(weights);
     check_not_empty(x, "x");
     check_cols(x, weights.d_in, "x", "d_in");
     detail::check_context_length(x.rows(), weights.context_length);
@@ -211,13 +153,19 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     const Eigen::Index bk = std::min(ws.key_block, tokens);
     const Eigen::Index bd = std::min(ws.diagonal_block, bq);
 
-    // 1. queries | keys | values in one GEMM.
+    // 1. queries | keys | values, then the queries divided by √hd (the scores then need no
+    // division; for hd = 64 both are exact powers of two).
     ws.qkv.resize(tokens, 3 * d);
-    ws.qkv.noalias() = x * weights.w_qkv;
-    ws.qkv.rowwise() += weights.b_qkv;
+    Eigen::Index col = 0;
+    for (const FastProjection& p : weights.qkv) {
+        project_into(x, p, ws.qkv.middleCols(col, p.out_features()));
+        col += p.out_features();
+    }
+    ws.qkv.leftCols(d) *= 1.0f / std::sqrt(static_cast<float>(hd));
 
     // 2. blocked causal attention. Scratch per thread, sized before the parallel region.
     ws.concat.resize(tokens, d);
+    use_engine_threads();
 #ifdef _OPENMP
     const int threads = omp_get_max_threads();
 #else
@@ -278,8 +226,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
 
     // 3. out_proj.
     out.resize(tokens, d);
-    out.noalias() = ws.concat * weights.w_out;
-    out.rowwise() += weights.b_out;
+    project_into(ws.concat, weights.out, out);
 }
 
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x) {
@@ -288,26 +235,6 @@ Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x) {
     Matrix out;
     fast_causal_mha_forward(weights, x, ws, out);
     return out;
-}
-
-int fast_attention_threads() {
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-void set_fast_attention_threads(int n) {
-    if (n < 1) {
-        std::ostringstream msg;
-        msg << "threads = " << n << " is not a thread count: give at least 1";
-        throw AttentionError(msg.str());
-    }
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-    Eigen::setNbThreads(n);
-#endif
 }
 
 }  // namespace attn

@@ -8,9 +8,11 @@
 // Bq / Bk / Bd = query / key / diagonal strip block rows.
 //
 //   1. one GEMM  qkv = x · w_qkv + b_qkv          (T, d_in) · (d_in, 3·d_out): q | k | v
+//      (or three, one per projection, into its columns); q then divided by √hd, so the scores
+//      need no division
 //   2. per (head, query block), heads in parallel with OpenMP:
 //        for each key block left of the diagonal, then the diagonal square in strips (masked):
-//          s = q_blk · k_blkᵀ                     (Bq, Bk), q already scaled by 1/√hd
+//          s = q_blk · k_blkᵀ                     (Bq, Bk), q already divided by √hd
 //          online softmax: running row max m and row sum l, acc rescaled by exp(m_old - m_new)
 //          acc += exp(s - m) · v_blk              (Bq, hd)
 //        concat[:, head] = acc / l                 (the FlashAttention idea)
@@ -22,24 +24,37 @@
 
 #include <vector>
 
+#include "matmul.h"
 #include "modules.h"
 #include "tensor.h"
 
 namespace attn {
 
-// MultiHeadAttention's parameters rearranged once for the fast path.
+// One projection y = x · op(W) + b as the fast path reads it: a view of the weight where it
+// lives (a module's parameters, a memory-mapped model file), never copied per call.
+struct FastProjection {
+    const float* weight = nullptr;  // row-major (rows, cols)
+    Eigen::Index rows = 0, cols = 0;
+    Op op = Op::None;             // Transpose: W is (out, in), as torch.nn.Linear stores it
+    const float* bias = nullptr;  // (out), or nullptr without a bias
+
+    Eigen::Index in_features() const { return op == Op::None ? rows : cols; }
+    Eigen::Index out_features() const { return op == Op::None ? cols : rows; }
+};
+
+// The weights of one layer for the fast path: views, so whatever they point into (the module,
+// the model's weights) must outlive them.
 struct FastAttentionWeights {
-    // (d_in, 3·d_out) = [W_query.weightᵀ / √hd | W_key.weightᵀ | W_value.weightᵀ]: one GEMM gives
-    // queries (pre-scaled, so scores need no division), keys and values.
-    Matrix w_qkv;
-    RowVector b_qkv;  // (3·d_out): [b_query / √hd | b_key | b_value]; zeros without qkv bias
-    Matrix w_out;     // (d_out, d_out) = out_proj.weightᵀ
-    RowVector b_out;  // (d_out)
+    // Either one fused projection to q | k | v (GPT-2's c_attn) or three (q, k, v): their outputs
+    // fill the columns of qkv left to right.
+    std::vector<FastProjection> qkv;
+    FastProjection out;  // out_proj: (d_out) -> (d_out)
     Eigen::Index d_in = 0, d_out = 0, num_heads = 0, head_dim = 0, context_length = 0;
 
     FastAttentionWeights() = default;
-    // Throws AttentionError for a module with num_kv_heads != num_heads or rope (not computed
-    // here; MultiHeadAttention::forward and decode_step compute them).
+    // Views of mha's parameters. Throws AttentionError for a module with num_kv_heads !=
+    // num_heads or rope (not computed here; MultiHeadAttention::forward and decode_step compute
+    // them).
     explicit FastAttentionWeights(const MultiHeadAttention& mha);
 };
 
@@ -70,10 +85,5 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
                              FastAttentionWorkspace& workspace, Matrix& out);
 // Convenience: prepares the weights and a workspace for one call.
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x);
-
-// Threads the fast path uses (OpenMP's current maximum; 1 when built without OpenMP).
-int fast_attention_threads();
-// Sets the threads of the fast path and of Eigen's own GEMMs; n >= 1. No effect without OpenMP.
-void set_fast_attention_threads(int n);
 
 }  // namespace attn

@@ -33,7 +33,7 @@ bool fast_path_applies(const TransformerSpec& s, const ModelForwardOptions& opti
            s.num_kv_heads == s.num_heads && s.positions == PositionKind::Learned;
 }
 
-// One layer's attention half through the fast kernel; its weights are rearranged per call.
+// One layer's attention half through the fast kernel, reading the weights where they are.
 Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
                       FastAttentionWorkspace& workspace) {
     using R = TensorRole;
@@ -43,29 +43,21 @@ Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Mat
     f.num_heads = s.num_heads;
     f.head_dim = s.head_dim;
     f.context_length = s.max_positions;
-    const Index q = s.q_width();
-    auto weight = [](const WeightView& v) {
-        return v.layout == TensorLayout::OutIn ? Matrix(v.matrix().transpose())
-                                               : Matrix(v.matrix());
+    auto view = [](const WeightView& weight, const WeightView& bias) {
+        FastProjection p;
+        p.weight = weight.data;
+        p.rows = weight.rows;
+        p.cols = weight.cols;
+        p.op = weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None;
+        p.bias = bias.empty() ? nullptr : bias.data;
+        return p;
     };
-    auto bias = [](const WeightView& v, Index n) {
-        return v.empty() ? RowVector(RowVector::Zero(n)) : RowVector(v.row());
-    };
-    if (s.fused_qkv) {
-        f.w_qkv = weight(w[R::QkvWeight]);
-        f.b_qkv = bias(w[R::QkvBias], 3 * q);
-    } else {
-        f.w_qkv.resize(s.d_model, 3 * q);
-        f.w_qkv << weight(w[R::QueryWeight]), weight(w[R::KeyWeight]), weight(w[R::ValueWeight]);
-        f.b_qkv.resize(3 * q);
-        f.b_qkv << bias(w[R::QueryBias], q), bias(w[R::KeyBias], q), bias(w[R::ValueBias], q);
-    }
-    // Queries pre-scaled by 1/√head_dim: the kernel's scores need no division.
-    const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
-    f.w_qkv.leftCols(q) *= inv_sqrt;
-    f.b_qkv.leftCols(q) *= inv_sqrt;
-    f.w_out = weight(w[R::OutWeight]);
-    f.b_out = bias(w[R::OutBias], s.d_model);
+    if (s.fused_qkv)
+        f.qkv = {view(w[R::QkvWeight], w[R::QkvBias])};
+    else
+        f.qkv = {view(w[R::QueryWeight], w[R::QueryBias]), view(w[R::KeyWeight], w[R::KeyBias]),
+                 view(w[R::ValueWeight], w[R::ValueBias])};
+    f.out = view(w[R::OutWeight], w[R::OutBias]);
     Matrix out;
     fast_causal_mha_forward(f, a, workspace, out);
     return out;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "matmul.h"
 #include "ops.h"
 
 namespace attn::layers {
@@ -36,8 +37,8 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
 }
 
 Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias) {
-    Matrix y = weight.layout == TensorLayout::OutIn ? Matrix(x * weight.matrix().transpose())
-                                                    : Matrix(x * weight.matrix());
+    Matrix y = matmul(x, Op::None, weight.matrix(),
+                      weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None);
     if (!bias.empty()) y.rowwise() += bias.row();
     return y;
 }
@@ -127,7 +128,7 @@ Matrix logits(const TransformerWeights& w, const Matrix& h) {
     using R = TensorRole;
     const Matrix final_h = norm(h, w[R::FinalNormWeight], w[R::FinalNormBias], w.spec);
     const WeightView& out = w.spec.tied_output ? w[R::TokenEmbedding] : w[R::OutputWeight];
-    return final_h * out.matrix().transpose();
+    return matmul(final_h, Op::None, out.matrix(), Op::Transpose);
 }
 
 }  // namespace attn::layers

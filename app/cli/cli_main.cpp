@@ -10,9 +10,13 @@
 
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
+#include "model/matmul.h"
 #include "model/tensor.h"
 
 namespace {
+
+// More threads than this is a typo, not a machine.
+constexpr qint64 kMaxThreads = 4096;
 
 // Every subcommand, in the order --help lists them.
 const CliCommand kCommands[] = {
@@ -50,12 +54,29 @@ void writeError(const QString& message) {
     writeOut(stderr, QByteArrayLiteral("attention-cli: ") + message.toUtf8() + '\n');
 }
 
+// Options every subcommand takes, after its own.
+void addCommonOptions(QCommandLineParser& parser) {
+    parser.addOption({QStringLiteral("threads"),
+                      QStringLiteral("Threads of the computation (default: every core, %1 here).")
+                          .arg(attn::available_cores()),
+                      QStringLiteral("N")});
+}
+
+// --threads N for the engine's products and parallel loops; without it every core (OpenMP's
+// default, which OMP_NUM_THREADS can lower).
+void applyThreadsOption(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("threads"))) return;
+    attn::set_engine_threads(
+        static_cast<int>(integerOption(parser, QStringLiteral("threads"), 1, 1, kMaxThreads)));
+}
+
 // A subcommand's own help, with a usage line naming the subcommand.
 QString commandHelp(const CliCommand& command) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QString::fromUtf8(command.summary));
     parser.addHelpOption();
     command.addOptions(parser);
+    addCommonOptions(parser);
     QString help = parser.helpText();
     const qsizetype firstNewline = help.indexOf(QLatin1Char('\n'));
     help.replace(
@@ -107,6 +128,7 @@ int runCommand(const CliCommand& command, QStringList args) {
     parser.setApplicationDescription(QString::fromUtf8(command.summary));
     parser.addHelpOption();
     command.addOptions(parser);
+    addCommonOptions(parser);
     args.removeAt(1);  // the subcommand's name; the parser expects the program name first
     if (!parser.parse(args)) {
         QString problem = parser.errorText();
@@ -128,6 +150,7 @@ int runCommand(const CliCommand& command, QStringList args) {
         return 2;
     }
     try {
+        applyThreadsOption(parser);
         const QByteArray out = command.run(parser);
         writeOut(stdout, out);
         return std::ferror(stdout) != 0 ? 1 : 0;

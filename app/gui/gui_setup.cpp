@@ -15,6 +15,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/model_window.h"
 #include "app/gui/presentation_mode.h"
+#include "app/gui/threads_menu.h"
 #include "app/io/example_file.h"
 #include "views/language.h"
 
@@ -34,6 +35,7 @@ void setupGuiApplication(QApplication& app) {
     QApplication::setDesktopFileName(QStringLiteral("attention-visualizer"));
     views::applyInterfaceFonts(app);
     app.setWindowIcon(QIcon(QStringLiteral(":/icons/attention-visualizer.svg")));
+    ThreadsMenu::applySaved();
 }
 
 GuiParseResult parseGuiOptions(const QStringList& arguments) {

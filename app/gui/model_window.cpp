@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "app/gui/export_flow.h"
+#include "app/gui/threads_menu.h"
 #include "app/gui/window_geometry.h"
 #include "app/io/hf_cache.h"
 #include "model/attention_layer_step.h"
@@ -208,6 +209,8 @@ void ModelWindow::buildMenus() {
     stopAction_ = generateMenu_->addAction(QString(), session_, &ModelSession::stopGenerating);
     stopAction_->setShortcut(QKeySequence(Qt::Key_Escape));
     resetAction_ = generateMenu_->addAction(QString(), session_, &ModelSession::resetGeneration);
+    generateMenu_->addSeparator();
+    threadsMenu_ = new ThreadsMenu(generateMenu_, this);
     refreshRecentMenu();
 }
 
@@ -272,6 +275,7 @@ void ModelWindow::retranslate() {
     exportChartAction_->setText(tr("&Next-token chart…"));
     closeAction_->setText(tr("&Close"));
     generateMenu_->setTitle(tr("&Generate"));
+    threadsMenu_->retranslate();
     generateAction_->setText(generate_->text());
     generateManyAction_->setText(generateMany_->text());
     stopAction_->setText(tr("&Stop"));

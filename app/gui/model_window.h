@@ -19,6 +19,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class ThreadsMenu;
 class QListWidget;
 class QMenu;
 class QProgressBar;
@@ -173,6 +174,7 @@ private:
     QMenu* recentMenu_ = nullptr;
     QMenu* exportMenu_ = nullptr;
     QMenu* generateMenu_ = nullptr;
+    ThreadsMenu* threadsMenu_ = nullptr;
     QAction* openAction_ = nullptr;
     QAction* openDumpAction_ = nullptr;
     QAction* exportHeadAction_ = nullptr;

@@ -1871,6 +1871,17 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     </message>
 </context>
 <context>
+    <name>ThreadsMenu</name>
+    <message>
+        <source>&amp;Threads</source>
+        <translation>线程(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Every core (%1)</source>
+        <translation>全部核心（%1）</translation>
+    </message>
+</context>
+<context>
     <name>views::ExploreHeadsGrid</name>
     <message>
         <source>head %1</source>

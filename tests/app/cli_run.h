@@ -27,9 +27,10 @@ struct CliRun {
 // Without a display (no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM), as on a build server.
 // fileSizeLimit > 0 makes every file write past that many bytes fail (EFBIG, "File too large"),
 // the way a full disk fails a write part-way. A run that does not end within timeoutMs is killed
-// and reported as such. A locale ("de_DE.UTF-8") runs it with LC_ALL set to it and no LANG.
+// and reported as such. A locale ("de_DE.UTF-8") runs it with LC_ALL set to it and no LANG. A
+// launcher ({"qemu-x86_64", "-cpu", "Conroe"}) starts attention-cli through that program.
 inline CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0, int timeoutMs = 240000,
-                     const QString& locale = QString()) {
+                     const QString& locale = QString(), const QStringList& launcher = {}) {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
@@ -48,7 +49,11 @@ inline CliRun runCli(const QStringList& args, qint64 fileSizeLimit = 0, int time
             ::setrlimit(RLIMIT_FSIZE, &limit);
         });
     }
-    process.start(QStringLiteral(ATTENTION_CLI_PATH), args);
+    if (launcher.isEmpty())
+        process.start(QStringLiteral(ATTENTION_CLI_PATH), args);
+    else
+        process.start(launcher.first(),
+                      launcher.mid(1) + QStringList{QStringLiteral(ATTENTION_CLI_PATH)} + args);
     CliRun run;
     if (!process.waitForFinished(timeoutMs) || process.exitStatus() != QProcess::NormalExit) {
         process.kill();

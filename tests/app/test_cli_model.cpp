@@ -27,6 +27,7 @@ private slots:
     void tokenize();
     void forward();
     void forwardSummaryAndIds();
+    void threadsDoNotChangeTheNumbers();
     void generate();
     void modelByNameInTheCache();
     void exportHeads();
@@ -152,6 +153,28 @@ void TestCliModel::forwardSummaryAndIds() {
     }
     QVERIFY(summary.value("elapsed_ms").toDouble(-1) >= 0);
     QVERIFY(summary.value("peak_rss_mb").toDouble() > 1);
+}
+
+void TestCliModel::threadsDoNotChangeTheNumbers() {
+    // Every output element is summed by one thread in the same order whatever the count, so one
+    // thread and two give the same bytes (elapsed_ms aside).
+    auto without = [](QJsonObject o) {
+        o.remove("elapsed_ms");
+        o.remove("peak_rss_mb");
+        o.remove("tokens_per_second");
+        o.remove("prompt_ms");
+        o.remove("check_ms");
+        return o;
+    };
+    const QStringList forward{"forward", "--model", model_, "--text", "Your journey starts with"};
+    QCOMPARE(without(run(forward + QStringList{"--threads", "2"})),
+             without(run(forward + QStringList{"--threads", "1"})));
+    const QStringList generate{"generate",     "--model",          model_, "--text",
+                               "Your journey", "--max-new-tokens", "6"};
+    QCOMPARE(without(run(generate + QStringList{"--threads", "2"})),
+             without(run(generate + QStringList{"--threads", "1"})));
+    // Every subcommand takes it.
+    QCOMPARE(runCli({"compute", "--module", "self-attention-v1", "--threads", "1"}).exitCode, 0);
 }
 
 void TestCliModel::generate() {
@@ -284,6 +307,10 @@ void TestCliModel::errors() {
         {{"forward", "--model", model_, "--text", "a", "--summary", "--logits"},
          "give --summary or --logits"},
         {{"forward", "--model", bad.path(), "--text", "hi"}, "llama"},
+        {{"forward", "--model", model_, "--text", "hi", "--threads", "0"},
+         "--threads 0 is outside 1..4096"},
+        {{"forward", "--model", model_, "--text", "hi", "--threads", "all"},
+         "--threads \"all\" is not a whole number"},
         {{"generate", "--model", model_, "--text", "hi"}, "give --max-new-tokens N"},
         {{"generate", "--model", model_, "--text", "hi", "--max-new-tokens", "30"},
          "beyond the model's n_positions = 24"},

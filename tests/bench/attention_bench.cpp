@@ -8,10 +8,13 @@
 // is directly comparable. A decode step over n cached keys: 8·d² + 4·n·d. Softmax, masking and
 // bias additions are not counted. BM_Gemm/1024 counts 2·1024³.
 //
-// Single-threaded by default; `--threads=2` (or ATTN_THREADS=2) runs the fast path's heads and
-// Eigen's GEMMs on two threads and measures wall-clock time. Other flags are Google Benchmark's
+// Single-threaded by default; `--threads=N` (or ATTN_THREADS=N; `--threads=all`: every core) runs
+// the engine's parallel loops and products on N threads and measures wall-clock time. BM_Gemm is
+// the product the engine uses (OpenBLAS); BM_GemmEigen and BM_GemmBLIS the other products on
+// offer, in the same run, so the ratio shows. Other flags are Google Benchmark's
 // (--benchmark_filter=..., --benchmark_repetitions=...). docs/performance.md has the results.
 #include <benchmark/benchmark.h>
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdint>
@@ -24,12 +27,16 @@
 
 #include "model/fast_attention.h"
 #include "model/generator.h"
+#include "model/matmul.h"
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
 #include "model/transformer.h"
 #include "model/walkthrough.h"
 #include "tests/support/model_test_weights.h"
+
+extern "C" void eigen_native_sgemm(int m, int n, int k, const float* a, const float* b, float* c,
+                                   int threads);
 
 namespace {
 
@@ -87,19 +94,75 @@ Matrix naive_forward(const attn::MultiHeadAttention& mha, const Matrix& x,
     return mha.out_proj.forward(attn::merge_heads(contexts));
 }
 
+// The square operands of the BM_Gemm* rows, and their FLOPs.
+struct SquareGemm {
+    Matrix a, b, c;
+    explicit SquareGemm(Eigen::Index n) : c(n, n) {
+        attn::TorchGenerator gen(1);
+        a = gen.rand(n, n);
+        b = gen.rand(n, n);
+    }
+    double flops() const { return 2.0 * std::pow(static_cast<double>(c.rows()), 3.0); }
+};
+
+// The product the engine uses (attn::gemm: OpenBLAS, its kernels chosen for this CPU).
 void BM_Gemm(benchmark::State& state) {
-    const Eigen::Index n = state.range(0);
-    attn::TorchGenerator gen(1);
-    const Matrix a = gen.rand(n, n);
-    const Matrix b = gen.rand(n, n);
-    Matrix c(n, n);
+    SquareGemm g(state.range(0));
     for (auto _ : state) {
-        c.noalias() = a * b;
-        benchmark::DoNotOptimize(c.data());
+        attn::gemm(g.a, attn::Op::None, g.b, attn::Op::None, g.c);
+        benchmark::DoNotOptimize(g.c.data());
         benchmark::ClobberMemory();
     }
-    report_gflops(state,
-                  2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n));
+    report_gflops(state, g.flops());
+}
+
+// Eigen's own product at its best: compiled with -march=native (eigen_native_gemm.cpp).
+void BM_GemmEigen(benchmark::State& state) {
+    SquareGemm g(state.range(0));
+    const int n = static_cast<int>(state.range(0));
+    for (auto _ : state) {
+        eigen_native_sgemm(n, n, n, g.a.data(), g.b.data(), g.c.data(), attn::engine_threads());
+        benchmark::DoNotOptimize(g.c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, g.flops());
+}
+
+// BLIS, Debian's OpenMP build, loaded at run time: it exports the same BLAS names as the
+// engine's OpenBLAS, so it is opened with its own symbols first (RTLD_DEEPBIND).
+using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
+                            int, float, float*, int);
+CblasSgemm blis_sgemm(int threads) {
+    static void* const lib = [] {
+        for (const char* path : {"/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
+                                 "/usr/lib/x86_64-linux-gnu/blis-serial/libblis.so.4"}) {
+            if (void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)) return h;
+        }
+        return static_cast<void*>(nullptr);
+    }();
+    if (lib == nullptr) return nullptr;
+    using SetThreads = void (*)(long);
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(lib, "bli_thread_set_num_threads")))
+        set(threads);
+    return reinterpret_cast<CblasSgemm>(dlsym(lib, "cblas_sgemm"));
+}
+
+void BM_GemmBLIS(benchmark::State& state) {
+    const CblasSgemm sgemm = blis_sgemm(attn::engine_threads());
+    if (sgemm == nullptr) {
+        state.SkipWithError("BLIS is not installed (Debian package libblis4-openmp)");
+        return;
+    }
+    SquareGemm g(state.range(0));
+    const int n = static_cast<int>(state.range(0));
+    constexpr int kRowMajor = 101, kNoTrans = 111;
+    for (auto _ : state) {
+        sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, g.a.data(), n, g.b.data(), n, 0.0f,
+              g.c.data(), n);
+        benchmark::DoNotOptimize(g.c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, g.flops());
 }
 
 void BM_LayerForward(benchmark::State& state) {
@@ -283,6 +346,8 @@ void register_benchmarks(int threads) {
         }
     };
     add("BM_Gemm", BM_Gemm, {1024}, benchmark::kMillisecond);
+    add("BM_GemmEigen", BM_GemmEigen, {1024}, benchmark::kMillisecond);
+    add("BM_GemmBLIS", BM_GemmBLIS, {1024}, benchmark::kMillisecond);
     add("BM_LayerForward", BM_LayerForward, {128, 512, 1024, 2048}, benchmark::kMillisecond);
     add("BM_LayerForwardNaive", BM_LayerForwardNaive, {128, 512, 1024, 2048},
         benchmark::kMillisecond);
@@ -303,7 +368,9 @@ int take_threads(int& argc, char** argv) {
     }
     int kept = 1;
     for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+        if (std::strcmp(argv[i], "--threads=all") == 0) {
+            threads = attn::available_cores();
+        } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
             threads = std::atoi(argv[i] + 10);
         } else {
             argv[kept++] = argv[i];
@@ -321,9 +388,10 @@ int main(int argc, char** argv) {
         std::cerr << "attention-bench: --threads / ATTN_THREADS must be a number >= 1\n";
         return 2;
     }
-    attn::set_fast_attention_threads(threads);
+    attn::set_engine_threads(threads);
     register_benchmarks(threads);
-    benchmark::AddCustomContext("attn_threads", std::to_string(attn::fast_attention_threads()));
+    benchmark::AddCustomContext("attn_threads", std::to_string(attn::engine_threads()));
+    benchmark::AddCustomContext("attn_blas", attn::blas_description());
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
         return 1;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "model/fast_attention.h"
+#include "model/matmul.h"
 #include "model/modules.h"
 #include "model/rng.h"
 #include "model/runner.h"
@@ -212,18 +213,18 @@ void TestFastAttention::threadsDoNotChangeTheResult() {
     attn::TorchGenerator gen(4);
     const attn::MultiHeadAttention mha(96, 96, 400, 0.0f, 12, gen, true);
     const Matrix x = inputs(400, 96, 8);
-    const int before = attn::fast_attention_threads();
-    attn::set_fast_attention_threads(1);
-    QCOMPARE(attn::fast_attention_threads(), 1);
+    const int before = attn::engine_threads();
+    attn::set_engine_threads(1);
+    QCOMPARE(attn::engine_threads(), 1);
     const Matrix one = attn::fast_causal_mha_forward(mha, x);
-    attn::set_fast_attention_threads(2);
+    attn::set_engine_threads(2);
 #ifdef _OPENMP
-    QCOMPARE(attn::fast_attention_threads(), 2);
+    QCOMPARE(attn::engine_threads(), 2);
 #endif
     const Matrix two = attn::fast_causal_mha_forward(mha, x);
-    attn::set_fast_attention_threads(before);
+    attn::set_engine_threads(before);
     QCOMPARE(mismatch(two, one), QString());
-    QCOMPARE(errorOf([] { attn::set_fast_attention_threads(0); }).contains("at least 1"), true);
+    QCOMPARE(errorOf([] { attn::set_engine_threads(0); }).contains("at least 1"), true);
 }
 
 void TestFastAttention::decodeEqualsFullPass_data() {

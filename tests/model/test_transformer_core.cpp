@@ -12,6 +12,7 @@
 
 #include "model/attention_layer_step.h"
 #include "model/generator.h"
+#include "model/matmul.h"
 #include "model/ops.h"
 #include "model/transformer.h"
 #include "tests/reference/llama_core_reference.h"
@@ -151,6 +152,7 @@ private slots:
     void llamaLayoutMatchesPyTorch();
     void generatorWithGroupedHeadsEqualsFullPass();
     void slidingWindowBlocksOldKeys();
+    void threadsDoNotChangeABit();
     void runHeadsStepDrawsCrossAttention();
 };
 
@@ -331,6 +333,38 @@ void TestTransformerCore::generatorWithGroupedHeadsEqualsFullPass() {
         QCOMPARE(id, static_cast<int>(best));
         sequence.push_back(id);
     }
+}
+
+void TestTransformerCore::threadsDoNotChangeABit() {
+    // Large enough that the BLAS splits its products between threads (GPT-2's width, 200
+    // tokens): each output element is still summed by one thread in one order, so the forward
+    // pass and every decoded token are the same bits on one thread and on two.
+    const TransformerWeights w =
+        attn::make_random_weights(attn::gpt2_spec(2, 12, 768, 256, 1000, 3072, true), 5);
+    std::vector<int> ids;
+    for (int i = 0; i < 200; ++i) ids.push_back((i * 37) % 1000);
+    attn::ModelForwardOptions o;
+    o.keep_attentions = false;
+    attn::GenerationOptions g;
+    g.max_new_tokens = 4;
+    auto run = [&](int threads, std::vector<int>* generated) {
+        attn::set_engine_threads(threads);
+        Matrix logits = attn::model_forward(w, ids, o).logits;
+        attn::Generator generator(w, ids, g);
+        while (!generator.finished()) generator.step();
+        *generated = generator.tokens();
+        logits.conservativeResize(1, logits.cols() + 1);
+        logits(0, logits.cols() - 1) = attn::max_abs_diff_vs_full_pass(w, generator);
+        return logits;
+    };
+    const int before = attn::engine_threads();
+    std::vector<int> one_ids, two_ids;
+    const Matrix one = run(1, &one_ids);
+    const Matrix two = run(2, &two_ids);
+    attn::set_engine_threads(before);
+    QCOMPARE(one_ids, two_ids);
+    QCOMPARE(one.cols(), Eigen::Index{1001});
+    QVERIFY(one == two);
 }
 
 void TestTransformerCore::slidingWindowBlocksOldKeys() {
