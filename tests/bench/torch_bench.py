@@ -260,8 +260,9 @@ class GPT2(torch.nn.Module):
 
     def lm_head_last(self, x):
         """Final LayerNorm and the tied lm_head on the last row only: (1, V)."""
-        h = F.layer_norm(x[-1:], (self.D,), self.ln_f_w, self.ln_f_b, self.eps)
-        return F.linear(h, self.wte)
+        h = F.layer_norm(x[-1], (self.D,), self.ln_f_w, self.ln_f_b, self.eps)
+        # A matrix-vector product: OpenBLAS runs a one-row GEMM about twice as slowly as GEMV.
+        return torch.mv(self.wte, h).unsqueeze(0)
 
     def forward(self, ids):
         T = ids.shape[0]
@@ -390,12 +391,23 @@ def run_forward(model, T, repeat, with_jit=True):
 # ---------------------------------------------------------------------------------------------
 # generate
 
-def step_layer(model, x, w, cache, pos, attention, prealloc):
+def project(x, W, b, gemv):
+    """x (1, in) @ W (in, out) + b; OpenBLAS runs a one-row GEMM several times slower than GEMV."""
+    return torch.addmv(b, W.t(), x.view(-1)).unsqueeze(0) if gemv else torch.addmm(b, x, W)
+
+
+def mlp_step(model, x, w, gemv):
+    h = F.layer_norm(x, (model.D,), w["ln2_w"], w["ln2_b"], model.eps)
+    return x + project(gelu_new(project(h, w["fc_w"], w["fc_b"], gemv)), w["fc2_w"], w["fc2_b"],
+                       gemv)
+
+
+def step_layer(model, x, w, cache, pos, attention, prealloc, gemv):
     """One new token through one block; cache = [K, V] (H, t, hd) or preallocated (H, P, hd)."""
     D, H = model.D, model.H
     hd = D // H
     h = F.layer_norm(x, (D,), w["ln1_w"], w["ln1_b"], model.eps)
-    qkv = torch.addmm(w["qkv_b"], h, w["qkv_w"]).view(3, H, 1, hd)
+    qkv = project(h, w["qkv_w"], w["qkv_b"], gemv).view(3, H, 1, hd)
     q, k, v = qkv[0], qkv[1], qkv[2]
     if prealloc:
         cache[0][:, pos:pos + 1] = k
@@ -409,35 +421,37 @@ def step_layer(model, x, w, cache, pos, attention, prealloc):
         context, _ = F._scaled_dot_product_attention(q, keys, values, None, 0.0, False, False)
     else:
         context = ((q @ keys.transpose(1, 2)) / math.sqrt(hd)).softmax(dim=-1) @ values
-    x = x + torch.addmm(w["proj_b"], context.reshape(1, D), w["proj_w"])
-    h = F.layer_norm(x, (D,), w["ln2_w"], w["ln2_b"], model.eps)
-    return x + torch.addmm(w["fc2_b"], gelu_new(torch.addmm(w["fc_b"], h, w["fc_w"])), w["fc2_w"])
+    x = x + project(context.reshape(1, D), w["proj_w"], w["proj_b"], gemv)
+    return mlp_step(model, x, w, gemv)
 
 
-def step_layer_native(model, x, w, cache, pos):
+def step_layer_native(model, x, w, cache, gemv):
     """The decoder kernel of 1.13: it appends the new K, V itself (cache (1, H, t, hd))."""
     D, H = model.D, model.H
     h = F.layer_norm(x, (D,), w["ln1_w"], w["ln1_b"], model.eps).unsqueeze(0)
     out, _, cache[0], cache[1] = torch._native_decoder_only_multi_head_attention(
         h, h, h, D, H, w["qkv_wt"], w["qkv_b"], w["proj_wt"], w["proj_b"], None, cache[0],
         cache[1], False, True)
-    x = x + out.squeeze(0)
-    h = F.layer_norm(x, (D,), w["ln2_w"], w["ln2_b"], model.eps)
-    return x + torch.addmm(w["fc2_b"], gelu_new(torch.addmm(w["fc_b"], h, w["fc_w"])), w["fc2_w"])
+    return mlp_step(model, x + out.squeeze(0), w, gemv)
 
 
-GENERATE_VARIANTS = {  # name: (attention, prealloc)
-    "cat_manual": ("manual", False),
-    "cat_sdpa": ("sdpa", False),
-    "prealloc_manual": ("manual", True),
-    "prealloc_sdpa": ("sdpa", True),
-    "native_decoder_mha": ("native", False),
+GENERATE_VARIANTS = {  # name: (attention, preallocated cache, GEMV projections)
+    "cat_manual": ("manual", False, False),
+    "cat_sdpa": ("sdpa", False, False),
+    "prealloc_manual": ("manual", True, False),
+    "prealloc_sdpa": ("sdpa", True, False),
+    "native_decoder_mha": ("native", False, False),
+    "cat_manual_gemv": ("manual", False, True),
+    "cat_sdpa_gemv": ("sdpa", False, True),
+    "prealloc_manual_gemv": ("manual", True, True),
+    "prealloc_sdpa_gemv": ("sdpa", True, True),
+    "native_decoder_mha_gemv": ("native", False, True),
 }
 
 
 def generate_once(model, prompt, new_tokens, variant):
     """Greedy decoding; returns (new_ids, elapsed_ms of the new tokens alone)."""
-    attention, prealloc = GENERATE_VARIANTS[variant]
+    attention, prealloc, gemv = GENERATE_VARIANTS[variant]
     P = len(prompt)
     # Feeding the last new token needs a position for it too.
     limit = min(new_tokens, model.P - P)
@@ -465,9 +479,9 @@ def generate_once(model, prompt, new_tokens, variant):
             x = (model.wte[next_id] + model.wpe[pos]).unsqueeze(0)
             for w, cache in zip(model.layers, caches):
                 if attention == "native":
-                    x = step_layer_native(model, x, w, cache, pos)
+                    x = step_layer_native(model, x, w, cache, gemv)
                 else:
-                    x = step_layer(model, x, w, cache, pos, attention, prealloc)
+                    x = step_layer(model, x, w, cache, pos, attention, prealloc, gemv)
             logits = model.lm_head_last(x)
             if next_id == END_OF_TEXT:
                 break
