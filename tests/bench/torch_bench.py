@@ -17,9 +17,11 @@ What it measures (float32, one thread unless --threads N, torch.inference_mode()
 Every attention implementation PyTorch 1.13 offers on the CPU is tried (manual matmul/softmax,
 baddbmm with an additive mask, torch.nn.functional._scaled_dot_product_attention with is_causal
 or a mask, F.multi_head_attention_forward, torch._native_multi_head_attention, and for decoding
-torch._native_decoder_only_multi_head_attention), plus TorchScript trace + freeze of the whole
-model; each variant is checked against the manual one before it is timed, and the fastest is
-reported. Times are best-of-R and median of R runs after one warm-up run, weights in memory.
+torch._native_decoder_only_multi_head_attention, a torch.cat or a preallocated KV cache, GEMM or
+GEMV projections), plus TorchScript trace, freeze and optimize_for_inference of the whole model
+for the forward pass; each variant is checked against the manual one before it is timed, and the
+fastest is reported. Times are best-of-R and median of R runs after one warm-up run, weights in
+memory.
 
 It is a yardstick run by hand, never by CI. Use Debian's Python, which has torch:
 
@@ -41,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -169,14 +172,12 @@ def attn_baddbmm(x, w, H, m):
 
 
 def attn_sdpa_causal(x, w, H, m):
-    D = m.D
     q, k, v = split_heads(torch.addmm(w["qkv_b"], x, w["qkv_w"]), m)
     context, _ = F._scaled_dot_product_attention(q, k, v, None, 0.0, False, True)
     return torch.addmm(w["proj_b"], merge_heads(context, m), w["proj_w"])
 
 
 def attn_sdpa_mask(x, w, H, m):
-    D = m.D
     q, k, v = split_heads(torch.addmm(w["qkv_b"], x, w["qkv_w"]), m)
     context, _ = F._scaled_dot_product_attention(q, k, v, m.allowed, 0.0, False, False)
     return torch.addmm(w["proj_b"], merge_heads(context, m), w["proj_w"])
@@ -324,7 +325,7 @@ def fastest_of(variants, key="best_ms"):
 # forward
 
 def jit_variants(model, ids, base):
-    """TorchScript trace of the whole model (attention `base`), frozen, and optimize_for_inference."""
+    """TorchScript trace of the whole model (attention `base`), frozen, optimize_for_inference."""
     model.attention = ATTENTION_VARIANTS[base]
     out = {}
     with torch.no_grad():
@@ -628,7 +629,7 @@ def compare(args):
                      ours["variants"][ours["fastest"]["name"]]["median_ms"],
                      ours["fastest"]["name"], "ms", agree))
 
-    log(f"== generate")
+    log("== generate")
     tok = run_cli(cli, "tokenize", ["--model", args.model, "--text", args.prompt], threads)
     prompt = tok["ids"]
     cli_out, _, _, outs = run_cli_timed(
@@ -733,6 +734,8 @@ def main():
         p.add_argument("--threads", type=int, default=argparse.SUPPRESS)
     args = ap.parse_args()
 
+    # Tracing warns that T is baked in: each trace is built and timed for one T only.
+    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     torch.set_num_threads(args.threads)
     if args.cmd == "forward":
         config, model = load_gpt2(args.model)
