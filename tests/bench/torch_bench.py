@@ -8,8 +8,10 @@ What it measures (float32, one thread unless --threads N, torch.inference_mode()
   generate  greedy decoding with a KV cache per layer: the prompt in one pass (not timed), then
             N new tokens timed alone -> tokens_per_second, as `attention-cli generate` reports.
   layer     one causal multi-head attention layer (width 768, 12 heads of 64, fused q/k/v
-            projection without bias, causal softmax, out projection with bias) on random input:
-            what `attention-cli compute --module multi-head-attention --summary` times.
+            projection without bias, causal softmax, out projection with bias): the tutorial's
+            MultiHeadAttention on torch.rand(T, 768) after torch.manual_seed(123), the very input
+            and parameters `attention-cli compute --module multi-head-attention --random-tokens T
+            --summary` draws and times (their output checksums must match).
   compare   runs the three above and their attention-cli counterparts on the same inputs
             (the same token ids, the same prompt ids), checks that both sides agree (top-5 ids,
             greedy new ids), and prints a markdown table of the times.
@@ -360,8 +362,8 @@ def run_forward(model, T, repeat, with_jit=True):
         ref_top = top5(reference)
         callables = {name: eager_forward(model, ids, fn) for name, fn in ATTENTION_VARIANTS.items()}
     if with_jit:
-        # The two eager attentions the traces can build on: plain ops and the fused SDPA kernel.
-        for base in ("manual", "sdpa_causal"):
+        # The eager attentions the traces build on: plain ops, the masked GEMM, the SDPA kernel.
+        for base in ("manual", "baddbmm", "sdpa_causal"):
             try:
                 for name, mod in jit_variants(model, ids, base).items():
                     callables[name] = (lambda traced: (lambda: traced(ids)))(mod)
@@ -524,14 +526,18 @@ def run_generate(model, prompt, new_tokens, repeat):
 # layer
 
 def run_layer(T, repeat, D=768, H=12, seed=123):
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.rand(T, D, generator=gen)
-    bound = 1.0 / math.sqrt(D)  # nn.Linear's init range
-    qkv_w = (torch.rand(D, 3 * D, generator=gen) * 2 - 1) * bound
-    proj_w = (torch.rand(D, D, generator=gen) * 2 - 1) * bound
-    w = {"qkv_w": qkv_w, "qkv_wt": qkv_w.t().contiguous(), "qkv_b": torch.zeros(3 * D),
-         "proj_w": proj_w, "proj_wt": proj_w.t().contiguous(),
-         "proj_b": (torch.rand(D, generator=gen) * 2 - 1) * bound}
+    """The tutorial's MultiHeadAttention(D, D, T, 0.0, H, qkv_bias=False) on torch.rand(T, D):
+    the same input and parameters attention-cli compute --random-tokens T --seed 123 draws."""
+    torch.manual_seed(seed)
+    x = torch.rand(T, D)
+    torch.manual_seed(seed)  # a fresh generator for the parameters, drawn in constructor order
+    W_query, W_key, W_value = (torch.nn.Linear(D, D, bias=False) for _ in range(3))
+    out_proj = torch.nn.Linear(D, D)
+    with torch.no_grad():
+        qkv_wt = torch.cat((W_query.weight, W_key.weight, W_value.weight)).contiguous()
+        w = {"qkv_w": qkv_wt.t().contiguous(), "qkv_wt": qkv_wt, "qkv_b": torch.zeros(3 * D),
+             "proj_w": out_proj.weight.t().contiguous(), "proj_wt": out_proj.weight.detach(),
+             "proj_b": out_proj.bias.detach()}
     m = Masks(T, H, D)
     results, errors = {}, {}
     with torch.inference_mode():
@@ -550,7 +556,8 @@ def run_layer(T, repeat, D=768, H=12, seed=123):
             results[name] = {"best_ms": round(best, 3), "median_ms": round(median, 3),
                              "max_abs_diff_vs_manual": diff}
             log(f"layer T={T} {name}: best {best:.1f} ms, median {median:.1f} ms")
-    return {"tokens": T, "d_model": D, "num_heads": H, "checksum": float(reference.sum()),
+    return {"tokens": T, "d_model": D, "num_heads": H, "seed": seed,
+            "checksum": float(reference.sum()), "abs_checksum": float(reference.abs().sum()),
             "variants": results, "errors": errors, "fastest": fastest_of(results),
             "repeat": repeat}
 
@@ -661,12 +668,20 @@ def compare(args):
             cli, "compute", ["--module", "multi-head-attention", "--random-tokens", str(T),
                              "--d-in", "768", "--d-out", "768", "--num-heads", "12",
                              "--summary"], threads, runs)
+        # Same input and parameters on both sides: the sums of the outputs must match.
+        agree = (abs(cli_out["checksum"] - ours["checksum"]) <= 1e-5 * ours["abs_checksum"] and
+                 abs(cli_out["abs_checksum"] - ours["abs_checksum"]) <= 1e-5 * ours["abs_checksum"])
+        log(f"layer T={T}: checksum attention-cli {cli_out['checksum']:.6g}, PyTorch "
+            f"{ours['checksum']:.6g}: {'agree' if agree else 'DIFFER'}")
         details[f"layer_{T}"] = {"torch": ours, "cli": {"best_ms": cli_best,
                                                         "median_ms": cli_median,
-                                                        "config": cli_out.get("config")}}
+                                                        "checksum": cli_out["checksum"],
+                                                        "abs_checksum": cli_out["abs_checksum"],
+                                                        "config": cli_out.get("config")},
+                                 "checksums_agree": agree}
         rows.append((f"layer T={T} (ms)", cli_best, cli_median, ours["fastest"]["ms"],
                      ours["variants"][ours["fastest"]["name"]]["median_ms"],
-                     ours["fastest"]["name"], "ms", None))
+                     ours["fastest"]["name"], "ms", agree))
 
     md = markdown_table(rows, details, threads)
     details["markdown"] = md
@@ -692,8 +707,9 @@ def markdown_table(rows, details, threads):
     lines.append("")
     lines.append("ratio = PyTorch time / attention-cli time (tok/s: ours / PyTorch's); > 1 means "
                  "attention-cli is faster. The layer's attention-cli time includes drawing the "
-                 f"module's parameters ({details['cli_layer_T1_ms']:.1f} ms at T=1); the layer "
-                 "check is by shape and causality (the inputs are drawn by different generators).")
+                 f"module's parameters ({details['cli_layer_T1_ms']:.1f} ms at T=1). Same result: "
+                 "the same top-5 ids, the same greedy new ids, the same output checksums "
+                 "(relative 1e-5).")
     return "\n".join(lines)
 
 
