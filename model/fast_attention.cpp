@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "attention_kernels.h"
 #include "matmul.h"
 #include "module_checks.h"
 
@@ -46,35 +47,35 @@ void check_block(Eigen::Index block, const char* name) {
 // The first block of these rows assigns acc instead, so acc needs no zeroing.
 constexpr Eigen::Index kNoMask = -1;
 
-void attend_key_block(const StridedMap& q, const StridedMap& k, const StridedMap& v,
-                      Eigen::Index r0, Eigen::Index diag_col, bool first,
-                      FastAttentionWorkspace::Scratch& s) {
+// keys_t points at the block's first key in the head's kᵀ (hd rows of stride ld_keys_t).
+void attend_key_block(const StridedMap& q, const float* keys_t, Eigen::Index ld_keys_t,
+                      Eigen::Index cols, const StridedMap& v, Eigen::Index r0,
+                      Eigen::Index diag_col, bool first, FastAttentionWorkspace::Scratch& s) {
     const Eigen::Index rows = q.rows();
-    const Eigen::Index cols = k.rows();
-    MutableMap p(s.scores.data(), rows, cols);
-    MutableMap acc(s.acc.data() + r0 * s.acc.cols(), rows, s.acc.cols());
-    gemm(q, Op::None, k, Op::Transpose, p);
+    const Eigen::Index hd = q.cols();
+    float* p = s.scores.data();  // (rows, cols), row stride cols
+    float* acc = s.acc.data() + r0 * s.acc.cols();
+    kernels::block_product(q.data(), q.outerStride(), keys_t, ld_keys_t, p, cols, rows, cols, hd,
+                           false);
     for (Eigen::Index r = 0; r < rows; ++r) {
+        float* row = p + r * cols;
         // Zeroing the future keys after exp() equals filling them with -inf before it.
         const Eigen::Index valid = diag_col == kNoMask ? cols : diag_col + r + 1;
         const float m_old = s.row_max(r0 + r);
-        const float m_new = std::max(m_old, p.row(r).head(valid).maxCoeff());
-        p.row(r).head(valid) = (p.row(r).head(valid).array() - m_new).exp().matrix();
-        if (valid < cols) {
-            p.row(r).tail(cols - valid).setZero();
-        }
-        const float row_sum = p.row(r).head(valid).sum();
+        const float m_new = std::max(m_old, kernels::row_max(row, valid));
+        const float row_sum = kernels::softmax_row_shift(row, valid, cols, m_new);
         if (first) {
             s.row_sum(r0 + r) = row_sum;
         } else {
             // exp() of the max shift: the earlier blocks' terms were taken relative to m_old.
             const float alpha = std::exp(m_old - m_new);
             s.row_sum(r0 + r) = s.row_sum(r0 + r) * alpha + row_sum;
-            acc.row(r) *= alpha;
+            s.acc.row(r0 + r) *= alpha;
         }
         s.row_max(r0 + r) = m_new;
     }
-    gemm(p, Op::None, v, Op::None, acc, first ? 0.0f : 1.0f);
+    kernels::block_product(p, cols, v.data(), v.outerStride(), acc, s.acc.cols(), rows,
+                           s.acc.cols(), cols, !first);
 }
 
 }  // namespace
@@ -181,6 +182,10 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
 
     const Eigen::Index ld = 3 * d;
     const float* qkv = ws.qkv.data();
+    // kᵀ of every head (d, T), made once: the scores are then products of row-major blocks read
+    // in place, and no work item transposes a key block again.
+    ws.keys_t.resize(d, tokens);
+    ws.keys_t = ws.qkv.middleCols(d, d).transpose();
     const Eigen::Index query_blocks = (tokens + bq - 1) / bq;
     const Eigen::Index items = query_blocks * heads;
     // Items in decreasing cost (the last query blocks see the most keys) so the dynamic schedule
@@ -193,7 +198,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         const Eigen::Index i0 = qb * bq;
         const Eigen::Index rows = std::min(bq, tokens - i0);
         const float* q_base = qkv + h * hd;
-        const float* k_base = qkv + d + h * hd;
+        const float* kt_base = ws.keys_t.data() + h * hd * tokens;
         const float* v_base = qkv + 2 * d + h * hd;
         const StridedMap q(q_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
         s.row_max.head(rows).setConstant(kNegInf);
@@ -202,9 +207,8 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         bool first = true;
         for (Eigen::Index j0 = 0; j0 < i0; j0 += bk) {
             const Eigen::Index cols = std::min(bk, i0 - j0);
-            const StridedMap k(k_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
             const StridedMap v(v_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
-            attend_key_block(q, k, v, 0, kNoMask, first, s);
+            attend_key_block(q, kt_base + j0, tokens, cols, v, 0, kNoMask, first, s);
             first = false;
         }
         // The diagonal square [i0, i0 + rows)², in strips of bd query rows: strip [s0, s0 + bd)
@@ -214,9 +218,8 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         for (Eigen::Index s0 = 0; s0 < rows; s0 += bd) {
             const Eigen::Index strip = std::min(bd, rows - s0);
             const StridedMap qs(q_base + (i0 + s0) * ld, strip, hd, Eigen::OuterStride<>(ld));
-            const StridedMap k(k_base + i0 * ld, s0 + strip, hd, Eigen::OuterStride<>(ld));
             const StridedMap v(v_base + i0 * ld, s0 + strip, hd, Eigen::OuterStride<>(ld));
-            attend_key_block(qs, k, v, s0, s0, first, s);
+            attend_key_block(qs, kt_base + i0, tokens, s0 + strip, v, s0, s0, first, s);
         }
 
         for (Eigen::Index r = 0; r < rows; ++r) {

@@ -68,6 +68,7 @@ struct FastAttentionWorkspace {
     Eigen::Index diagonal_block = 64;  // Bd: query rows per strip of the diagonal square
 
     Matrix qkv;     // (T, 3·d_out)
+    Matrix keys_t;  // (d_out, T): every head's keys transposed, for the scores' products
     Matrix concat;  // (T, d_out): every head's context_vecs side by side, before out_proj
     struct Scratch {
         Matrix scores;      // (Bq, max(Bq, Bk)): s, then exp(s - m) in place

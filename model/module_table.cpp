@@ -4,6 +4,7 @@
 #include "module_table.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -148,7 +149,10 @@ template <typename Module, typename Forward>
 void run_built(Module& m, const ModuleRun& run, RunResult& result, Forward forward) {
     const std::vector<ParamRef> refs = params_of(m);
     apply_weights(refs, run.config.weights, run.config);
+    const auto start = std::chrono::steady_clock::now();
     result.output = forward();
+    result.forward_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.weights = collect_weights(refs);
 }
 

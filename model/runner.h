@@ -181,6 +181,7 @@ struct RunResult {
     ModuleOutput output;    // context_vecs (B, T, width), heads[b][h] with every intermediate
     std::vector<NamedMatrix> weights;  // every parameter, state_dict names, construction order
     // (after prune_heads: the pruned shapes)
+    double forward_ms = 0.0;  // the forward pass alone: building the module is not counted
 };
 
 // Builds config.module with config.seed, replaces config.weights, stacks config.batch copies of

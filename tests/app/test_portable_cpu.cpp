@@ -2,7 +2,8 @@
 // OpenBLAS picks its kernels for the CPU it finds. attention-cli runs under qemu-x86_64 emulating
 // older and other processors (a 2006 Core 2 with SSSE3 only, Nehalem's SSE4.2, Haswell's AVX2)
 // without an illegal instruction, and gives the same model output as on this machine up to the
-// rounding of the kernels each CPU gets.
+// rounding of the kernels each CPU gets: the displayed path, the fast path (whose attention
+// kernels come in AVX-512, AVX2 and BLAS versions) and decoding.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,10 +27,11 @@ private slots:
     void forwardOnOtherCpus();
 
 private:
-    QJsonObject forward(const QStringList& launcher);
+    QJsonObject forward(const QStringList& launcher, const QStringList& extra = {"--logits"});
+    QJsonObject generate(const QStringList& launcher);
     QTemporaryDir dir_;
     QString model_;
-    QJsonObject native_;
+    QJsonObject native_, nativeSummary_, nativeGenerate_;
 };
 
 void TestPortableCpu::initTestCase() {
@@ -45,15 +47,29 @@ void TestPortableCpu::initTestCase() {
              qPrintable(error));
     QVERIFY(model_test::copyTokenizer(model_, QStringLiteral(ATTN_GPT2_TOKENIZER_DIR)));
     native_ = forward({});
+    nativeSummary_ = forward({}, {"--summary"});
+    nativeGenerate_ = generate({});
     QCOMPARE(native_.value("next_tokens").toArray().size(), 5);
+    QCOMPARE(nativeGenerate_.value("new_ids").toArray().size(), 8);
 }
 
-QJsonObject TestPortableCpu::forward(const QStringList& launcher) {
+// forward over 40 ids: with --logits every intermediate (the displayed path), with --summary the
+// fast path (the attention kernels chosen for the CPU: AVX-512, AVX2 or the BLAS's).
+QJsonObject TestPortableCpu::forward(const QStringList& launcher, const QStringList& extra) {
     QStringList ids;
     for (int i = 0; i < 40; ++i) ids << QString::number((i * 1237) % 50257);
-    const CliRun r =
-        runCli({"forward", "--model", model_, "--ids", ids.join(','), "--logits", "--threads", "2"},
-               0, 600000, QString(), launcher);
+    const CliRun r = runCli(
+        QStringList{"forward", "--model", model_, "--ids", ids.join(','), "--threads", "2"} + extra,
+        0, 600000, QString(), launcher);
+    [&] { QVERIFY2(r.exitCode == 0, r.err.constData()); }();
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+// Greedy decoding through the kv_cache: matrix-vector products, single-query attention.
+QJsonObject TestPortableCpu::generate(const QStringList& launcher) {
+    const CliRun r = runCli({"generate", "--model", model_, "--text", "Your journey starts with",
+                             "--max-new-tokens", "8", "--threads", "2"},
+                            0, 600000, QString(), launcher);
     [&] { QVERIFY2(r.exitCode == 0, r.err.constData()); }();
     return QJsonDocument::fromJson(r.out).object();
 }
@@ -97,11 +113,27 @@ void TestPortableCpu::forwardOnOtherCpus() {
         for (qsizetype h = 0; h < 4; ++h)
             for (qsizetype q = 0; q < 40; ++q)
                 for (qsizetype k = 0; k < 40; ++k, ++cells)
-                    worstWeight = std::max(
-                        worstWeight, std::abs(aa[l][h][q][k].toDouble(-1) -
-                                              ab[l][h][q][k].toDouble(-2)));
+                    worstWeight = std::max(worstWeight, std::abs(aa[l][h][q][k].toDouble(-1) -
+                                                                 ab[l][h][q][k].toDouble(-2)));
     QCOMPARE(cells, qsizetype{2 * 4 * 40 * 40});
     QVERIFY2(worstWeight <= 1e-5, qPrintable(QString::number(worstWeight)));
+
+    // The fast path: the same five tokens, their probabilities within float rounding.
+    const QJsonArray fa = forward({QStringLiteral(ATTN_QEMU_X86_64), "-cpu", cpu}, {"--summary"})
+                              .value("next_tokens")
+                              .toArray();
+    const QJsonArray fb = nativeSummary_.value("next_tokens").toArray();
+    QCOMPARE(fa.size(), 5);
+    for (qsizetype i = 0; i < fa.size(); ++i) {
+        QCOMPARE(fa[i].toObject().value("id"), fb[i].toObject().value("id"));
+        const double pa = fa[i].toObject().value("prob").toDouble();
+        const double pb = fb[i].toObject().value("prob").toDouble();
+        QVERIFY2(std::abs(pa - pb) <= 1e-5 * pb + 1e-9, qPrintable(QString::number(pa - pb)));
+    }
+    // Decoding: the same greedy tokens.
+    const QJsonObject g = generate({QStringLiteral(ATTN_QEMU_X86_64), "-cpu", cpu});
+    QCOMPARE(g.value("new_ids"), nativeGenerate_.value("new_ids"));
+    QVERIFY(g.value("max_abs_diff_vs_full_pass").toDouble(1) <= 1e-4);
 }
 
 QTEST_GUILESS_MAIN(TestPortableCpu)
