@@ -94,8 +94,28 @@ ATTN_AVX512 void columns512(const float* a, Index lda, const float* b, Index ldb
     Index i = 0;
     for (; i + 6 <= m; i += 6)
         tile512<6, NV>(a + i * lda, lda, b + j0, ldb, c + i * ldc + j0, ldc, k, accumulate);
-    for (; i < m; ++i)
-        tile512<1, NV>(a + i * lda, lda, b + j0, ldb, c + i * ldc + j0, ldc, k, accumulate);
+    // The rows left over in one tile of their own: each row of b loaded once for all of them.
+    const float* ai = a + i * lda;
+    float* ci = c + i * ldc + j0;
+    switch (m - i) {
+        case 5:
+            tile512<5, NV>(ai, lda, b + j0, ldb, ci, ldc, k, accumulate);
+            break;
+        case 4:
+            tile512<4, NV>(ai, lda, b + j0, ldb, ci, ldc, k, accumulate);
+            break;
+        case 3:
+            tile512<3, NV>(ai, lda, b + j0, ldb, ci, ldc, k, accumulate);
+            break;
+        case 2:
+            tile512<2, NV>(ai, lda, b + j0, ldb, ci, ldc, k, accumulate);
+            break;
+        case 1:
+            tile512<1, NV>(ai, lda, b + j0, ldb, ci, ldc, k, accumulate);
+            break;
+        default:
+            break;
+    }
 }
 
 ATTN_AVX512 void block_product512(const float* a, Index lda, const float* b, Index ldb, float* c,
@@ -193,7 +213,9 @@ ATTN_AVX2 void columns256(const float* a, Index lda, const float* b, Index ldb, 
     Index i = 0;
     for (; i + 3 <= m; i += 3)
         tile256<3, NV>(a + i * lda, lda, b + j0, ldb, c + i * ldc + j0, ldc, k, accumulate);
-    for (; i < m; ++i)
+    if (m - i == 2)
+        tile256<2, NV>(a + i * lda, lda, b + j0, ldb, c + i * ldc + j0, ldc, k, accumulate);
+    else if (m - i == 1)
         tile256<1, NV>(a + i * lda, lda, b + j0, ldb, c + i * ldc + j0, ldc, k, accumulate);
 }
 
@@ -322,5 +344,7 @@ float softmax_row_shift(float* p, Index valid, Index n, float row_max) {
 }
 
 std::string kernel_isa() { return kernels().isa; }
+
+bool has_vector_kernels() { return kernels().product != block_product_portable; }
 
 }  // namespace attn::kernels

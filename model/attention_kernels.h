@@ -26,7 +26,9 @@ float row_max(const float* p, Index n);
 
 float softmax_row_shift(float* p, Index valid, Index n, float row_max);
 
-// Which version runs here: "avx512", "avx2" or "portable".
+// Which version runs here: "avx512", "avx2" or "portable"; has_vector_kernels() unless portable
+// (whose block_product is the BLAS's).
 std::string kernel_isa();
+bool has_vector_kernels();
 
 }  // namespace attn::kernels

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "attention_kernels.h"
 #include "module_checks.h"
 
 #ifdef _OPENMP
@@ -46,6 +47,29 @@ int blas_int(Eigen::Index v, const char* what) {
     return static_cast<int>(v);
 }
 
+// c (m, n) = or += a (m, k) · b (k, n), b row-major as stored (the Conv1D layout of GPT-2's
+// weights): the attention kernels' register tiles read b's rows in place, 64 columns at a time,
+// where a general GEMM first copies b into its packed layout, a copy of every weight per call
+// (the larger share of the work when a has few rows, as for a short prompt). Depth in chunks so
+// a panel of b (kChunk × 64 floats) stays in the L2 cache while every row of a passes it.
+// Threads take whole panels: each element of c is summed by one thread in one order.
+void tiled_gemm(const float* a, Eigen::Index lda, const float* b, Eigen::Index ldb, float* c,
+                Eigen::Index ldc, Eigen::Index m, Eigen::Index n, Eigen::Index k, bool accumulate) {
+    constexpr Eigen::Index kPanel = 64, kChunk = 1024;
+    const Eigen::Index panels = (n + kPanel - 1) / kPanel;
+    const bool parallel =
+        engine_threads() > 1 && panels > 1 && m * n * k >= (Eigen::Index{1} << 21);
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
+    for (Eigen::Index panel = 0; panel < panels; ++panel) {
+        const Eigen::Index j0 = panel * kPanel;
+        const Eigen::Index cols = std::min(kPanel, n - j0);
+        for (Eigen::Index k0 = 0; k0 < k; k0 += kChunk) {
+            kernels::block_product(a + k0, lda, b + k0 * ldb + j0, ldb, c + j0, ldc, m, cols,
+                                   std::min(kChunk, k - k0), accumulate || k0 > 0);
+        }
+    }
+}
+
 }  // namespace
 
 void gemm(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b, MatrixRef c,
@@ -82,6 +106,10 @@ void gemm(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b, Ma
         cblas_sgemv(kRowMajor, tb ? kNoTrans : kTrans, blas_int(b.rows(), "row count"),
                     blas_int(b.cols(), "column count"), 1.0f, b.data(), ldb, a.data(), 1, beta,
                     c.data(), 1);
+        return;
+    }
+    if (!ta && !tb && (beta == 0.0f || beta == 1.0f) && kernels::has_vector_kernels()) {
+        tiled_gemm(a.data(), lda, b.data(), ldb, c.data(), ldc, m, n, k, beta == 1.0f);
         return;
     }
     cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, blas_int(m, "rows"),

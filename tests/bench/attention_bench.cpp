@@ -10,7 +10,7 @@
 //
 // Single-threaded by default; `--threads=N` (or ATTN_THREADS=N; `--threads=all`: every core) runs
 // the engine's parallel loops and products on N threads and measures wall-clock time. BM_Gemm is
-// the product the engine uses (OpenBLAS); BM_GemmEigen and BM_GemmBLIS the other products on
+// the product the engine uses; BM_GemmOpenBLAS, BM_GemmEigen and BM_GemmBLIS the products on
 // offer, in the same run, so the ratio shows. Other flags are Google Benchmark's
 // (--benchmark_filter=..., --benchmark_repetitions=...). docs/performance.md has the results.
 #include <benchmark/benchmark.h>
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "model/attention_kernels.h"
 #include "model/fast_attention.h"
 #include "model/generator.h"
 #include "model/matmul.h"
@@ -35,6 +36,9 @@
 #include "model/walkthrough.h"
 #include "tests/support/model_test_weights.h"
 
+extern "C" void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                            const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                            int ldc);
 extern "C" void eigen_native_sgemm(int m, int n, int k, const float* a, const float* b, float* c,
                                    int threads);
 
@@ -105,11 +109,27 @@ struct SquareGemm {
     double flops() const { return 2.0 * std::pow(static_cast<double>(c.rows()), 3.0); }
 };
 
-// The product the engine uses (attn::gemm: OpenBLAS, its kernels chosen for this CPU).
+// The product the engine uses for C = A · B with B as stored (attn::gemm: its register tiles on a
+// CPU with AVX2 or AVX-512, else OpenBLAS).
 void BM_Gemm(benchmark::State& state) {
     SquareGemm g(state.range(0));
     for (auto _ : state) {
         attn::gemm(g.a, attn::Op::None, g.b, attn::Op::None, g.c);
+        benchmark::DoNotOptimize(g.c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, g.flops());
+}
+
+// OpenBLAS's SGEMM, the engine's product for transposed operands (its kernels chosen for this
+// CPU when the program starts).
+void BM_GemmOpenBLAS(benchmark::State& state) {
+    SquareGemm g(state.range(0));
+    const int n = static_cast<int>(state.range(0));
+    constexpr int kRowMajor = 101, kNoTrans = 111;
+    for (auto _ : state) {
+        cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, g.a.data(), n, g.b.data(), n,
+                    0.0f, g.c.data(), n);
         benchmark::DoNotOptimize(g.c.data());
         benchmark::ClobberMemory();
     }
@@ -346,6 +366,7 @@ void register_benchmarks(int threads) {
         }
     };
     add("BM_Gemm", BM_Gemm, {1024}, benchmark::kMillisecond);
+    add("BM_GemmOpenBLAS", BM_GemmOpenBLAS, {1024}, benchmark::kMillisecond);
     add("BM_GemmEigen", BM_GemmEigen, {1024}, benchmark::kMillisecond);
     add("BM_GemmBLIS", BM_GemmBLIS, {1024}, benchmark::kMillisecond);
     add("BM_LayerForward", BM_LayerForward, {128, 512, 1024, 2048}, benchmark::kMillisecond);
@@ -392,6 +413,7 @@ int main(int argc, char** argv) {
     register_benchmarks(threads);
     benchmark::AddCustomContext("attn_threads", std::to_string(attn::engine_threads()));
     benchmark::AddCustomContext("attn_blas", attn::blas_description());
+    benchmark::AddCustomContext("attn_kernels", attn::kernels::kernel_isa());
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
         return 1;
