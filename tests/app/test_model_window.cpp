@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -26,8 +27,10 @@
 #include "app/gui/export_dialog.h"
 #include "app/gui/model_session.h"
 #include "app/gui/model_window.h"
+#include "app/gui/threads_menu.h"
 #include "modal_dialogs.h"
 #include "model/generator.h"
+#include "model/matmul.h"
 #include "model/transformer.h"
 #include "tests/reference/gpt2_model_reference.h"
 #include "tests/support/model_test_folder.h"
@@ -108,6 +111,7 @@ private slots:
     void cancelAndErrors();
     void exports();
     void exportDialogsRememberAndAsk();
+    void threadsMenuSetsTheEngine();
 
 private:
     bool openTiny(ModelWindow& w);
@@ -479,6 +483,36 @@ void TestModelWindow::exportDialogsRememberAndAsk() {
     exportHead->trigger();
     QVERIFY2(warning.contains(QStringLiteral("x.pdf")), qPrintable(warning));
     QCOMPARE(w.shownError(), warning);
+}
+
+void TestModelWindow::threadsMenuSetsTheEngine() {
+    QCOMPARE(ThreadsMenu::offeredCounts(2), (std::vector<int>{1, 2}));
+    QCOMPARE(ThreadsMenu::offeredCounts(12), (std::vector<int>{1, 2, 4, 8, 12}));
+    ModelWindow w;
+    QMenu* threads = nullptr;
+    for (QMenu* m : w.findChildren<QMenu*>())
+        if (m->title() == QStringLiteral("&Threads")) threads = m;
+    QVERIFY(threads != nullptr);
+    auto action = [&](const QString& text) -> QAction* {
+        for (QAction* a : threads->actions())
+            if (a->text() == text) return a;
+        return nullptr;
+    };
+    const QString every = QStringLiteral("Every core (%1)").arg(attn::available_cores());
+    QVERIFY(action(every) != nullptr);
+    QVERIFY(action("1") != nullptr);
+    action("1")->trigger();
+    QCOMPARE(attn::engine_threads(), 1);
+    QCOMPARE(QSettings().value("engine/threads").toInt(), 1);
+    QVERIFY(action("1")->isChecked());
+    // Remembered: the next start applies it before any window exists.
+    attn::set_engine_threads(attn::available_cores());
+    ThreadsMenu::applySaved();
+    QCOMPARE(attn::engine_threads(), 1);
+    action(every)->trigger();
+    QCOMPARE(attn::engine_threads(), attn::available_cores());
+    QCOMPARE(QSettings().value("engine/threads").toInt(), 0);
+    QVERIFY(action(every)->isChecked() && !action("1")->isChecked());
 }
 
 QTEST_MAIN(TestModelWindow)
