@@ -150,6 +150,9 @@ ATTN_AVX512 float softmax_row_shift512(float* p, Index valid, Index n, float row
 }
 
 // ---- AVX2 + FMA ----------------------------------------------------------------------------
+// The AVX-512 code above again with 8-float vectors: GCC cannot instantiate one template under two
+// target attributes (the intrinsics only inline into a function of their own target), so each
+// instruction set has its own copy, as ggml's kernels do.
 #define ATTN_AVX2 __attribute__((target("avx2,fma")))
 
 ATTN_AVX2 inline __m256 exp256(__m256 x) {

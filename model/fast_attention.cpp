@@ -19,7 +19,6 @@ namespace attn {
 namespace {
 
 using StridedMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
-using MutableMap = Eigen::Map<Matrix>;
 
 int thread_index() {
 #ifdef _OPENMP
