@@ -25,11 +25,15 @@ Generator::Generator(const TransformerWeights& weights, const std::vector<int>& 
         throw AttentionError("top_k = " + std::to_string(options.top_k) +
                              " is negative: give 0 (all tokens) or more");
     const TransformerSpec& s = weights.spec;
-    // attend_one_query reads every cached token; a windowed decoder would read the last W only.
-    if (s.sliding_window > 0)
-        throw AttentionError("generation with a sliding window of " +
+    // attend_one_query reads every cached token; with a sliding window (Mistral's) that is the
+    // model's attention as long as every position is inside the window.
+    const Index total = static_cast<Index>(prompt.size()) + options.max_new_tokens;
+    if (s.sliding_window > 0 && total > s.sliding_window)
+        throw AttentionError("prompt + max_new_tokens = " + std::to_string(total) +
+                             " tokens pass the model's sliding window of " +
                              std::to_string(s.sliding_window) +
-                             " tokens is not computed: the full pass (model_forward) is");
+                             ", which generation does not compute: keep them within the window "
+                             "(the full pass, forward, computes any length)");
     check_token_ids(s, prompt, options.max_new_tokens);
     prompt_length_ = static_cast<Index>(prompt.size());
     const Index capacity = prompt_length_ + options.max_new_tokens;

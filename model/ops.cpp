@@ -422,14 +422,21 @@ RopeAngles rope_angles(Eigen::Index tokens, Eigen::Index head_dim, Eigen::Index 
         throw AttentionError(msg.str());
     }
     const Eigen::Index half = head_dim / 2;
-    RopeAngles a;
-    a.inv_freq.resize(half);
+    RowVector inv_freq(half);
     const auto dim = static_cast<float>(head_dim);
     for (Eigen::Index i = 0; i < half; ++i) {
         // All float32, as transformers: base ** (arange(0, dim, 2).float() / dim), then 1 / that.
         const float exponent = static_cast<float>(2 * i) / dim;
-        a.inv_freq(i) = 1.0f / std::pow(base, exponent);
+        inv_freq(i) = 1.0f / std::pow(base, exponent);
     }
+    return rope_angles(tokens, inv_freq, position_offset);
+}
+
+RopeAngles rope_angles(Eigen::Index tokens, const RowVector& inv_freq,
+                       Eigen::Index position_offset) {
+    const Eigen::Index half = inv_freq.size(), head_dim = 2 * half;
+    RopeAngles a;
+    a.inv_freq = inv_freq;
     a.cos.resize(tokens, head_dim);
     a.sin.resize(tokens, head_dim);
     for (Eigen::Index t = 0; t < tokens; ++t) {

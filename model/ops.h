@@ -122,6 +122,10 @@ struct RopeAngles {
 // Throws AttentionError when head_dim is odd or < 2, tokens < 0, base <= 1 or not finite.
 RopeAngles rope_angles(Eigen::Index tokens, Eigen::Index head_dim, Eigen::Index position_offset,
                        float base = 10000.0f);
+// The same for given frequencies (hd / 2 values, a scaled model's: rope_inv_freq in
+// model/transformer_spec.h).
+RopeAngles rope_angles(Eigen::Index tokens, const RowVector& inv_freq,
+                       Eigen::Index position_offset);
 // (T, hd) -> (T, hd): cat(-x[:, hd/2:], x[:, :hd/2]).
 Matrix rotate_half(const Matrix& x);
 // x * cos + rotate_half(x) * sin, x (T, hd) with angles for T positions.

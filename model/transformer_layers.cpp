@@ -81,11 +81,19 @@ void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
 
 namespace {
 
-// Each head's block of columns rotated at positions position_offset + token index.
-void rotate_heads(Matrix& x, Index heads, Index head_dim, Index position_offset, float base) {
+// Each head's block of columns rotated at positions position_offset + token index, with the
+// angles computed once for all heads.
+void rotate_heads(Matrix& x, Index heads, Index head_dim, const RopeAngles& angles) {
     for (Index h = 0; h < heads; ++h)
         x.middleCols(h * head_dim, head_dim) =
-            rope_rotate(x.middleCols(h * head_dim, head_dim), position_offset, base);
+            apply_rope(x.middleCols(h * head_dim, head_dim), angles);
+}
+
+// Qwen3's q_norm / k_norm: an RMSNorm over each head's head_dim coordinates.
+void norm_heads(Matrix& x, Index heads, const WeightView& weight, const TransformerSpec& spec) {
+    for (Index h = 0; h < heads; ++h)
+        x.middleCols(h * spec.head_dim, spec.head_dim) =
+            norm(x.middleCols(h * spec.head_dim, spec.head_dim), weight, WeightView{}, spec);
 }
 
 }  // namespace
@@ -105,9 +113,14 @@ Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, cons
         p.keys = project(a, w[R::KeyWeight], w[R::KeyBias]);
         p.values = project(a, w[R::ValueWeight], w[R::ValueBias]);
     }
+    if (spec.qk_norm) {
+        norm_heads(p.queries, spec.num_heads, w[R::QueryNormWeight], spec);
+        norm_heads(p.keys, spec.num_kv_heads, w[R::KeyNormWeight], spec);
+    }
     if (spec.positions == PositionKind::Rotary) {
-        rotate_heads(p.queries, spec.num_heads, spec.head_dim, position_offset, spec.rope.base);
-        rotate_heads(p.keys, spec.num_kv_heads, spec.head_dim, position_offset, spec.rope.base);
+        const RopeAngles angles = rope_angles(a.rows(), rope_inv_freq(spec), position_offset);
+        rotate_heads(p.queries, spec.num_heads, spec.head_dim, angles);
+        rotate_heads(p.keys, spec.num_kv_heads, spec.head_dim, angles);
     }
     return p;
 }

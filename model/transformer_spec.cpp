@@ -1,5 +1,6 @@
 #include "transformer_spec.h"
 
+#include <cmath>
 #include <string>
 
 namespace attn {
@@ -63,6 +64,10 @@ std::vector<TensorEntry> llama_table(const TransformerSpec& s) {
     layer("self_attn.v_proj.weight", R::ValueWeight, {kv, d}, L::OutIn);
     if (s.qkv_bias) layer("self_attn.v_proj.bias", R::ValueBias, {kv}, L::Vector);
     layer("self_attn.o_proj.weight", R::OutWeight, {d, q}, L::OutIn);
+    if (s.qk_norm) {
+        layer("self_attn.q_norm.weight", R::QueryNormWeight, {s.head_dim}, L::Vector);
+        layer("self_attn.k_norm.weight", R::KeyNormWeight, {s.head_dim}, L::Vector);
+    }
     layer("mlp.gate_proj.weight", R::GateWeight, {f, d}, L::OutIn);
     layer("mlp.up_proj.weight", R::UpWeight, {f, d}, L::OutIn);
     layer("mlp.down_proj.weight", R::DownWeight, {d, f}, L::OutIn);
@@ -76,6 +81,35 @@ std::vector<TensorEntry> llama_table(const TransformerSpec& s) {
 
 std::string shape_text(Index rows, Index cols) {
     return std::to_string(rows) + " × " + std::to_string(cols);
+}
+
+void check_rope(const TransformerSpec& s) {
+    const RopeSpec& r = s.rope;
+    if (!std::isfinite(r.base) || r.base <= 1.0f)
+        throw AttentionError("rope_theta = " + std::to_string(r.base) +
+                             " gives no rotation frequencies: it must be above 1 (LLaMA uses "
+                             "10000, Llama 3 500000)");
+    if (!r.freq_factors.empty()) {
+        if (static_cast<Index>(r.freq_factors.size()) != s.head_dim / 2)
+            throw AttentionError("rope_freqs has " + std::to_string(r.freq_factors.size()) +
+                                 " values but head_dim / 2 = " + std::to_string(s.head_dim / 2) +
+                                 ": the file's rope_freqs does not belong to this model");
+        for (float f : r.freq_factors)
+            if (!std::isfinite(f) || f <= 0.0f)
+                throw AttentionError(
+                    "rope_freqs holds a factor that is not a positive number: the file is damaged");
+        return;
+    }
+    if (r.scaling == RopeScaling::None) return;
+    if (!std::isfinite(r.factor) || r.factor < 1.0f)
+        throw AttentionError("rope_scaling's factor is " + std::to_string(r.factor) +
+                             ": it must be a number >= 1");
+    if (r.scaling == RopeScaling::Llama3 &&
+        (!(r.low_freq_factor > 0.0f) || !(r.high_freq_factor > r.low_freq_factor) ||
+         !std::isfinite(r.high_freq_factor) || r.original_max_positions < 1))
+        throw AttentionError(
+            "rope_scaling (llama3) needs 0 < low_freq_factor < high_freq_factor and "
+            "original_max_position_embeddings >= 1: check config.json");
 }
 
 }  // namespace
@@ -98,12 +132,11 @@ void check_spec(const TransformerSpec& s) {
                              std::to_string(s.head_dim) + " is odd");
     if (!(s.norm_eps > 0.0f))
         throw AttentionError("the norm's epsilon must be a small positive number");
-    // The spec can describe these; the core does not compute them yet, so it says so rather than
+    if (s.positions == PositionKind::Rotary) check_rope(s);
+    if (s.qk_norm && s.norm != NormKind::RMSNorm)
+        throw AttentionError("qk_norm (Qwen3's) is an RMSNorm: the spec's norm must be RMSNorm");
+    // The spec can describe this; the core does not compute it, so it says so rather than
     // giving other numbers than the model's.
-    if (s.rope.scaling != RopeScaling::None)
-        throw AttentionError(
-            "rotary positions with rope_scaling (linear, llama3) are not computed: only "
-            "unscaled rotary positions are");
     if (!s.pre_norm)
         throw AttentionError(
             "post-norm blocks (norm after the residual, as BERT's) are not computed: only "
@@ -118,6 +151,9 @@ std::vector<TensorEntry> tensor_table(const TransformerSpec& spec) {
         case ModelFamily::Gpt2:
             return gpt2_table(spec);
         case ModelFamily::Llama:
+        case ModelFamily::Mistral:
+        case ModelFamily::Qwen2:
+        case ModelFamily::Qwen3:
             return llama_table(spec);
     }
     throw AttentionError("unknown model family");
@@ -135,6 +171,9 @@ std::string lm_head_prefix(ModelFamily family) {
         case ModelFamily::Gpt2:
             return "transformer.";
         case ModelFamily::Llama:
+        case ModelFamily::Mistral:
+        case ModelFamily::Qwen2:
+        case ModelFamily::Qwen3:
             return "model.";
     }
     return {};
@@ -146,8 +185,63 @@ std::string family_name(ModelFamily family) {
             return "gpt2";
         case ModelFamily::Llama:
             return "llama";
+        case ModelFamily::Mistral:
+            return "mistral";
+        case ModelFamily::Qwen2:
+            return "qwen2";
+        case ModelFamily::Qwen3:
+            return "qwen3";
     }
     return {};
+}
+
+std::string family_architecture(ModelFamily family) {
+    switch (family) {
+        case ModelFamily::Gpt2:
+            return "GPT2LMHeadModel";
+        case ModelFamily::Llama:
+            return "LlamaForCausalLM";
+        case ModelFamily::Mistral:
+            return "MistralForCausalLM";
+        case ModelFamily::Qwen2:
+            return "Qwen2ForCausalLM";
+        case ModelFamily::Qwen3:
+            return "Qwen3ForCausalLM";
+    }
+    return {};
+}
+
+RowVector rope_inv_freq(const TransformerSpec& spec) {
+    const Index half = spec.head_dim / 2;
+    const RopeSpec& r = spec.rope;
+    const auto dim = static_cast<float>(spec.head_dim);
+    RowVector inv_freq(half);
+    for (Index i = 0; i < half; ++i)
+        // float32 as transformers: 1 / (base ** (arange(0, dim, 2).float() / dim))
+        inv_freq[i] = 1.0f / std::pow(r.base, static_cast<float>(2 * i) / dim);
+    if (!r.freq_factors.empty()) {
+        for (Index i = 0; i < half; ++i) inv_freq[i] /= r.freq_factors[static_cast<std::size_t>(i)];
+        return inv_freq;
+    }
+    if (r.scaling == RopeScaling::Linear) return inv_freq / r.factor;
+    if (r.scaling == RopeScaling::Llama3) {
+        // transformers' _compute_llama3_parameters, element by element in float32.
+        const auto old_context = static_cast<float>(r.original_max_positions);
+        const float low_wavelen = old_context / r.low_freq_factor;
+        const float high_wavelen = old_context / r.high_freq_factor;
+        for (Index i = 0; i < half; ++i) {
+            const float wavelen = static_cast<float>(2.0 * 3.14159265358979323846) / inv_freq[i];
+            const float scaled = wavelen > low_wavelen ? inv_freq[i] / r.factor : inv_freq[i];
+            if (wavelen < high_wavelen || wavelen > low_wavelen) {
+                inv_freq[i] = scaled;
+                continue;
+            }
+            const float smooth = (old_context / wavelen - r.low_freq_factor) /
+                                 (r.high_freq_factor - r.low_freq_factor);
+            inv_freq[i] = (1.0f - smooth) * scaled / r.factor + smooth * scaled;
+        }
+    }
+    return inv_freq;
 }
 
 WeightView& TransformerWeights::slot(const TensorEntry& entry, Index layer) {

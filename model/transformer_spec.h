@@ -18,8 +18,10 @@
 namespace attn {
 
 // Gpt2: GPT2LMHeadModel's tensors. Llama: LlamaForCausalLM's (separate q/k/v/o projections,
-// RMSNorm, SwiGLU, rotary positions), the layout the LLaMA-family checkpoints share.
-enum class ModelFamily { Gpt2, Llama };
+// RMSNorm, SwiGLU, rotary positions), the layout the LLaMA-family checkpoints share; Mistral
+// (a sliding window), Qwen2 (q/k/v biases) and Qwen3 (RMSNorm of each head's q and k) are that
+// layout with the spec's flags.
+enum class ModelFamily { Gpt2, Llama, Mistral, Qwen2, Qwen3 };
 
 enum class NormKind { LayerNorm, RMSNorm };
 enum class PositionKind { Learned, Rotary };
@@ -30,12 +32,18 @@ enum class ActivationKind { GeluTanh, GeluErf, Relu, Silu };
 enum class MlpKind { Plain, Gated };
 enum class RopeScaling { None, Linear, Llama3 };
 
+// transformers' rope_scaling: Linear divides every frequency by `factor`; Llama3 divides the low
+// frequencies (wavelength above original_max_positions / low_freq_factor) by `factor`, keeps the
+// high ones (below original_max_positions / high_freq_factor) and blends in between.
 struct RopeSpec {
     float base = 10000.0f;
     RopeScaling scaling = RopeScaling::None;
     float factor = 1.0f;  // Linear and Llama3
     float low_freq_factor = 1.0f, high_freq_factor = 4.0f;
     Eigen::Index original_max_positions = 8192;  // Llama3
+    // llama.cpp's rope_freqs.weight (GGUF): frequency i divided by freq_factors[i] (head_dim / 2
+    // values), the form Llama 3.x GGUF files carry their scaling in; used instead of `scaling`.
+    std::vector<float> freq_factors;
 };
 
 struct TransformerSpec {
@@ -56,6 +64,7 @@ struct TransformerSpec {
     bool causal = true;               // decoder: query i sees keys 0..i
     Eigen::Index sliding_window = 0;  // > 0: query i sees keys j with i - window < j <= i
     bool fused_qkv = true;            // one (d, (H + 2G)·hd) projection, GPT-2's c_attn
+    bool qk_norm = false;             // Qwen3: RMSNorm over each head's q and k before rotation
     bool qkv_bias = true;
     bool out_bias = true;
     MlpKind mlp = MlpKind::Plain;
@@ -95,8 +104,10 @@ enum class TensorRole : std::uint8_t {
     DownWeight,
     DownBias,  // F → d (GPT-2's mlp.c_proj)
     FinalNormWeight,
-    FinalNormBias,  // (d)
-    OutputWeight,   // (V, d), untied output head only
+    FinalNormBias,    // (d)
+    OutputWeight,     // (V, d), untied output head only
+    QueryNormWeight,  // (hd), qk_norm only
+    KeyNormWeight,    // (hd), qk_norm only
     Count
 };
 constexpr std::size_t kTensorRoles = static_cast<std::size_t>(TensorRole::Count);
@@ -138,8 +149,14 @@ void for_each_tensor(const std::vector<TensorEntry>& table, Eigen::Index num_lay
 std::string tensor_name(const TensorEntry& entry, Eigen::Index layer);
 // The prefix the family's LM-head checkpoints put before the base model's names ("transformer.").
 std::string lm_head_prefix(ModelFamily family);
-// "gpt2".
+// "gpt2", "llama", "mistral", "qwen2", "qwen3".
 std::string family_name(ModelFamily family);
+// Hugging Face's architecture name: "GPT2LMHeadModel", "LlamaForCausalLM", ...
+std::string family_architecture(ModelFamily family);
+
+// The rotary frequencies θ_i (head_dim / 2 values) as transformers computes them in float32 for
+// the spec's rope_scaling, or divided by freq_factors when the spec has them.
+RowVector rope_inv_freq(const TransformerSpec& spec);
 
 // A read-only float32 tensor that lives elsewhere (the mapped file or a converted buffer). 1-d
 // tensors have rows == 1.

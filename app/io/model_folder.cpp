@@ -21,8 +21,8 @@ namespace {
 
 // Largest config.json / index.json we read; real ones are a few KB.
 constexpr qint64 kMaxJsonBytes = qint64{16} << 20;
-// Any dimension above this is not a GPT-2 config (and would overflow shape products).
-constexpr double kMaxDimension = 1 << 24;
+
+
 
 // Reads one float per page of a mapped tensor so the page faults happen while loading, under the
 // load's progress, and not inside the first forward pass (whose elapsed time would count them).
@@ -72,107 +72,9 @@ struct Storage {
 
 namespace {
 
-// GPT-2's config.json (GPT2Config's names) as a spec; every message points at the key.
-ModelConfigResult parseGpt2Config(const JsonText& text, const QJsonObject& o) {
-    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
-    auto at = [&text](const char* key, const QString& problem) {
-        return text.message({jsonKey(key)}, problem);
-    };
-    TransformerSpec spec;
-    spec.family = ModelFamily::Gpt2;
-    auto dimension = [&](const char* key, Eigen::Index* out, QString* message) {
-        const QJsonValue v = o.value(QLatin1String(key));
-        const double d = v.toDouble(-1.0);
-        if (!v.isDouble() || !(d >= 1.0) || d > kMaxDimension || std::floor(d) != d) {
-            *message = at(key, QStringLiteral("\"%1\" is %2: give a whole number from 1 to %3")
-                                   .arg(QLatin1String(key), describeJsonValue(v))
-                                   .arg(static_cast<qint64>(kMaxDimension)));
-            return false;
-        }
-        *out = static_cast<Eigen::Index>(d);
-        return true;
-    };
-    QString message;
-    if (!dimension("n_layer", &spec.num_layers, &message) ||
-        !dimension("n_head", &spec.num_heads, &message) ||
-        !dimension("n_embd", &spec.d_model, &message) ||
-        !dimension("n_positions", &spec.max_positions, &message) ||
-        !dimension("vocab_size", &spec.vocab_size, &message))
-        return fail(message);
-    if (spec.d_model % spec.num_heads != 0)
-        return fail(at("n_head", QStringLiteral("n_embd %1 is not divisible by n_head %2: the "
-                                                "heads split the width evenly")
-                                     .arg(spec.d_model)
-                                     .arg(spec.num_heads)));
-    spec.num_kv_heads = spec.num_heads;
-    spec.head_dim = spec.d_model / spec.num_heads;
-    const QJsonValue inner = o.value(QLatin1String("n_inner"));
-    if (inner.isUndefined() || inner.isNull()) {
-        spec.d_ff = 4 * spec.d_model;
-    } else if (!dimension("n_inner", &spec.d_ff, &message)) {
-        return fail(message + QStringLiteral(", or null for 4 · n_embd"));
-    }
-    const QJsonValue eps = o.value(QLatin1String("layer_norm_epsilon"));
-    if (!eps.isUndefined()) {
-        const double e = eps.toDouble(-1.0);
-        if (!eps.isDouble() || !(e > 0.0) || e > 1.0)
-            return fail(at("layer_norm_epsilon",
-                           QStringLiteral("\"layer_norm_epsilon\" is %1: give a small positive "
-                                          "number such as 1e-05")
-                               .arg(describeJsonValue(eps))));
-        spec.norm_eps = static_cast<float>(e);
-    }
-    // transformers' ACT2FN names of the activations the core computes.
-    const QJsonValue act = o.value(QLatin1String("activation_function"));
-    if (!act.isUndefined()) {
-        const QString name = act.toString();
-        if (name == QLatin1String("gelu_new") || name == QLatin1String("gelu_pytorch_tanh"))
-            spec.activation = ActivationKind::GeluTanh;
-        else if (name == QLatin1String("gelu"))
-            spec.activation = ActivationKind::GeluErf;
-        else if (name == QLatin1String("relu"))
-            spec.activation = ActivationKind::Relu;
-        else
-            return fail(at("activation_function",
-                           QStringLiteral("activation_function %1 is not supported; use "
-                                          "gelu_new (GPT-2's), gelu_pytorch_tanh, gelu or relu")
-                               .arg(describeJsonValue(act))));
-    }
-    const QJsonValue tie = o.value(QLatin1String("tie_word_embeddings"));
-    if (!tie.isUndefined()) {
-        if (!tie.isBool())
-            return fail(at("tie_word_embeddings",
-                           QStringLiteral("\"tie_word_embeddings\" is %1: give true or false")
-                               .arg(describeJsonValue(tie))));
-        spec.tied_output = tie.toBool();
-    }
-    return {spec, QString()};
-}
-
-}  // namespace
-
-ModelConfigResult parseModelConfig(const QByteArray& json) {
-    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
-    const JsonText text(QStringLiteral("config.json"), json);
-    QString error;
-    const std::optional<QJsonObject> o = text.parseObject(
-        QStringLiteral("copy config.json again from the model"),
-        QStringLiteral("a model config is an object such as {\"model_type\": \"gpt2\", ...}"),
-        &error);
-    if (!o) return fail(error);
-    const QJsonValue type = o->value(QLatin1String("model_type"));
-    if (type.toString() == QLatin1String("gpt2")) return parseGpt2Config(text, *o);
-    return fail(text.message({jsonKey("model_type")},
-                             QStringLiteral("\"model_type\" is %1; only GPT-2 models (\"gpt2\": "
-                                            "gpt2, distilgpt2, gpt2-medium, ...) can be opened")
-                                 .arg(describeJsonValue(type))));
-}
-
-namespace {
-
 // The folder's config.json, checked before anything larger is read.
 ModelConfigResult readFolderConfig(const QString& folder) {
-    auto fail = [](const QString& message) { return ModelConfigResult{std::nullopt, message}; };
+    auto fail = [](const QString& message) { return ModelConfigResult::failure(message); };
     if (!QFileInfo(folder).isDir())
         return fail(QStringLiteral("%1 is not a folder; give a GPT-2 model folder from the "
                                    "Hugging Face Hub (e.g. huggingface-cli download gpt2)")

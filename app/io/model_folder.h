@@ -4,7 +4,7 @@
 // tensors to read and their shapes. Names as the base model saves them (GPT-2: wte.weight,
 // h.0.attn.c_attn.weight, ...) or with the LM-head model's prefix ("transformer.") and its
 // output head. F32 weights stay in the memory-mapped file; F16/BF16 are converted.
-// Families read today: GPT-2 (model_type "gpt2").
+// Families read: GPT-2, LLaMA (Llama 2/3, TinyLlama, SmolLM), Mistral, Qwen2, Qwen3.
 #pragma once
 
 #include <QByteArray>
@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "app/io/bpe_tokenizer.h"
 #include "model/transformer_spec.h"
@@ -22,11 +23,22 @@ namespace attn {
 struct ModelConfigResult {
     std::optional<TransformerSpec> spec;
     QString error;
+    // bos_token_id and eos_token_id (one id or a list) when config.json gives them.
+    std::vector<int> bosTokenIds, eosTokenIds;
     bool ok() const { return spec.has_value(); }
+    static ModelConfigResult failure(const QString& message) {
+        ModelConfigResult r;
+        r.error = message;
+        return r;
+    }
 };
 
-// config.json's text as the family's spec. GPT-2: n_inner null or missing resolves to 4 · n_embd,
-// activation_function gelu_new / gelu_pytorch_tanh (tanh GELU), gelu (erf) or relu.
+// config.json's text as the family's spec (app/io/model_config.cpp). GPT-2: n_inner null or
+// missing resolves to 4 · n_embd, activation_function gelu_new / gelu_pytorch_tanh (tanh GELU),
+// gelu (erf) or relu. LLaMA-layout families ("llama", "mistral", "qwen2", "qwen3"): the
+// transformers config's names and defaults (num_key_value_heads = num_attention_heads, head_dim
+// = hidden_size / num_attention_heads, rope_theta 10000, rms_norm_eps 1e-6, untied), rope_scaling
+// none, linear or llama3, Mistral's sliding_window.
 ModelConfigResult parseModelConfig(const QByteArray& json);
 
 struct ModelLoadOptions {

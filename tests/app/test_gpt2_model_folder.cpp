@@ -48,8 +48,9 @@ void TestGpt2ModelFolder::configErrorsPointAtTheKey_data() {
            "supported; use gelu_new (GPT-2's), gelu_pytorch_tanh, gelu or relu";
     QTest::newRow("another family")
         << QByteArray("{\"model_type\": \"bert\"}")
-        << "config.json: line 1, column 16: \"model_type\" is the string \"bert\"; only GPT-2 "
-           "models (\"gpt2\": gpt2, distilgpt2, gpt2-medium, ...) can be opened";
+        << "config.json: line 1, column 16: \"model_type\" is the string \"bert\"; the models "
+           "that open are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, SmolLM), \"mistral\", "
+           "\"qwen2\" and \"qwen3\"";
 }
 
 void TestGpt2ModelFolder::configErrorsPointAtTheKey() {

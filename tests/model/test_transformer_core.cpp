@@ -224,13 +224,14 @@ void TestTransformerCore::checkWeightsNamesTheTensor() {
     } catch (const attn::AttentionError& e) {
         QVERIFY(QString(e.what()).contains("num_heads = 4 is not a multiple of num_kv_heads = 3"));
     }
-    // What the spec describes but the core does not compute is refused, not approximated.
+    // What the spec describes but the core does not compute, or cannot mean, is refused.
     TransformerSpec scaled = attn::tiny_llama_spec();
-    scaled.rope.scaling = attn::RopeScaling::Linear;
+    scaled.rope.scaling = attn::RopeScaling::Llama3;
+    scaled.rope.low_freq_factor = 4.0f;
     TransformerSpec post_norm = attn::tiny_gpt2_spec();
     post_norm.pre_norm = false;
     for (const auto& [spec, message] :
-         {std::pair{scaled, "rope_scaling (linear, llama3) are not computed"},
+         {std::pair{scaled, "needs 0 < low_freq_factor < high_freq_factor"},
           std::pair{post_norm,
                     "post-norm blocks (norm after the residual, as BERT's) are not "
                     "computed"}}) {
@@ -384,10 +385,20 @@ void TestTransformerCore::slidingWindowBlocksOldKeys() {
             }
     try {
         attn::Generator(w, {1}, attn::GenerationOptions{});
-        QFAIL("a windowed generator was built");
+        QFAIL("a generator past the window was built");
     } catch (const attn::AttentionError& e) {
-        QVERIFY(QString(e.what()).contains("sliding window of 2 tokens"));
+        QVERIFY2(QString(e.what()).contains("21 tokens pass the model's sliding window of 2,"),
+                 e.what());
     }
+    // Inside the window generation is the full pass's: the same tokens as without a window.
+    attn::GenerationOptions two;
+    two.max_new_tokens = 1;
+    TransformerSpec unwindowed = spec;
+    unwindowed.sliding_window = 0;
+    const TransformerWeights plain = attn::make_random_weights(unwindowed, 3);
+    const attn::GenerationResult windowed = attn::generate(w, {4}, two);
+    QCOMPARE(windowed.new_ids, attn::generate(plain, {4}, two).new_ids);
+    QVERIFY(windowed.max_abs_diff_vs_full_pass <= 1e-5f);
 }
 
 // A module run's heads as a record (explore mode's export): three target queries over two source

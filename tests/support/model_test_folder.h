@@ -2,7 +2,7 @@
 // them, named by the family's tensor table (model/transformer_spec.h), in F32, F16 or BF16, with
 // the base model's names or the LM-head model's prefix ("transformer."), in one file or in two
 // shards with model.safetensors.index.json, optionally with GPT-2's real tokenizer files
-// (tests/data/gpt2-tokenizer). config.json is GPT-2's (the family the tests write).
+// (tests/data/gpt2-tokenizer). config.json is GPT-2's unless the test gives its own.
 #pragma once
 
 #include <QDir>
@@ -49,9 +49,10 @@ inline QByteArray configJson(const attn::TransformerSpec& s) {
     return QJsonDocument(o).toJson();
 }
 
-// Writes `weights` into `dir` (created). False with *error on a failed write.
+// Writes `weights` into `dir` (created), with `config` as config.json (GPT-2's from the spec
+// when empty). False with *error on a failed write.
 inline bool writeFolder(const QString& dir, const attn::TransformerWeights& w, const QString& dtype,
-                        Layout layout, QString* error) {
+                        Layout layout, QString* error, const QByteArray& configText = {}) {
     if (!QDir().mkpath(dir)) {
         *error = QStringLiteral("cannot create ") + dir;
         return false;
@@ -74,7 +75,8 @@ inline bool writeFolder(const QString& dir, const attn::TransformerWeights& w, c
                              {w.spec.vocab_size, w.spec.d_model}));
 
     QFile config(QDir(dir).filePath(QStringLiteral("config.json")));
-    if (!config.open(QIODevice::WriteOnly) || config.write(configJson(w.spec)) < 0) {
+    if (!config.open(QIODevice::WriteOnly) ||
+        config.write(configText.isEmpty() ? configJson(w.spec) : configText) < 0) {
         *error = QStringLiteral("cannot write config.json");
         return false;
     }

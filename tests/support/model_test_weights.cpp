@@ -78,6 +78,8 @@ Init init_of(TensorRole role) {
         case R::AttnNormWeight:
         case R::MlpNormWeight:
         case R::FinalNormWeight:
+        case R::QueryNormWeight:
+        case R::KeyNormWeight:
             return {1.0, 0.1};
         case R::QkvWeight:
         case R::QueryWeight:
