@@ -295,9 +295,9 @@ private:
         }
         const GgufValue* architecture = file_.value("general.architecture");
         if (!architecture)
-            return fail(QStringLiteral("the file has no general.architecture, so it says not "
-                                       "which model it holds: %1 (its convert_hf_to_gguf.py "
-                                       "writes the key)")
+            return fail(QStringLiteral("the file has no general.architecture, the key that "
+                                       "names the model's architecture: %1 (its "
+                                       "convert_hf_to_gguf.py writes it)")
                             .arg(kConvertAgain));
         if (architecture->type != GgufValue::Type::String)
             return fail(QStringLiteral("general.architecture is a %1, not a string: the file is "
