@@ -1,0 +1,353 @@
+// The AVX-512 row kernels (quant_kernels.h). Each block type is one function producing the
+// block's weights 16 at a time in vector registers, exactly as ggml's reference computes them;
+// a "sink" then either stores them (dequantize) or multiplies them into accumulators (dot).
+// 4- and 5-bit values become floats through a table lookup: the 16 (or 32) possible weights of
+// a sub-block, d · q - m for every q, are computed once per sub-block with one FMA, and each
+// weight is then one permute of that table by its nibble (permutexvar reads only an index's low
+// 4 bits, so a nibble needs no masking).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include "quant_kernels.h"
+
+namespace attn::quant_kernels {
+
+namespace {
+
+using std::uint8_t;
+
+#define QUANT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,fma,f16c")))
+#define QUANT_AVX512_INLINE \
+    __attribute__((target("avx512f,avx512bw,avx512vl,fma,f16c"), always_inline)) inline
+
+QUANT_AVX512_INLINE float half512(const uint8_t* p) { return _cvtsh_ss(load_u16(p)); }
+
+QUANT_AVX512_INLINE __m512i bytes_to_i32(const uint8_t* p) {
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+QUANT_AVX512_INLINE __m512i sbytes_to_i32(const uint8_t* p) {
+    return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+QUANT_AVX512_INLINE __m512 iota512(float first) {
+    return _mm512_add_ps(_mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_ps(first));
+}
+
+// Bits 0-3 of every byte from a, bits 4-7 from b: a ternary-logic select with the mask 0x0F in
+// each byte (for 32-bit lanes, bits 0-3 from a and bit 4 from b, what a 5-bit index reads).
+QUANT_AVX512_INLINE __m512i low_nibble_over(__m512i a, __m512i b) {
+    return _mm512_ternarylogic_epi32(a, b, _mm512_set1_epi8(0x0F), 0xE4);
+}
+
+// ---- sinks -----------------------------------------------------------------------------------
+// Four accumulators, so consecutive FMAs do not wait on each other.
+struct Dot512 {
+    const float* x;
+    __m512 acc[4];
+    QUANT_AVX512_INLINE void start() {
+        for (__m512& a : acc) a = _mm512_setzero_ps();
+    }
+    QUANT_AVX512_INLINE void put(int slot, __m512 w, Index col) {
+        acc[slot] = _mm512_fmadd_ps(w, _mm512_loadu_ps(x + col), acc[slot]);
+    }
+    QUANT_AVX512_INLINE float total() const {
+        return _mm512_reduce_add_ps(
+            _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+    }
+};
+
+struct Store512 {
+    float* dst;
+    QUANT_AVX512_INLINE void put(int, __m512 w, Index col) { _mm512_storeu_ps(dst + col, w); }
+};
+
+// ---- blocks: weights of block b (its bytes at p) for columns [col, col + block size) --------
+struct Q4_0 {
+    static constexpr int kValues = 32, kBytes = 18;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int slot) {
+        // d · (q - 8): both factors exact, so is the product
+        const __m512 table = _mm512_mul_ps(_mm512_set1_ps(half512(p)), iota512(-8.0f));
+        const __m512i q = bytes_to_i32(p + 2);
+        s.put(slot, _mm512_permutexvar_ps(q, table), col);
+        s.put(slot + 1, _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), table), col + 16);
+    }
+};
+
+struct Q4_1 {
+    static constexpr int kValues = 32, kBytes = 20;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int slot) {
+        // q · d + m with q · d exact: the FMA rounds once, as the reference's add does
+        const __m512 table = _mm512_fmadd_ps(iota512(0.0f), _mm512_set1_ps(half512(p)),
+                                             _mm512_set1_ps(half512(p + 2)));
+        const __m512i q = bytes_to_i32(p + 4);
+        s.put(slot, _mm512_permutexvar_ps(q, table), col);
+        s.put(slot + 1, _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), table), col + 16);
+    }
+};
+
+// The fifth bit of value e (bit e of qh) rotated to bit 4 of lane e: rotate left by 4 - e.
+QUANT_AVX512_INLINE __m512i q5_rotation(int first) {
+    const __m512i e =
+        _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(first));
+    return _mm512_and_si512(_mm512_sub_epi32(_mm512_set1_epi32(36), e), _mm512_set1_epi32(31));
+}
+
+// Q5_0 and Q5_1: 32-entry tables (lo: q = 0..15, hi: q = 16..31), permutex2var on 5-bit indices.
+template <class Sink>
+QUANT_AVX512_INLINE void q5_block(const uint8_t* qs, std::uint32_t qh, __m512 lo, __m512 hi,
+                                  Index col, Sink& s, int slot) {
+    const __m512i q = bytes_to_i32(qs);
+    const __m512i h = _mm512_set1_epi32(static_cast<int>(qh));
+    const __m512i i0 = low_nibble_over(q, _mm512_rolv_epi32(h, q5_rotation(0)));
+    const __m512i i1 =
+        low_nibble_over(_mm512_srli_epi32(q, 4), _mm512_rolv_epi32(h, q5_rotation(16)));
+    s.put(slot, _mm512_permutex2var_ps(lo, i0, hi), col);
+    s.put(slot + 1, _mm512_permutex2var_ps(lo, i1, hi), col + 16);
+}
+
+struct Q5_0 {
+    static constexpr int kValues = 32, kBytes = 22;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int slot) {
+        const __m512 d = _mm512_set1_ps(half512(p));
+        q5_block(p + 6, load_u32(p + 2), _mm512_mul_ps(d, iota512(-16.0f)),
+                 _mm512_mul_ps(d, iota512(0.0f)), col, s, slot);
+    }
+};
+
+struct Q5_1 {
+    static constexpr int kValues = 32, kBytes = 24;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int slot) {
+        const __m512 d = _mm512_set1_ps(half512(p)), m = _mm512_set1_ps(half512(p + 2));
+        q5_block(p + 8, load_u32(p + 4), _mm512_fmadd_ps(iota512(0.0f), d, m),
+                 _mm512_fmadd_ps(iota512(16.0f), d, m), col, s, slot);
+    }
+};
+
+struct Q8_0 {
+    static constexpr int kValues = 32, kBytes = 34;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int slot) {
+        const __m512 d = _mm512_set1_ps(half512(p));
+        s.put(slot, _mm512_mul_ps(_mm512_cvtepi32_ps(sbytes_to_i32(p + 2)), d), col);
+        s.put(slot + 1, _mm512_mul_ps(_mm512_cvtepi32_ps(sbytes_to_i32(p + 18)), d), col + 16);
+    }
+};
+
+// The eight (d · scale, dmin · min) pairs of a Q4_K / Q5_K block, exact products.
+QUANT_AVX512_INLINE void k_scales(const uint8_t* p, float* d_scale, float* d_min) {
+    const float d = half512(p), dmin = half512(p + 2);
+    for (int j = 0; j < 8; ++j) {
+        int sc = 0, m = 0;
+        scale_min_k4(j, p + 4, sc, m);
+        d_scale[j] = d * static_cast<float>(sc);
+        d_min[j] = dmin * static_cast<float>(m);
+    }
+}
+
+struct Q4_K {
+    static constexpr int kValues = 256, kBytes = 144;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int) {
+        float d_scale[8], d_min[8];
+        k_scales(p, d_scale, d_min);
+        const __m512 iota = iota512(0.0f);
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            const uint8_t* q = p + 16 + 32 * j;
+            // d1 · q - m1 with d1 · q exact: one rounding, as the reference's subtraction
+            const __m512 t0 =
+                _mm512_fmsub_ps(iota, _mm512_set1_ps(d_scale[2 * j]), _mm512_set1_ps(d_min[2 * j]));
+            const __m512 t1 = _mm512_fmsub_ps(iota, _mm512_set1_ps(d_scale[2 * j + 1]),
+                                              _mm512_set1_ps(d_min[2 * j + 1]));
+            const __m512i a = bytes_to_i32(q), b = bytes_to_i32(q + 16);
+            const Index c = col + 64 * j;
+            s.put(0, _mm512_permutexvar_ps(a, t0), c);
+            s.put(1, _mm512_permutexvar_ps(b, t0), c + 16);
+            s.put(2, _mm512_permutexvar_ps(_mm512_srli_epi32(a, 4), t1), c + 32);
+            s.put(3, _mm512_permutexvar_ps(_mm512_srli_epi32(b, 4), t1), c + 48);
+        }
+    }
+};
+
+struct Q5_K {
+    static constexpr int kValues = 256, kBytes = 176;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int) {
+        float d_scale[8], d_min[8];
+        k_scales(p, d_scale, d_min);
+        const __m512 iota = iota512(0.0f), iota16 = iota512(16.0f);
+        // qh[l]'s bit 2j (2j + 1) is the fifth bit of value l of sub-block 2j (2j + 1).
+        __m512i h0 = bytes_to_i32(p + 16), h1 = bytes_to_i32(p + 32);
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            const uint8_t* q = p + 48 + 32 * j;
+            const __m512 ds0 = _mm512_set1_ps(d_scale[2 * j]), dm0 = _mm512_set1_ps(d_min[2 * j]);
+            const __m512 ds1 = _mm512_set1_ps(d_scale[2 * j + 1]);
+            const __m512 dm1 = _mm512_set1_ps(d_min[2 * j + 1]);
+            const __m512 lo0 = _mm512_fmsub_ps(iota, ds0, dm0);
+            const __m512 hi0 = _mm512_fmsub_ps(iota16, ds0, dm0);
+            const __m512 lo1 = _mm512_fmsub_ps(iota, ds1, dm1);
+            const __m512 hi1 = _mm512_fmsub_ps(iota16, ds1, dm1);
+            const __m512i a = bytes_to_i32(q), b = bytes_to_i32(q + 16);
+            const Index c = col + 64 * j;
+            // bit 0 of h to bit 4 for the low nibbles, bit 1 to bit 4 for the high ones
+            const __m512i ia = low_nibble_over(a, _mm512_slli_epi32(h0, 4));
+            const __m512i ib = low_nibble_over(b, _mm512_slli_epi32(h1, 4));
+            const __m512i ja = low_nibble_over(_mm512_srli_epi32(a, 4), _mm512_slli_epi32(h0, 3));
+            const __m512i jb = low_nibble_over(_mm512_srli_epi32(b, 4), _mm512_slli_epi32(h1, 3));
+            s.put(0, _mm512_permutex2var_ps(lo0, ia, hi0), c);
+            s.put(1, _mm512_permutex2var_ps(lo0, ib, hi0), c + 16);
+            s.put(2, _mm512_permutex2var_ps(lo1, ja, hi1), c + 32);
+            s.put(3, _mm512_permutex2var_ps(lo1, jb, hi1), c + 48);
+            h0 = _mm512_srli_epi32(h0, 2);
+            h1 = _mm512_srli_epi32(h1, 2);
+        }
+    }
+};
+
+// Q6_K: the 6-bit values are assembled 64 at a time with byte operations into q - 32 (int8),
+// then each group of 16 becomes floats times its exact scale d · sc.
+struct Q6_K {
+    static constexpr int kValues = 256, kBytes = 210;
+    template <class Sink>
+    QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int) {
+        alignas(64) std::int8_t q[256];
+        alignas(64) float ds[16];
+        const __m512 d = _mm512_set1_ps(half512(p + 208));
+        _mm512_store_ps(ds, _mm512_mul_ps(d, _mm512_cvtepi32_ps(sbytes_to_i32(p + 192))));
+        const __m512i mask6 = _mm512_set1_epi8(0x3F), bias = _mm512_set1_epi8(32);
+        // Per 16-bit lane: shift qh left by 4 in the low 32 bytes, by 2 in the high 32 bytes
+        // (bits 0-1 and 2-3 to bits 4-5), right by 0 and 2 for bits 4-5 and 6-7.
+        const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+        const __m512i down = _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1);
+        for (int n = 0; n < 2; ++n) {
+            const __m512i ql = _mm512_loadu_si512(p + 64 * n);
+            const __m512i qh = _mm512_broadcast_i64x4(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 128 + 32 * n)));
+            const __m512i v0 =
+                _mm512_and_si512(low_nibble_over(ql, _mm512_sllv_epi16(qh, up)), mask6);
+            const __m512i v1 = _mm512_and_si512(
+                low_nibble_over(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, down)), mask6);
+            _mm512_store_si512(q + 128 * n, _mm512_sub_epi8(v0, bias));
+            _mm512_store_si512(q + 128 * n + 64, _mm512_sub_epi8(v1, bias));
+        }
+#pragma GCC unroll 16
+        for (int g = 0; g < 16; ++g) {
+            const __m512 v =
+                _mm512_cvtepi32_ps(sbytes_to_i32(reinterpret_cast<const uint8_t*>(q + 16 * g)));
+            s.put(g & 3, _mm512_mul_ps(v, _mm512_set1_ps(ds[g])), col + 16 * g);
+        }
+    }
+};
+
+// ---- rows ------------------------------------------------------------------------------------
+// Blocks of 32 in pairs, so the two blocks' weights go to four accumulators.
+template <class T>
+QUANT_AVX512 float dot512(const uint8_t* row, const float* x, Index blocks) {
+    Dot512 s{x, {}};
+    s.start();
+    Index i = 0;
+    if constexpr (T::kValues == 32) {
+        for (; i + 2 <= blocks; i += 2) {
+            T::block(row + i * T::kBytes, i * 32, s, 0);
+            T::block(row + (i + 1) * T::kBytes, (i + 1) * 32, s, 2);
+        }
+    }
+    for (; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    return s.total();
+}
+
+template <class T>
+QUANT_AVX512 void dequantize512(const uint8_t* row, float* dst, Index blocks) {
+    Store512 s{dst};
+    for (Index i = 0; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+}
+
+// ---- float rows: 64 values per pass, the tail masked ----------------------------------------
+struct F32 {
+    QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
+        return _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(p) + j);
+    }
+};
+struct F16 {
+    QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
+        return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p + 2 * j));
+    }
+};
+struct BF16 {
+    QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
+        const __m512i h = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p + 2 * j));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
+    }
+};
+
+template <class T>
+QUANT_AVX512 float dot_float512(const uint8_t* row, const float* x, Index n) {
+    Dot512 s{x, {}};
+    s.start();
+    Index j = 0;
+    for (; j + 64 <= n; j += 64) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) s.put(k, T::load(row, j + 16 * k, 0xFFFF), j + 16 * k);
+    }
+    for (; j < n; j += 16) {
+        const Index left = n - j;
+        const __mmask16 m =
+            left >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << left) - 1u);
+        s.acc[0] = _mm512_fmadd_ps(T::load(row, j, m), _mm512_maskz_loadu_ps(m, x + j), s.acc[0]);
+    }
+    return s.total();
+}
+
+template <class T>
+QUANT_AVX512 void dequantize_float512(const uint8_t* row, float* dst, Index n) {
+    for (Index j = 0; j < n; j += 16) {
+        const Index left = n - j;
+        const __mmask16 m =
+            left >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << left) - 1u);
+        _mm512_mask_storeu_ps(dst + j, m, T::load(row, j, m));
+    }
+}
+
+}  // namespace
+
+RowKernels avx512_kernels(GgmlType type) {
+    switch (type) {
+        case GgmlType::F32:
+            return {dequantize_float512<F32>, dot_float512<F32>};
+        case GgmlType::F16:
+            return {dequantize_float512<F16>, dot_float512<F16>};
+        case GgmlType::BF16:
+            return {dequantize_float512<BF16>, dot_float512<BF16>};
+        case GgmlType::Q4_0:
+            return {dequantize512<Q4_0>, dot512<Q4_0>};
+        case GgmlType::Q4_1:
+            return {dequantize512<Q4_1>, dot512<Q4_1>};
+        case GgmlType::Q5_0:
+            return {dequantize512<Q5_0>, dot512<Q5_0>};
+        case GgmlType::Q5_1:
+            return {dequantize512<Q5_1>, dot512<Q5_1>};
+        case GgmlType::Q8_0:
+            return {dequantize512<Q8_0>, dot512<Q8_0>};
+        case GgmlType::Q4_K:
+            return {dequantize512<Q4_K>, dot512<Q4_K>};
+        case GgmlType::Q5_K:
+            return {dequantize512<Q5_K>, dot512<Q5_K>};
+        case GgmlType::Q6_K:
+            return {dequantize512<Q6_K>, dot512<Q6_K>};
+        default:
+            return {};
+    }
+}
+
+}  // namespace attn::quant_kernels
