@@ -1,14 +1,14 @@
-// Encoding and decoding with GPT-2's byte-level BPE. Loading the tokenizer's files is
-// bpe_tokenizer_load.cpp; the byte symbols are bpe_bytes.h and the pre-tokenizer
-// bpe_pretokenizer.h.
+// Encoding and decoding with a BPE tokenizer. Loading the tokenizer's files is
+// bpe_tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
+// bpe_bytes.h and the steps around the model tokenizer_pipeline.h.
 #include "app/io/bpe_tokenizer.h"
 
 #include <QChar>
+#include <algorithm>
 #include <queue>
 #include <utility>
 
 #include "app/io/bpe_bytes.h"
-#include "app/io/bpe_pretokenizer.h"
 #include "app/io/json_locator.h"
 
 namespace attn {
@@ -22,17 +22,15 @@ constexpr qsizetype kMaxCachedWords = 10000;
 
 }  // namespace
 
-void BpeTokenizer::mergeWord(const QByteArray& utf8, std::vector<int>& out) const {
+void BpeTokenizer::mergeByRank(std::vector<int> id, std::vector<int>& out) const {
     // Hugging Face's merge loop (tokenizers' word.rs): a heap of candidate merges, lowest rank
     // first and leftmost among equals; entries made stale by an earlier merge are skipped.
-    // O(n log n) in the word's bytes, so a megabyte-long "word" stays fast.
-    const std::size_t n = static_cast<std::size_t>(utf8.size());
-    std::vector<int> id(n);
+    // O(n log n) in the word's symbols, so a megabyte-long "word" stays fast.
+    const std::size_t n = id.size();
     std::vector<std::ptrdiff_t> prev(n);
     std::vector<std::ptrdiff_t> next(n);
     std::vector<bool> alive(n, true);
     for (std::size_t i = 0; i < n; ++i) {
-        id[i] = byteSymbol_[static_cast<unsigned char>(utf8[static_cast<qsizetype>(i)])];
         prev[i] = static_cast<std::ptrdiff_t>(i) - 1;
         next[i] = i + 1 < n ? static_cast<std::ptrdiff_t>(i + 1) : -1;
     }
@@ -90,9 +88,59 @@ void BpeTokenizer::mergeWord(const QByteArray& utf8, std::vector<int>& out) cons
     }
 }
 
-void BpeTokenizer::encodeWord(const QByteArray& utf8, std::vector<int>& out) const {
+std::vector<int> BpeTokenizer::initialSymbols(const QString& word) const {
+    const QByteArray utf8 = word.toUtf8();
+    std::vector<int> ids;
+    ids.reserve(static_cast<std::size_t>(utf8.size()));
+    if (pipeline_.byteLevel) {
+        for (const char b : utf8) {
+            ids.push_back(byteSymbol_[static_cast<unsigned char>(b)]);
+        }
+        return ids;
+    }
+    bool lastUnknown = false;
+    for (qsizetype i = 0; i < utf8.size();) {
+        char32_t c = 0;
+        const int len = std::max(utf8SequenceAt(utf8, i, &c), 1);
+        const QByteArray ch = utf8.mid(i, len);
+        i += len;
+        const auto it = idOf_.constFind(ch);
+        bool known = it != idOf_.constEnd();
+        if (known) {
+            ids.push_back(*it);
+        } else if (byteFallback_) {
+            known = std::all_of(ch.begin(), ch.end(), [&](char b) {
+                return byteToken_[static_cast<unsigned char>(b)] >= 0;
+            });
+            for (qsizetype k = 0; known && k < ch.size(); ++k) {
+                ids.push_back(byteToken_[static_cast<unsigned char>(ch[k])]);
+            }
+        }
+        if (!known && unk_ && !(fuseUnk_ && lastUnknown)) {
+            ids.push_back(*unk_);
+        }
+        lastUnknown = !known;
+    }
+    return ids;
+}
+
+void BpeTokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
+    const QByteArray utf8 = word.toUtf8();
+    if (ignoreMerges_) {
+        if (const auto it = idOf_.constFind(utf8); it != idOf_.constEnd()) {
+            out.push_back(*it);
+            return;
+        }
+    }
+    const auto merge = [&](std::vector<int>& into) {
+        if (!scores_.empty()) {
+            mergeByScore(word, into);
+        } else {
+            mergeByRank(initialSymbols(word), into);
+        }
+    };
     if (utf8.size() > kMaxCachedWordBytes) {
-        mergeWord(utf8, out);
+        merge(out);
         return;
     }
     {
@@ -104,7 +152,7 @@ void BpeTokenizer::encodeWord(const QByteArray& utf8, std::vector<int>& out) con
         }
     }
     std::vector<int> ids;
-    mergeWord(utf8, ids);
+    merge(ids);
     out.insert(out.end(), ids.begin(), ids.end());
     const std::lock_guard lock(cacheMutex_);
     if (cache_.size() >= kMaxCachedWords) {
@@ -113,43 +161,101 @@ void BpeTokenizer::encodeWord(const QByteArray& utf8, std::vector<int>& out) con
     cache_.insert(utf8, std::move(ids));
 }
 
-std::vector<int> BpeTokenizer::encode(QStringView text) const {
+void BpeTokenizer::encodeSection(const QString& section, bool atStart,
+                                 std::vector<int>& out) const {
+    for (const QString& word : pipeline_.preTokenize(pipeline_.normalize(section), atStart)) {
+        encodeWord(word, out);
+    }
+}
+
+namespace {
+
+bool isWordChar(QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_'); }
+
+}  // namespace
+
+bool BpeTokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype from,
+                             qsizetype* start, qsizetype* end) const {
+    for (qsizetype h = text.indexOf(a.content, from); h >= 0; h = text.indexOf(a.content, h + 1)) {
+        const qsizetype e = h + a.content.size();
+        if (a.singleWord &&
+            ((h > 0 && isWordChar(text[h - 1])) || (e < text.size() && isWordChar(text[e])))) {
+            continue;
+        }
+        *start = h;
+        *end = e;
+        return true;
+    }
+    return false;
+}
+
+std::vector<int> BpeTokenizer::encode(QStringView input) const {
+    const QString text = tok::withoutLoneSurrogates(input);
     std::vector<int> out;
     // The next occurrence of each added token at or after `pos`, found once and kept until
     // passed, so that splitting stays linear in the text for a handful of added tokens.
-    std::vector<qsizetype> nextHit(added_.size(), -2);  // -2: not searched yet
+    struct Hit {
+        qsizetype start = -2;  // -2: not searched yet, -1: none left
+        qsizetype end = -1;
+    };
+    std::vector<Hit> next(added_.size());
     qsizetype pos = 0;
     while (pos < text.size()) {
-        qsizetype hit = -1;
         const AddedToken* token = nullptr;
+        Hit best{-1, -1};
         for (std::size_t k = 0; k < added_.size(); ++k) {
-            if (nextHit[k] == -2 || (nextHit[k] >= 0 && nextHit[k] < pos)) {
-                nextHit[k] = text.indexOf(added_[k].content, pos);
+            Hit& h = next[k];
+            if (h.start == -2 || (h.start >= 0 && h.start < pos)) {
+                if (!findAdded(text, added_[k], pos, &h.start, &h.end)) {
+                    h = {-1, -1};
+                }
             }
-            const qsizetype h = nextHit[k];
             // Leftmost, and the longest of those starting there, as Hugging Face's trie.
-            if (h >= 0 && (hit < 0 || h < hit ||
-                           (h == hit && added_[k].content.size() > token->content.size()))) {
-                hit = h;
+            if (h.start >= 0 && (best.start < 0 || h.start < best.start ||
+                                 (h.start == best.start && h.end > best.end))) {
+                best = h;
                 token = &added_[k];
             }
         }
-        const qsizetype end = hit < 0 ? text.size() : hit;
-        if (end > pos) {
-            bpe::forEachPreToken(text.mid(pos, end - pos),
-                                 [&](const QByteArray& word) { encodeWord(word, out); });
+        qsizetype sectionEnd = best.start < 0 ? text.size() : best.start;
+        qsizetype after = best.end;
+        if (token != nullptr) {
+            // lstrip and rstrip: the white space beside the token goes with it.
+            while (token->lstrip && sectionEnd > pos && text[sectionEnd - 1].isSpace()) {
+                --sectionEnd;
+            }
+            while (token->rstrip && after < text.size() && text[after].isSpace()) {
+                ++after;
+            }
         }
-        if (hit < 0) {
+        if (sectionEnd > pos) {
+            encodeSection(text.mid(pos, sectionEnd - pos), pos == 0, out);
+        }
+        if (token == nullptr) {
             break;
         }
         out.push_back(token->id);
-        pos = hit + token->content.size();
+        pos = after;
     }
     return out;
 }
 
+std::vector<int> BpeTokenizer::encodeForModel(QStringView text) const {
+    std::vector<int> ids;
+    if (addBos_ && bos_) {
+        ids.push_back(*bos_);
+    }
+    const std::vector<int> body = encode(text);
+    ids.insert(ids.end(), body.begin(), body.end());
+    if (addEos_ && eos_) {
+        ids.push_back(*eos_);
+    }
+    return ids;
+}
+
 BpeDecodeResult BpeTokenizer::decode(const std::vector<int>& ids) const {
-    QByteArray bytes;
+    QStringList tokens;
+    tokens.reserve(static_cast<qsizetype>(ids.size()));
     for (const int id : ids) {
         if (id < 0 || id >= vocabSize() || tokens_[static_cast<std::size_t>(id)].isNull()) {
             return {std::nullopt, QStringLiteral("id %1 is not in the vocabulary (ids 0 to %2); "
@@ -157,24 +263,9 @@ BpeDecodeResult BpeTokenizer::decode(const std::vector<int>& ids) const {
                                       .arg(id)
                                       .arg(vocabSize() - 1)};
         }
-        bytes.append(bytes_[static_cast<std::size_t>(id)]);
+        tokens << tokens_[static_cast<std::size_t>(id)];
     }
-    // Not QString::fromUtf8: it writes two U+FFFD for a sequence cut short ("E4 B8") where
-    // Python writes one, and drops a leading U+FEFF.
-    QString text;
-    text.reserve(bytes.size());
-    for (qsizetype i = 0; i < bytes.size();) {
-        char32_t c = 0;
-        const int len = utf8SequenceAt(bytes, i, &c);
-        if (len > 0) {
-            bpe::appendCodePoint(text, c);
-            i += len;
-        } else {
-            text += QChar(QChar::ReplacementCharacter);
-            i += bpe::invalidUtf8Length(bytes, i);
-        }
-    }
-    return {text, {}};
+    return {pipeline_.decode(tokens), {}};
 }
 
 QString BpeTokenizer::token(int id) const {
@@ -185,7 +276,13 @@ QString BpeTokenizer::displayToken(int id) const {
     if (id < 0 || id >= vocabSize()) {
         return {};
     }
-    return bpe::displayBytes(bytes_[static_cast<std::size_t>(id)]);
+    const std::size_t i = static_cast<std::size_t>(id);
+    if (pipeline_.byteLevel || special_[i]) {
+        return bpe::displayBytes(bytes_[i]);
+    }
+    // SentencePiece-style: "▁" is a space; byte tokens ("<0xE6>") stay as they are.
+    QString text = tokens_[i];
+    return bpe::displayBytes(text.replace(QChar(tok::kSpaceMark), QLatin1Char(' ')).toUtf8());
 }
 
 QStringList BpeTokenizer::displayVocabTokens(const QStringList& tokens) {

@@ -1,23 +1,34 @@
-// GPT-2's byte-level BPE tokenizer, giving the same ids as OpenAI's encoder.py and Hugging Face's
-// GPT2Tokenizer for any text. A model folder holds either
+// Byte-pair-encoding tokenizers: GPT-2's, and those of Llama 2/3, Mistral, TinyLlama, Qwen2/2.5/3
+// and SmolLM2. A model folder holds either
 //
 //   tokenizer.json          Hugging Face's one-file form: "model": {"type": "BPE", "vocab": {...},
-//                           "merges": ["Ġ t", ...] or [["Ġ", "t"], ...]}, "added_tokens":
-//                           [{"id": 50256, "content": "<|endoftext|>", ...}]; wins when present
-//   vocab.json + merges.txt the original form: {"Ġjourney": 7002, ...} and one merge "a b" per
+//                           "merges": ["Ġ t", ...] or [["Ġ", "t"], ...], "byte_fallback", ...},
+//                           "added_tokens", and the steps around the model ("normalizer",
+//                           "pre_tokenizer", "decoder", "post_processor"; tokenizer_pipeline.h);
+//                           wins when present. tokenizer_config.json beside it may say
+//                           add_bos_token / add_eos_token and name bos_token / eos_token.
+//   vocab.json + merges.txt GPT-2's original form: {"Ġjourney": 7002, ...} and one merge "a b" per
 //                           line in rank order (a first line "#version: ..." is skipped); here
 //                           "<|endoftext|>", when in the vocabulary, is the one added token
 //
-// Encoding: the text is split at literal added tokens ("<|endoftext|>" becomes its id, as in
-// Hugging Face), each piece is pre-tokenized with GPT-2's pattern
-//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// with Python `regex` semantics (\s is Unicode White_Space, which includes U+0085 and excludes
-// U+180E and U+FEFF), every piece's UTF-8 bytes become the byte-to-unicode symbols, and the merges
-// are applied lowest rank first, leftmost first (Hugging Face's order; for merges learned by BPE
-// training, as GPT-2's, this is exactly encoder.py's). The pattern is matched by a hand-written
-// scanner rather than QRegularExpression: PCRE2's \s also matches U+180E, and a scanner is linear
-// by construction. Letters and numbers are Qt's Unicode tables (Unicode 14 in Qt 6.4): a
-// character assigned later counts as neither.
+// or the vocabulary comes from a GGUF file (GgufVocab, fromGgufVocab).
+//
+// Encoding, as Hugging Face's tokenizers crate does it: the text is split at literal added tokens
+// (leftmost, longest first; each becomes its id), each section between them is normalized and
+// cut into words by the pre-tokenizers (patterns run on QRegularExpression with Python's \s,
+// tokenizer_pipeline.h), and each word is merged by the model:
+// - byte-level (a ByteLevel pre-tokenizer: GPT-2, Llama 3, Qwen2, SmolLM2): the word's UTF-8 bytes
+//   become the byte-to-unicode symbols ("Ġ" for a space), merged lowest rank first, leftmost
+//   first (for merges learned by BPE training, as GPT-2's, exactly encoder.py's order);
+// - SentencePiece-style (Llama 2, Mistral, TinyLlama): the word's characters (spaces already "▁")
+//   are the symbols; a character not in the vocabulary becomes its bytes' "<0xE6>" tokens
+//   (byte_fallback) or the unknown token; then the same merges. A GGUF "llama" vocabulary has
+//   scores instead of merges, and merges as SentencePiece does: the adjacent pair whose joined
+//   text is a token with the highest score, leftmost among equals.
+// With ignore_merges (Llama 3) a word that is itself a token is that token.
+//
+// Letters and numbers are Qt's Unicode tables (Unicode 15 in Qt 6.5+, 14 in 6.4): a character
+// assigned later counts as neither.
 //
 // Loading is a pure function from bytes to a tokenizer or to one message naming the file, the
 // line and column where it can, the problem and the fix.
@@ -25,6 +36,7 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QList>
 #include <QString>
 #include <QStringList>
 #include <QStringView>
@@ -33,6 +45,8 @@
 #include <optional>
 #include <unordered_map>
 #include <vector>
+
+#include "app/io/tokenizer_pipeline.h"
 
 namespace attn {
 
@@ -54,6 +68,20 @@ struct BpeDecodeResult {
     bool ok() const { return text.has_value(); }
 };
 
+// A GGUF file's tokenizer.ggml.* keys, as the GGUF reader hands them over.
+struct GgufVocab {
+    QByteArray model;  // tokenizer.ggml.model: "llama" (SentencePiece) or "gpt2" (byte-level BPE)
+    QByteArray pre;    // tokenizer.ggml.pre: "llama-bpe", "qwen2", "smollm", "default", ...
+    QList<QByteArray> tokens;
+    std::vector<float> scores;
+    // ggml token types: 1 normal, 2 unknown, 3 control, 4 user defined, 5 unused, 6 byte
+    std::vector<int> tokenTypes;
+    QList<QByteArray> merges;  // "a b"
+    std::optional<int> bos, eos, unk, pad;
+    std::optional<bool> addBos, addEos;
+    std::optional<bool> addSpacePrefix;  // tokenizer.ggml.add_space_prefix; true when absent
+};
+
 class BpeTokenizer {
 public:
     // Reads `folder`/tokenizer.json if it exists, else `folder`/vocab.json and merges.txt.
@@ -61,12 +89,25 @@ public:
     static BpeLoadResult load(const QString& folder);
     // The same from bytes (what load reads, and what the fuzzer feeds).
     static BpeLoadResult fromTokenizerJson(const QByteArray& tokenizerJson);
+    // With tokenizer_config.json's bytes too (empty: none), for add_bos_token and the BOS/EOS
+    // names.
+    static BpeLoadResult fromTokenizerJson(const QByteArray& tokenizerJson,
+                                           const QByteArray& tokenizerConfigJson);
+    // A GGUF file's embedded vocabulary: "llama" (SentencePiece, merged by score) or "gpt2"
+    // (byte-level BPE, words cut by the patterns llama.cpp gives `pre`). Control and
+    // user-defined tokens are split out of the text as added tokens. Errors begin with
+    // "the GGUF tokenizer".
+    static BpeLoadResult fromGgufVocab(const GgufVocab& vocab);
     static BpeLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
                                             const QByteArray& mergesTxt);
 
     // The ids of `text`. Unpaired UTF-16 surrogates are encoded as U+FFFD. Safe to call from
     // several threads at once (the word cache is locked).
+    // The text's own ids, without BOS or EOS: what the tokenizer shows for a text.
     std::vector<int> encode(QStringView text) const;
+    // What the model is fed for the text: encode(text) with BOS before it when addsBos() (Llama
+    // 2/3, Mistral, TinyLlama; not GPT-2 or Qwen) and EOS after it when addsEos().
+    std::vector<int> encodeForModel(QStringView text) const;
     // The ids' bytes as UTF-8 text; bytes that are not valid UTF-8 become U+FFFD, one for each
     // maximal invalid part as Python's bytes.decode("utf-8", "replace") (and so Hugging Face)
     // does. Refuses ids without a token.
@@ -88,6 +129,14 @@ public:
     int vocabSize() const { return static_cast<int>(tokens_.size()); }
     // The id of "<|endoftext|>" (50256 for GPT-2), if the tokenizer has that token.
     std::optional<int> endOfTextId() const { return endOfText_; }
+    // The beginning- and end-of-sequence tokens ("<s>", "<|begin_of_text|>"; "</s>",
+    // "<|end_of_text|>", "<|endoftext|>"), from tokenizer_config.json, the post-processor, the
+    // GGUF keys, or else the added token of that usual name.
+    std::optional<int> bosId() const { return bos_; }
+    std::optional<int> eosId() const { return eos_; }
+    // Whether encodeForModel puts BOS first (and EOS last).
+    bool addsBos() const { return addBos_; }
+    bool addsEos() const { return addEos_; }
 
 private:
     struct Merge {
@@ -97,18 +146,43 @@ private:
     struct AddedToken {
         QString content;
         int id;
+        bool lstrip = false;      // takes the white space before it
+        bool rstrip = false;      // and after it
+        bool singleWord = false;  // only where no letter, number or "_" touches it
     };
     friend struct BpeBuilder;
+    friend struct GgufBuilder;
     BpeTokenizer() = default;
-    void encodeWord(const QByteArray& utf8, std::vector<int>& out) const;
-    void mergeWord(const QByteArray& utf8, std::vector<int>& out) const;
+    // The added token matching at or after `from` (its start and end), per its flags.
+    bool findAdded(QStringView text, const AddedToken& a, qsizetype from, qsizetype* start,
+                   qsizetype* end) const;
+    void encodeSection(const QString& section, bool atStart, std::vector<int>& out) const;
+    void encodeWord(const QString& word, std::vector<int>& out) const;
+    // The word's first symbols: bytes (byte-level) or characters, with byte fallback.
+    std::vector<int> initialSymbols(const QString& word) const;
+    void mergeByRank(std::vector<int> id, std::vector<int>& out) const;
+    void mergeByScore(const QString& word, std::vector<int>& out) const;
 
     std::vector<QString> tokens_;                // by id; empty where no token has the id
-    std::vector<QByteArray> bytes_;              // by id: what the token decodes to
-    int byteSymbol_[256] = {};                   // the id of each byte's symbol
+    std::vector<QByteArray> bytes_;              // by id: the token's text as bytes
+    QHash<QByteArray, int> idOf_;                // the model's tokens by bytes_ (no added ones)
+    int byteSymbol_[256] = {};                   // byte-level: the id of each byte's symbol
+    int byteToken_[256] = {};                    // byte fallback: the id of "<0xE6>", or -1
     std::unordered_map<quint64, Merge> merges_;  // (left id << 32 | right id) -> rank, result
-    std::vector<AddedToken> added_;              // split out of the text before the pattern
+    std::vector<float> scores_;                  // by id, for merging by score (GGUF "llama")
+    std::vector<bool> mergeable_;                // by id: a score merge may make it
+    std::vector<AddedToken> added_;              // split out of the text before the pipeline
+    std::vector<bool> special_;                  // by id: an added token
+    tok::Pipeline pipeline_;
+    bool byteFallback_ = false;
+    bool ignoreMerges_ = false;
+    bool fuseUnk_ = false;
+    std::optional<int> unk_;
     std::optional<int> endOfText_;
+    std::optional<int> bos_;
+    std::optional<int> eos_;
+    bool addBos_ = false;
+    bool addEos_ = false;
 
     mutable std::mutex cacheMutex_;
     mutable QHash<QByteArray, std::vector<int>> cache_;  // word -> ids, bounded

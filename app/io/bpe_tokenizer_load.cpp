@@ -1,5 +1,6 @@
-// Loading GPT-2's tokenizer from its files (tokenizer.json, or vocab.json and merges.txt), every
-// problem reported with the file, line and column (json_locator.h). Encoding and decoding are
+// Loading a BPE tokenizer from its files (tokenizer.json and tokenizer_config.json, or
+// vocab.json and merges.txt), every problem reported with the file, line and column
+// (json_locator.h). The shared checks are bpe_tokenizer_build.cpp; encoding and decoding
 // bpe_tokenizer.cpp.
 #include <QDir>
 #include <QFile>
@@ -11,6 +12,7 @@
 #include <functional>
 #include <utility>
 
+#include "app/io/bpe_builder.h"
 #include "app/io/bpe_bytes.h"
 #include "app/io/bpe_tokenizer.h"
 #include "app/io/json_locator.h"
@@ -41,37 +43,7 @@ QString idRule() {
     return QStringLiteral("ids are whole numbers from 0 to %1").arg(kMaxTokenizerIds - 1);
 }
 
-// "a b" -> ("a", "b"); nothing unless it is two non-empty parts around one space.
-std::optional<std::pair<QString, QString>> splitMerge(const QString& line) {
-    const qsizetype space = line.indexOf(QLatin1Char(' '));
-    if (space <= 0 || space + 1 >= line.size() || line.indexOf(QLatin1Char(' '), space + 1) >= 0) {
-        return std::nullopt;
-    }
-    return std::pair{line.left(space), line.mid(space + 1)};
-}
-
 }  // namespace
-
-// What the two file forms have in common, before the checks that need the whole picture.
-struct BpeBuilder {
-    struct VocabEntry {
-        QString token;
-        int id;
-    };
-    std::vector<VocabEntry> vocab;
-    std::vector<std::pair<QString, QString>> merges;  // in rank order
-    std::vector<BpeTokenizer::AddedToken> added;
-    std::function<QString(const QString&)> tokenAt;  // "vocab.json: line 3, column 9" for a token
-    std::function<QString()> vocabAt;                // where the vocabulary starts
-    std::function<QString(qsizetype)> mergeAt;       // "merges.txt: line 7, column 1" for merge i
-    std::function<QString(qsizetype)> addedAt;       // where added token i is
-
-    // The vocabulary object at `path` of `text`: every token with its id.
-    void readVocab(const JsonText& text, const QJsonObject& vocabulary, const JsonPath& path);
-    // merges.txt: one merge "a b" per line in rank order.
-    void readMergesTxt(const JsonText& text, std::vector<qsizetype>* lineStarts);
-    BpeLoadResult build() const;
-};
 
 void BpeBuilder::readVocab(const JsonText& text, const QJsonObject& vocabulary,
                            const JsonPath& path) {
@@ -124,85 +96,6 @@ void BpeBuilder::readMergesTxt(const JsonText& text, std::vector<qsizetype>* lin
     }
 }
 
-BpeLoadResult BpeBuilder::build() const {
-    std::shared_ptr<BpeTokenizer> t(new BpeTokenizer());
-    std::unordered_map<QString, int> ids;
-    ids.reserve(vocab.size());
-    int size = 0;
-    for (const VocabEntry& e : vocab) {
-        ids.emplace(e.token, e.id);
-        size = std::max(size, e.id + 1);
-    }
-    for (const BpeTokenizer::AddedToken& a : added) {
-        size = std::max(size, a.id + 1);
-    }
-    t->tokens_.resize(static_cast<std::size_t>(size));
-    t->bytes_.resize(static_cast<std::size_t>(size));
-    for (const VocabEntry& e : vocab) {
-        QString& slot = t->tokens_[static_cast<std::size_t>(e.id)];
-        if (!slot.isNull()) {
-            throw JsonError{
-                QStringLiteral("%1: %2 and %3 both have id %4; every token needs "
-                               "its own id")
-                    .arg(tokenAt(e.token), quotedForMessage(slot), quotedForMessage(e.token))
-                    .arg(e.id)};
-        }
-        slot = e.token;
-        t->bytes_[static_cast<std::size_t>(e.id)] = bpe::byteLevelBytes(e.token);
-    }
-    for (std::size_t i = 0; i < added.size(); ++i) {
-        const BpeTokenizer::AddedToken& a = added[i];
-        QString& slot = t->tokens_[static_cast<std::size_t>(a.id)];
-        if (!slot.isNull() && slot != a.content) {
-            throw JsonError{
-                QStringLiteral("%1: the added token %2 has id %3, which the "
-                               "vocabulary gives to %4; give it its own id")
-                    .arg(addedAt(static_cast<qsizetype>(i)), quotedForMessage(a.content))
-                    .arg(a.id)
-                    .arg(quotedForMessage(slot))};
-        }
-        slot = a.content;
-        t->bytes_[static_cast<std::size_t>(a.id)] = a.content.toUtf8();
-        t->added_.push_back(a);
-        if (a.content == QLatin1String(kEndOfTextToken)) {
-            t->endOfText_ = a.id;
-        }
-    }
-    const bpe::ByteMap& map = bpe::byteMap();
-    for (int b = 0; b < 256; ++b) {
-        const QString symbol(QChar(map.toChar[b]));
-        const auto it = ids.find(symbol);
-        if (it == ids.end()) {
-            throw JsonError{QStringLiteral("%1: the vocabulary has no token for the byte 0x%2 "
-                                           "(%3): a byte-level BPE vocabulary has all 256 "
-                                           "byte tokens; is it a GPT-2-style tokenizer?")
-                                .arg(vocabAt())
-                                .arg(b, 2, 16, QLatin1Char('0'))
-                                .arg(quotedForMessage(symbol))};
-        }
-        t->byteSymbol_[b] = it->second;
-    }
-    t->merges_.reserve(merges.size());
-    for (std::size_t i = 0; i < merges.size(); ++i) {
-        const auto& [left, right] = merges[i];
-        const QString merged = left + right;
-        for (const QString* part : {&left, &right, &merged}) {
-            if (ids.find(*part) == ids.end()) {
-                throw JsonError{QStringLiteral("%1: the merge %2 needs %3, which is not in the "
-                                               "vocabulary; vocabulary and merges must come "
-                                               "from the same model")
-                                    .arg(mergeAt(static_cast<qsizetype>(i)),
-                                         quotedForMessage(left + QLatin1Char(' ') + right),
-                                         quotedForMessage(*part))};
-            }
-        }
-        const quint64 key = (quint64(quint32(ids[left])) << 32) | quint32(ids[right]);
-        // A merge listed twice keeps its later rank, as in encoder.py and Hugging Face.
-        t->merges_[key] = BpeTokenizer::Merge{static_cast<int>(i), ids[merged]};
-    }
-    return BpeLoadResult{t, {}};
-}
-
 BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
                                                const QByteArray& mergesTxt) {
     const JsonText vocabText(QStringLiteral("vocab.json"), vocabJson);
@@ -218,6 +111,13 @@ BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
             return {nullptr, error};
         }
         BpeBuilder b;
+        // GPT-2's steps: its pattern, byte-level symbols, and back.
+        b.pipeline.byteLevel = true;
+        tok::PreTokenizerStep byteLevel;
+        byteLevel.kind = tok::PreTokenizerStep::Kind::kByteLevel;
+        byteLevel.regex = tok::compilePattern(tok::gpt2Pattern(), &error);
+        b.pipeline.preTokenizers.push_back(byteLevel);
+        b.pipeline.decoders.push_back({});
         b.readVocab(vocabText, *root, {});
         // Without tokenizer.json, Hugging Face's GPT2Tokenizer makes "<|endoftext|>" its special
         // token: split out of the text, never merged.
@@ -235,35 +135,13 @@ BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
         b.addedAt = [&](qsizetype i) {
             return vocabText.where({jsonKey(b.added[static_cast<std::size_t>(i)].content)});
         };
-        return b.build();
+        return {b.build(), {}};
     } catch (const JsonError& failure) {
         return BpeLoadResult{nullptr, failure.message};
     }
 }
 
 namespace {
-
-// tokenizer.json's normalizer and pre_tokenizer: only GPT-2's (none, and ByteLevel).
-void checkGpt2Pipeline(const JsonText& text, const QJsonObject& root) {
-    const QJsonValue normalizer = root.value(QLatin1String("normalizer"));
-    if (!normalizer.isUndefined() && !normalizer.isNull()) {
-        text.fail({jsonKey("normalizer")},
-                  QStringLiteral("the tokenizer has a normalizer, which GPT-2's has not and this "
-                                 "program does not apply; use a GPT-2 tokenizer "
-                                 "(\"normalizer\": null)"));
-    }
-    const QJsonValue pre = root.value(QLatin1String("pre_tokenizer"));
-    if (!pre.isUndefined() && !pre.isNull()) {
-        const QJsonObject p = pre.toObject();
-        if (p.value(QLatin1String("type")).toString() != QLatin1String("ByteLevel") ||
-            p.value(QLatin1String("add_prefix_space")).toBool(false) ||
-            !p.value(QLatin1String("use_regex")).toBool(true)) {
-            text.fail({jsonKey("pre_tokenizer")},
-                      QStringLiteral("the pre_tokenizer is not GPT-2's (ByteLevel without "
-                                     "add_prefix_space); use a GPT-2 tokenizer"));
-        }
-    }
-}
 
 // tokenizer.json's "merges": "a b" strings or ["a", "b"] pairs, in rank order.
 void readMergeList(const JsonText& text, const QJsonObject& model, BpeBuilder* b) {
@@ -294,7 +172,8 @@ void readMergeList(const JsonText& text, const QJsonObject& model, BpeBuilder* b
     }
 }
 
-// tokenizer.json's "added_tokens": content and id, none of the options GPT-2 does not use.
+// tokenizer.json's "added_tokens": content, id, lstrip, rstrip, single_word. "normalized" is not
+// read: every added token is found in the text as written.
 void readAddedTokens(const JsonText& text, const QJsonObject& root, BpeBuilder* b) {
     const QJsonValue addedValue = root.value(QLatin1String("added_tokens"));
     if (!addedValue.isUndefined() && !addedValue.isNull() && !addedValue.isArray()) {
@@ -312,21 +191,140 @@ void readAddedTokens(const JsonText& text, const QJsonObject& root, BpeBuilder* 
                                            "\"id\"; %1")
                                 .arg(idRule()));
         }
-        for (const char* flag : {"lstrip", "rstrip", "single_word"}) {
-            if (a.value(QLatin1String(flag)).toBool(false)) {
-                text.fail(path,
-                          QStringLiteral("the added token %1 sets \"%2\", which this "
-                                         "program does not support (GPT-2's tokens do not)")
-                              .arg(quotedForMessage(content.toString()), QLatin1String(flag)));
-            }
+        b->added.push_back({content.toString(), *id, a.value(QLatin1String("lstrip")).toBool(),
+                            a.value(QLatin1String("rstrip")).toBool(),
+                            a.value(QLatin1String("single_word")).toBool()});
+    }
+}
+
+// tokenizer.json's "model": BPE, and the options Llama 2's SentencePiece-style files set.
+void readModelOptions(const JsonText& text, const QJsonObject& model, BpeBuilder* b) {
+    const QJsonValue type = model.value(QLatin1String("type"));
+    if (!type.isUndefined() && type.toString() != QLatin1String("BPE")) {
+        text.fail({jsonKey("model"), jsonKey("type")},
+                  QStringLiteral("the model type is %1; this program reads BPE tokenizers only")
+                      .arg(describeJsonValue(type)));
+    }
+    const QJsonValue dropout = model.value(QLatin1String("dropout"));
+    if (dropout.isDouble() && dropout.toDouble() != 0) {
+        text.fail({jsonKey("model"), jsonKey("dropout")},
+                  QStringLiteral("BPE dropout (%1) makes encoding random; set it to null")
+                      .arg(dropout.toDouble()));
+    }
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+        if (!model.value(QLatin1String(key)).toString().isEmpty()) {
+            text.fail({jsonKey("model"), jsonKey(key)},
+                      QStringLiteral("\"%1\" is not read: this program reads BPE models "
+                                     "without it (set it to null)")
+                          .arg(QLatin1String(key)));
         }
-        b->added.push_back({content.toString(), *id});
+    }
+    b->byteFallback = model.value(QLatin1String("byte_fallback")).toBool(false);
+    b->ignoreMerges = model.value(QLatin1String("ignore_merges")).toBool(false);
+    b->fuseUnk = model.value(QLatin1String("fuse_unk")).toBool(false);
+    const QJsonValue unk = model.value(QLatin1String("unk_token"));
+    if (unk.isString()) {
+        b->unkToken = unk.toString();
+    }
+}
+
+// tokenizer.json's "post_processor": the tokens TemplateProcessing puts around a text ("<s> $A")
+// make BOS and EOS added; ByteLevel's only changes offsets.
+void readPostProcessor(const JsonText& text, const QJsonValue& v, const JsonPath& path,
+                       BpeBuilder* b) {
+    if (v.isUndefined() || v.isNull()) {
+        return;
+    }
+    const QJsonObject o = v.toObject();
+    const QString type = o.value(QLatin1String("type")).toString();
+    if (type == QLatin1String("ByteLevel")) {
+        return;
+    }
+    if (type == QLatin1String("Sequence")) {
+        const QJsonArray list = o.value(QLatin1String("processors")).toArray();
+        for (qsizetype i = 0; i < list.size(); ++i) {
+            readPostProcessor(text, list.at(i),
+                              jsonChild(jsonChild(path, QStringLiteral("processors")), i), b);
+        }
+        return;
+    }
+    if (type != QLatin1String("TemplateProcessing")) {
+        text.fail(path, QStringLiteral("post_processor type %1 is not read: this program applies "
+                                       "TemplateProcessing, ByteLevel and a Sequence of them")
+                            .arg(describeJsonValue(o.value(QLatin1String("type")))));
+    }
+    QStringList before;
+    QStringList after;
+    bool seenText = false;
+    for (const QJsonValue item : o.value(QLatin1String("single")).toArray()) {
+        const QJsonObject i = item.toObject();
+        if (i.contains(QLatin1String("Sequence"))) {
+            seenText = true;
+        } else if (i.contains(QLatin1String("SpecialToken"))) {
+            const QString id = i.value(QLatin1String("SpecialToken"))
+                                   .toObject()
+                                   .value(QLatin1String("id"))
+                                   .toString();
+            (seenText ? after : before) << id;
+        }
+    }
+    if (!before.isEmpty()) {
+        b->bosToken = before.front();
+        b->addBos = true;
+    }
+    if (!after.isEmpty()) {
+        b->eosToken = after.back();
+        b->addEos = true;
+    }
+}
+
+// A token named in tokenizer_config.json: "<s>" or {"content": "<s>", ...}.
+std::optional<QString> configToken(const QJsonValue& v) {
+    if (v.isString()) {
+        return v.toString();
+    }
+    if (v.isObject() && v.toObject().value(QLatin1String("content")).isString()) {
+        return v.toObject().value(QLatin1String("content")).toString();
+    }
+    return std::nullopt;
+}
+
+// tokenizer_config.json: add_bos_token / add_eos_token and the BOS/EOS names win over the
+// post-processor, as in transformers.
+void readTokenizerConfig(const QByteArray& bytes, BpeBuilder* b) {
+    const JsonText text(QStringLiteral("tokenizer_config.json"), bytes);
+    QString error;
+    const std::optional<QJsonObject> root = text.parseObject(
+        kSyntaxFix, QStringLiteral("tokenizer_config.json is an object of settings"), &error);
+    if (!root) {
+        throw JsonError{error};
+    }
+    if (const auto bos = configToken(root->value(QLatin1String("bos_token")))) {
+        b->bosToken = bos;
+    }
+    if (const auto eos = configToken(root->value(QLatin1String("eos_token")))) {
+        b->eosToken = eos;
+    }
+    for (const auto& [key, flag] :
+         {std::pair{"add_bos_token", &b->addBos}, std::pair{"add_eos_token", &b->addEos}}) {
+        const QJsonValue v = root->value(QLatin1String(key));
+        if (v.isBool()) {
+            *flag = v.toBool();
+        } else if (!v.isUndefined() && !v.isNull()) {
+            text.fail({jsonKey(key)}, QStringLiteral("\"%1\" is %2, not true or false")
+                                          .arg(QLatin1String(key), describeJsonValue(v)));
+        }
     }
 }
 
 }  // namespace
 
 BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
+    return fromTokenizerJson(bytes, {});
+}
+
+BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes,
+                                              const QByteArray& configBytes) {
     const JsonText text(QStringLiteral("tokenizer.json"), bytes);
     try {
         QString error;
@@ -338,7 +336,8 @@ BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
         if (!root) {
             return {nullptr, error};
         }
-        checkGpt2Pipeline(text, *root);
+        BpeBuilder b;
+        b.pipeline = tok::readPipeline(text, *root);
         const QJsonValue modelValue = root->value(QLatin1String("model"));
         if (!modelValue.isObject()) {
             text.fail({}, QStringLiteral("\"model\" is %1, not an object with \"vocab\" and "
@@ -346,13 +345,7 @@ BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
                               .arg(describeJsonValue(modelValue)));
         }
         const QJsonObject model = modelValue.toObject();
-        const QJsonValue type = model.value(QLatin1String("type"));
-        if (!type.isUndefined() && type.toString() != QLatin1String("BPE")) {
-            text.fail({jsonKey("model"), jsonKey("type")},
-                      QStringLiteral("the model type is %1; this program reads BPE tokenizers "
-                                     "(GPT-2's) only")
-                          .arg(describeJsonValue(type)));
-        }
+        readModelOptions(text, model, &b);
         const JsonPath vocabPath{jsonKey("model"), jsonKey("vocab")};
         const QJsonValue vocab = model.value(QLatin1String("vocab"));
         if (!vocab.isObject()) {
@@ -360,10 +353,14 @@ BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
                                                 "their ids")
                                      .arg(describeJsonValue(vocab)));
         }
-        BpeBuilder b;
         b.readVocab(text, vocab.toObject(), vocabPath);
         readMergeList(text, model, &b);
         readAddedTokens(text, *root, &b);
+        readPostProcessor(text, root->value(QLatin1String("post_processor")),
+                          {jsonKey("post_processor")}, &b);
+        if (!configBytes.isEmpty()) {
+            readTokenizerConfig(configBytes, &b);
+        }
         b.tokenAt = [&](const QString& token) { return text.where(jsonChild(vocabPath, token)); };
         b.vocabAt = [&] { return text.where(vocabPath); };
         b.mergeAt = [&](qsizetype i) {
@@ -372,7 +369,7 @@ BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
         b.addedAt = [&](qsizetype i) {
             return text.where({jsonKey("added_tokens"), jsonIndex(i)});
         };
-        return b.build();
+        return {b.build(), {}};
     } catch (const JsonError& failure) {
         return BpeLoadResult{nullptr, failure.message};
     }
@@ -420,7 +417,20 @@ BpeLoadResult BpeTokenizer::load(const QString& folder) {
     if (QFileInfo::exists(tokenizerJson)) {
         const auto bytes =
             readTokenizerFile(tokenizerJson, QStringLiteral("tokenizer.json"), &error);
-        return bytes ? fromTokenizerJson(*bytes) : BpeLoadResult{nullptr, error};
+        if (!bytes) {
+            return {nullptr, error};
+        }
+        QByteArray config;
+        const QString configPath = dir.filePath(QStringLiteral("tokenizer_config.json"));
+        if (QFileInfo::exists(configPath)) {
+            const auto configBytes =
+                readTokenizerFile(configPath, QStringLiteral("tokenizer_config.json"), &error);
+            if (!configBytes) {
+                return {nullptr, error};
+            }
+            config = *configBytes;
+        }
+        return fromTokenizerJson(*bytes, config);
     }
     const QString vocabPath = dir.filePath(QStringLiteral("vocab.json"));
     const QString mergesPath = dir.filePath(QStringLiteral("merges.txt"));

@@ -363,7 +363,7 @@ private slots:
         QTest::newRow("WordPiece")
             << with({{"type", "WordPiece"}, {"vocab", vocab}})
             << "tokenizer.json: line 1, column 18: the model type is the string \"WordPiece\"; "
-               "this program reads BPE tokenizers (GPT-2's) only";
+               "this program reads BPE tokenizers only";
         QTest::newRow("merges not a list")
             << with({{"type", "BPE"}, {"vocab", vocab}, {"merges", 3}})
             << "tokenizer.json: line 1, column 20: \"merges\" is the number 3, not a list of "
@@ -376,27 +376,34 @@ private slots:
             << with({{"vocab", vocab}, {"merges", QJsonArray{QJsonArray{"a", "a"}, "q zz"}}})
             << "tokenizer.json: line 1, column 31: the merge \"q zz\" needs \"zz\", which is not "
                "in the vocabulary; vocabulary and merges must come from the same model";
-        const QByteArray nfc = with({{"vocab", vocab}, {"merges", QJsonArray{}}},
-                                    {{"normalizer", QJsonObject{{"type", "NFC"}}}});
-        QTest::newRow("normalizer")
-            << nfc
+        const QByteArray bert =
+            with({{"vocab", vocab}, {"merges", QJsonArray{}}},
+                 {{"pre_tokenizer", QJsonObject{{"type", "BertPreTokenizer"}}}});
+        QTest::newRow("pre_tokenizer not read")
+            << bert
             << QStringLiteral(
-                   "tokenizer.json: line 1, column %1: the tokenizer has a normalizer, "
-                   "which GPT-2's has not and this program does not apply; use a "
-                   "GPT-2 tokenizer (\"normalizer\": null)")
+                   "tokenizer.json: line 1, column %1: pre_tokenizer type the string "
+                   "\"BertPreTokenizer\" is not read: this program applies Split, ByteLevel, "
+                   "Metaspace, Digits and a Sequence of them")
                    // Columns count characters: the vocabulary before it has non-ASCII ones.
-                   .arg(QString::fromUtf8(nfc.left(nfc.indexOf("{\"type\":\"NFC\"}"))).size() + 1);
+                   .arg(QString::fromUtf8(bert.left(bert.indexOf("{\"type\":\"Bert"))).size() + 1);
         QTest::newRow("added token clashes")
             << with({{"vocab", vocab}, {"merges", QJsonArray{}}},
                     {{"added_tokens", QJsonArray{QJsonObject{{"id", 97}, {"content", "<x>"}}}}})
             << "tokenizer.json: line 1, column 18: the added token \"<x>\" has id 97, which the "
                "vocabulary gives to \"a\"; give it its own id";
-        QTest::newRow("lstrip")
-            << with({{"vocab", vocab}, {"merges", QJsonArray{}}},
-                    {{"added_tokens",
-                      QJsonArray{QJsonObject{{"id", 300}, {"content", "<x>"}, {"lstrip", true}}}}})
-            << "tokenizer.json: line 1, column 18: the added token \"<x>\" sets \"lstrip\", which "
-               "this program does not support (GPT-2's tokens do not)";
+        const QByteArray bertPost =
+            with({{"vocab", vocab}, {"merges", QJsonArray{}}},
+                 {{"post_processor", QJsonObject{{"type", "BertProcessing"}}}});
+        QTest::newRow("post_processor not read")
+            << bertPost
+            << QStringLiteral(
+                   "tokenizer.json: line 1, column %1: post_processor type the string "
+                   "\"BertProcessing\" is not read: this program applies TemplateProcessing, "
+                   "ByteLevel and a Sequence of them")
+                   .arg(QString::fromUtf8(bertPost.left(bertPost.indexOf("{\"type\":\"Bert")))
+                            .size() +
+                        1);
     }
     void badTokenizerJson() {
         QFETCH(QByteArray, bytes);
