@@ -27,10 +27,17 @@ std::optional<BoolMatrix> attention_mask(const TransformerSpec& spec, Index t) {
 
 // The fast kernel (model/fast_attention.h) computes causal multi-head attention without any
 // (T, T) matrix when nothing is displayed: one K/V head per query head, learned positions, no
-// window.
-bool fast_path_applies(const TransformerSpec& s, const ModelForwardOptions& options) {
-    return !options.keep_attentions && !options.keep_qkv && s.causal && s.sliding_window == 0 &&
-           s.num_kv_heads == s.num_heads && s.positions == PositionKind::Learned;
+// window, float32 weights.
+bool fast_path_applies(const TransformerWeights& w, const ModelForwardOptions& options) {
+    const TransformerSpec& s = w.spec;
+    if (options.keep_attentions || options.keep_qkv || !s.causal || s.sliding_window != 0 ||
+        s.num_kv_heads != s.num_heads || s.positions != PositionKind::Learned || s.qk_norm)
+        return false;
+    // Its projections read float32 weights.
+    for (const LayerWeights& layer : w.layers)
+        for (const WeightView& v : layer.tensors)
+            if (v.quantized()) return false;
+    return true;
 }
 
 // One layer's attention half through the fast kernel, reading the weights where they are.
@@ -146,7 +153,7 @@ ModelForwardResult model_forward(const TransformerWeights& weights, const std::v
     using R = TensorRole;
     Matrix h = layers::embed(weights, ids, 0);
     ModelForwardResult result;
-    const bool fast = fast_path_applies(s, options);
+    const bool fast = fast_path_applies(weights, options);
     FastAttentionWorkspace workspace;
     for (const LayerWeights& w : weights.layers) {
         const Matrix a = layers::norm(h, w[R::AttnNormWeight], w[R::AttnNormBias], s);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "matmul.h"
+#include "quant.h"
 #include "ops.h"
 
 namespace attn::layers {
@@ -37,8 +38,15 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
 }
 
 Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias) {
-    Matrix y = matmul(x, Op::None, weight.matrix(),
-                      weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None);
+    Matrix y;
+    if (weight.quantized()) {
+        // GGUF stores (out, in) row by row: x · Wᵀ on the blocks in place.
+        y.resize(x.rows(), weight.rows);
+        quant_matmul(weight.quant(), x, y);
+    } else {
+        y = matmul(x, Op::None, weight.matrix(),
+                   weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None);
+    }
     if (!bias.empty()) y.rowwise() += bias.row();
     return y;
 }
@@ -128,10 +136,14 @@ Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, cons
 Matrix embed(const TransformerWeights& w, const std::vector<int>& ids, Index position_offset) {
     const Index t_count = static_cast<Index>(ids.size());
     Matrix h(t_count, w.spec.d_model);
-    const auto tokens = w[TensorRole::TokenEmbedding].matrix();
+    const WeightView& tokens = w[TensorRole::TokenEmbedding];
     const bool learned = w.spec.positions == PositionKind::Learned;
     for (Index t = 0; t < t_count; ++t) {
-        h.row(t) = tokens.row(ids[static_cast<std::size_t>(t)]);
+        const Index id = ids[static_cast<std::size_t>(t)];
+        if (tokens.quantized())
+            quant_row(tokens.quant(), id, h.row(t).data());
+        else
+            h.row(t) = tokens.matrix().row(id);
         if (learned) h.row(t) += w[TensorRole::PositionEmbedding].matrix().row(position_offset + t);
     }
     return h;
@@ -141,7 +153,10 @@ Matrix logits(const TransformerWeights& w, const Matrix& h) {
     using R = TensorRole;
     const Matrix final_h = norm(h, w[R::FinalNormWeight], w[R::FinalNormBias], w.spec);
     const WeightView& out = w.spec.tied_output ? w[R::TokenEmbedding] : w[R::OutputWeight];
-    return matmul(final_h, Op::None, out.matrix(), Op::Transpose);
+    if (!out.quantized()) return matmul(final_h, Op::None, out.matrix(), Op::Transpose);
+    Matrix y(final_h.rows(), out.rows);
+    quant_matmul(out.quant(), final_h, y);
+    return y;
 }
 
 }  // namespace attn::layers

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "quant.h"
 #include "tensor.h"
 
 namespace attn {
@@ -158,17 +159,23 @@ std::string family_architecture(ModelFamily family);
 // the spec's rope_scaling, or divided by freq_factors when the spec has them.
 RowVector rope_inv_freq(const TransformerSpec& spec);
 
-// A read-only float32 tensor that lives elsewhere (the mapped file or a converted buffer). 1-d
-// tensors have rows == 1.
+// A read-only tensor that lives elsewhere (the mapped file or a converted buffer): float32 at
+// `data`, or, for a weight of a GGUF file, rows in one of ggml's block formats at `blocks`
+// (model/quant.h; OutIn and Rows layouts only, as GGUF stores (out, in) row by row). 1-d tensors
+// have rows == 1 and are always float32.
 struct WeightView {
     const float* data = nullptr;
     Eigen::Index rows = 0;
     Eigen::Index cols = 0;
     TensorLayout layout = TensorLayout::InOut;  // how a projection multiplies it
+    const void* blocks = nullptr;               // set instead of data for a block-format weight
+    GgmlType type = GgmlType::F32;              // the format of `blocks`
 
     Eigen::Map<const Matrix> matrix() const { return {data, rows, cols}; }
     Eigen::Map<const RowVector> row() const { return {data, rows * cols}; }
-    bool empty() const { return data == nullptr; }
+    bool empty() const { return data == nullptr && blocks == nullptr; }
+    bool quantized() const { return blocks != nullptr; }
+    QuantMatrix quant() const { return {type, blocks, rows, cols}; }
 };
 
 struct LayerWeights {
@@ -184,7 +191,8 @@ struct TransformerWeights {
     TransformerSpec spec;
     std::array<WeightView, kTensorRoles> model_tensors;  // the model-level roles
     std::vector<LayerWeights> layers;                    // num_layers
-    // The safetensors dtype name of the stored weights: "F32", "F16", "BF16", or "mixed".
+    // The dtype of the stored weights: safetensors' "F32", "F16", "BF16"; a GGUF file's type
+    // names of its matrices ("Q4_K + Q6_K"); or "mixed".
     std::string dtype = "F32";
     // Keeps the memory the views point into alive (a file mapping, converted buffers).
     std::shared_ptr<const void> storage;

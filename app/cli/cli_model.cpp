@@ -68,7 +68,8 @@ std::vector<int> idsOption(const QCommandLineParser& parser, int vocabSize) {
     return ids;
 }
 
-// config.json's names for the family's sizes.
+// GPT-2's config.json names for every family's sizes (n_head: query heads), plus the grouped
+// K/V heads, the head width and the rotary base where the family has them.
 QJsonObject modelJson(const attn::TransformerWeights& weights) {
     const attn::TransformerSpec& s = weights.spec;
     QJsonObject model;
@@ -78,6 +79,12 @@ QJsonObject modelJson(const attn::TransformerWeights& weights) {
     model.insert(QStringLiteral("n_embd"), static_cast<qint64>(s.d_model));
     model.insert(QStringLiteral("vocab_size"), static_cast<qint64>(s.vocab_size));
     model.insert(QStringLiteral("n_positions"), static_cast<qint64>(s.max_positions));
+    model.insert(QStringLiteral("num_key_value_heads"), static_cast<qint64>(s.num_kv_heads));
+    model.insert(QStringLiteral("head_dim"), static_cast<qint64>(s.head_dim));
+    if (s.positions == attn::PositionKind::Rotary)
+        model.insert(QStringLiteral("rope_theta"), static_cast<double>(s.rope.base));
+    if (s.sliding_window > 0)
+        model.insert(QStringLiteral("sliding_window"), static_cast<qint64>(s.sliding_window));
     model.insert(QStringLiteral("dtype"), QString::fromStdString(weights.dtype));
     return model;
 }
