@@ -58,6 +58,8 @@ QByteArray runSteps(const QCommandLineParser& parser);
 void addHandoutOptions(QCommandLineParser& parser);
 QByteArray runHandout(const QCommandLineParser& parser);
 // GPT-2 models from a Hugging Face folder (cli_model.cpp).
+void addModelsOptions(QCommandLineParser& parser);
+QByteArray runModels(const QCommandLineParser& parser);
 void addTokenizeOptions(QCommandLineParser& parser);
 QByteArray runTokenize(const QCommandLineParser& parser);
 void addForwardOptions(QCommandLineParser& parser);

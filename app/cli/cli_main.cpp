@@ -31,11 +31,13 @@ const CliCommand kCommands[] = {
      addStepsOptions, runSteps},
     {"handout", "Write the whole walkthrough as a PDF or HTML handout for students",
      addHandoutOptions, runHandout},
-    {"tokenize", "Split a text into tokens with a GPT-2 model's tokenizer", addTokenizeOptions,
+    {"models", "List the models in the Hugging Face cache and Ollama's store", addModelsOptions,
+     runModels},
+    {"tokenize", "Split a text into tokens with a model's own tokenizer", addTokenizeOptions,
      runTokenize},
-    {"forward", "Run a GPT-2 model on a text: every layer's and head's attention, next tokens",
+    {"forward", "Run a model on a text: every layer's and head's attention, next tokens",
      addForwardOptions, runForward},
-    {"generate", "Continue a text with a GPT-2 model and a KV cache per layer", addGenerateOptions,
+    {"generate", "Continue a text with a model and a KV cache per layer", addGenerateOptions,
      runGenerate},
 };
 

@@ -18,15 +18,17 @@
 #include "app/io/hf_cache.h"
 #include "app/io/json_text.h"
 #include "app/io/model_folder.h"
+#include "app/io/model_store.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 
 namespace {
 
 const QString kModelHelp = QStringLiteral(
-    "A GPT-2 folder (config.json, model.safetensors or its index and shards, vocab.json + "
-    "merges.txt or tokenizer.json), or a model name found in the Hugging Face cache "
-    "(e.g. gpt2, distilgpt2, org/name).");
+    "A Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Qwen3: config.json, "
+    "model.safetensors or its index and shards, tokenizer.json or vocab.json + merges.txt), a "
+    ".gguf file, ollama:NAME[:TAG] from Ollama's store, or a model name found in the Hugging "
+    "Face cache (e.g. gpt2, Qwen/Qwen2.5-0.5B). attention-cli models lists them.");
 
 QJsonArray jsonIds(const std::vector<int>& ids) {
     QJsonArray out;
@@ -109,7 +111,7 @@ void addModelOption(QCommandLineParser& parser) {
 }  // namespace
 
 std::vector<int> encodeModelText(const ModelFolder& model, const QString& text) {
-    std::vector<int> ids = model.tokenizer->encode(text);
+    std::vector<int> ids = model.tokenizer->encodeForModel(text);
     if (ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
     return ids;
 }
@@ -142,7 +144,7 @@ void addTokenizeOptions(QCommandLineParser& parser) {
 QByteArray runTokenize(const QCommandLineParser& parser) {
     const QString text = textOption(parser);
     const ModelFolder model = openModelOption(parser, false);
-    const std::vector<int> ids = model.tokenizer->encode(text);
+    const std::vector<int> ids = model.tokenizer->encodeForModel(text);
     return attn::writeJsonObject({{QStringLiteral("ids"), jsonIds(ids)},
                                   {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)}});
 }
@@ -278,7 +280,10 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
                     .arg(prompt.size())
                     .arg(options.max_new_tokens)
                     .arg(weights.spec.max_positions));
-    if (const std::optional<int> eos = model.tokenizer->endOfTextId()) options.eos_id = *eos;
+    if (const std::optional<int> eos = model.tokenizer->eosId())
+        options.eos_id = *eos;
+    else if (const std::optional<int> end = model.tokenizer->endOfTextId())
+        options.eos_id = *end;
 
     // Three timings, each of what it names: the prompt's full pass that fills the kv_cache, the
     // new tokens alone, and the check against one full pass over everything.
@@ -309,4 +314,30 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
         {QStringLiteral("prompt_ms"), promptMs},
         {QStringLiteral("check_ms"), checkMs},
     });
+}
+
+void addModelsOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral(
+        "List the models on this machine: the Hugging Face cache (folders and .gguf files) and\n"
+        "Ollama's store (OLLAMA_MODELS, else ~/.ollama/models), as a JSON array of {name, path,\n"
+        "source, family, parameters, dtype, bytes, supported, reason}. --model takes the name\n"
+        "or the path."));
+}
+
+QByteArray runModels(const QCommandLineParser&) {
+    QJsonArray out;
+    for (const attn::LocalModel& m : attn::listLocalModels()) {
+        QJsonObject o;
+        o.insert(QStringLiteral("name"), m.name);
+        o.insert(QStringLiteral("path"), QDir::toNativeSeparators(m.path));
+        o.insert(QStringLiteral("source"), m.source);
+        o.insert(QStringLiteral("family"), m.family);
+        o.insert(QStringLiteral("parameters"), m.parameters);
+        o.insert(QStringLiteral("dtype"), m.dtype);
+        o.insert(QStringLiteral("bytes"), m.bytes);
+        o.insert(QStringLiteral("supported"), m.supported);
+        if (!m.supported) o.insert(QStringLiteral("reason"), m.reason);
+        out.append(o);
+    }
+    return attn::writeJson(out);
 }

@@ -11,8 +11,11 @@
 #include <memory>
 #include <vector>
 
+#include "app/io/gguf.h"
+#include "app/io/gguf_model.h"
 #include "app/io/hf_cache.h"
 #include "app/io/json_locator.h"
+#include "app/io/model_store.h"
 #include "app/io/safetensors.h"
 
 namespace attn {
@@ -21,8 +24,6 @@ namespace {
 
 // Largest config.json / index.json we read; real ones are a few KB.
 constexpr qint64 kMaxJsonBytes = qint64{16} << 20;
-
-
 
 // Reads one float per page of a mapped tensor so the page faults happen while loading, under the
 // load's progress, and not inside the first forward pass (whose elapsed time would count them).
@@ -216,9 +217,73 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     return ModelLoadResult{std::move(weights), QString(), false};
 }
 
+namespace {
+
+// A GGUF file: its metadata, its embedded vocabulary and, with `withWeights`, its tensors.
+ModelFolderResult openGgufModel(const QString& path, bool withWeights,
+                                const ModelLoadOptions& options) {
+    ModelFolderResult out;
+    const QString where = QDir::toNativeSeparators(path);
+    GgufResult opened = openGguf(path);
+    if (!opened.ok()) {
+        out.error = opened.error;
+        return out;
+    }
+    const GgufFile& file = *opened.file;
+    const GgufModelInfo info = ggufModelInfo(file);
+    QString error = info.error;
+    if (error.isEmpty()) error = checkGgufTensorTypes(file);
+    const GgufVocabResult vocab = error.isEmpty() ? ggufVocab(file) : GgufVocabResult{};
+    if (error.isEmpty()) error = vocab.error;
+    BpeLoadResult tokenizer;
+    if (error.isEmpty()) {
+        tokenizer = BpeTokenizer::fromGgufVocab(*vocab.vocab);
+        error = tokenizer.error;
+    }
+    if (!error.isEmpty()) {
+        out.error = QStringLiteral("%1: %2").arg(where, error);
+        return out;
+    }
+    if (withWeights) {
+        ModelLoadResult loaded = loadGgufWeights(file, options);
+        if (!loaded.ok()) {
+            out.error = QStringLiteral("%1: %2").arg(where, loaded.error);
+            out.cancelled = loaded.cancelled;
+            return out;
+        }
+        if (tokenizer.tokenizer->vocabSize() > loaded.weights->spec.vocab_size) {
+            out.error = QStringLiteral(
+                            "%1: the vocabulary has %2 tokens but token_embd.weight "
+                            "only %3 rows: the file is damaged")
+                            .arg(where)
+                            .arg(tokenizer.tokenizer->vocabSize())
+                            .arg(loaded.weights->spec.vocab_size);
+            return out;
+        }
+        out.model.weights = std::make_shared<const TransformerWeights>(std::move(*loaded.weights));
+    }
+    out.model.folder = path;
+    out.model.tokenizer = tokenizer.tokenizer;
+    return out;
+}
+
+}  // namespace
+
 ModelFolderResult openModelFolder(const QString& nameOrFolder, bool withWeights,
                                   const ModelLoadOptions& options) {
     ModelFolderResult out;
+    if (nameOrFolder.startsWith(QLatin1String("ollama:"))) {
+        const OllamaResolveResult blob = resolveOllamaModel(nameOrFolder.mid(7));
+        if (!blob.ok()) {
+            out.error = blob.error;
+            return out;
+        }
+        return openGgufModel(blob.path, withWeights, options);
+    }
+    if (QFileInfo(nameOrFolder).isFile() &&
+        (nameOrFolder.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive) ||
+         looksLikeGguf(nameOrFolder)))
+        return openGgufModel(nameOrFolder, withWeights, options);
     const ModelPathResult path = resolveModelPath(nameOrFolder);
     if (!path.ok()) {
         out.error = path.error;

@@ -57,11 +57,12 @@ struct ModelLoadResult {
 
 ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options = {});
 
-// A model as the app and the CLI open it: `nameOrFolder` resolved (a folder, else a name in the
-// Hugging Face cache, app/io/hf_cache.h), its tokenizer and, with `withWeights`, its weights,
-// checked against each other. Errors start with the folder.
+// A model as the app and the CLI open it: `nameOrFolder` resolved (a folder, a .gguf file,
+// "ollama:NAME[:TAG]" in Ollama's store (app/io/model_store.h), else a name in the Hugging Face
+// cache, app/io/hf_cache.h), its tokenizer and, with `withWeights`, its weights, checked against
+// each other. Errors start with the folder or file.
 struct ModelFolder {
-    QString folder;
+    QString folder;  // the folder, or the GGUF file
     std::shared_ptr<const BpeTokenizer> tokenizer;
     std::shared_ptr<const TransformerWeights> weights;  // null without withWeights
 };
