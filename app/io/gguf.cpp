@@ -24,7 +24,8 @@ const QString kConvertAgain = QStringLiteral("convert the model again with a cur
 QString quoted(const QByteArray& text) {
     // Names come from the file: cut very long ones so the message stays one readable line.
     QString s = QString::fromUtf8(text.left(80));
-    s.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    for (QChar& c : s)
+        if (c.unicode() < 0x20) c = QLatin1Char(' ');
     return QLatin1Char('"') + s + (text.size() > 80 ? QStringLiteral("…\"") : QStringLiteral("\""));
 }
 
@@ -303,6 +304,10 @@ private:
             return fail(QStringLiteral("general.architecture is a %1, not a string: the file is "
                                        "damaged; %2")
                             .arg(ggufValueTypeName(*architecture), kConvertAgain));
+        if (architecture->string.isEmpty())
+            return fail(QStringLiteral("general.architecture is empty, so the file names no "
+                                       "model architecture: %1")
+                            .arg(kConvertAgain));
         return countFits(tensorCount_, kMinTensorInfoBytes, QStringLiteral("tensors"));
     }
 

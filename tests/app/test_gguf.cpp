@@ -339,6 +339,14 @@ private slots:
         QTest::newRow("architecture not a string")
             << file([](GgufTestFile& f) { f.metadata[0].second = ggufUInt32(1); })
             << "general.architecture is a uint32, not a string";
+        QTest::newRow("architecture empty")
+            << file([](GgufTestFile& f) { f.metadata[0].second = ggufString(""); })
+            << "general.architecture is empty";
+        // The message stays one line whatever the name holds.
+        QTest::newRow("repeated name with a line break") << file([](GgufTestFile& f) {
+            f.tensors[0].name = "x\ny";
+            f.tensors.push_back(f.tensors[0]);
+        }) << "the tensor name \"x y\" appears twice";
         QTest::newRow("alignment 48") << meta("general.alignment", ggufUInt32(48))
                                       << "general.alignment is 48, not a power of two";
         QTest::newRow("alignment 0") << meta("general.alignment", ggufUInt32(0))
