@@ -267,6 +267,14 @@ private:
             return true;
         }
         if (type == GgufValue::Type::Array) {
+            nestedArrays_ += count;  // ≤ the file's size / 12: no overflow
+            if (nestedArrays_ > kMaxGgufNestedArrays)
+                return fail(QStringLiteral("%1 brings the arrays inside arrays to %2, more than "
+                                           "the %3 this app reads (model files have none): the "
+                                           "file is damaged or not a model file")
+                                .arg(keyPlace(key))
+                                .arg(nestedArrays_)
+                                .arg(kMaxGgufNestedArrays));
             value->items.resize(static_cast<std::size_t>(count));
             for (GgufValue& item : value->items)
                 if (!readValue(&item, elementType, depth + 1, key)) return false;
@@ -431,6 +439,7 @@ private:
     quint64 size_;
     quint64 pos_ = 0;
     quint64 metadataCount_ = 0, tensorCount_ = 0;
+    quint64 nestedArrays_ = 0;
     GgufFile file_;
     QString error_;
 };

@@ -322,6 +322,11 @@ private slots:
         QTest::newRow("arrays nested 4 deep")
             << meta("t.deep", ggufArray(GgufValue::Type::Array, {depth3}))
             << "\"t.deep\" nests arrays 4 deep, more than the 3";
+        const std::vector<GgufTestValue> manyArrays(40000, ggufInt32Array({}));
+        QTest::newRow("80000 arrays in arrays") << file([&](GgufTestFile& f) {
+            f.metadata.push_back({"t.a", ggufArray(GgufValue::Type::Array, manyArrays)});
+            f.metadata.push_back({"t.b", ggufArray(GgufValue::Type::Array, manyArrays)});
+        }) << "\"t.b\" brings the arrays inside arrays to 80000, more than the 65536";
         QTest::newRow("unknown value type")
             << meta("t.x", ggufRaw(13, QByteArray(8, '\0'))) << "\"t.x\" has value type 13";
         QTest::newRow("unknown array element type")
