@@ -24,7 +24,8 @@ const QString kConvertAgain = QStringLiteral("convert the model again with a cur
 QString quoted(const QByteArray& text) {
     // Names come from the file: cut very long ones so the message stays one readable line.
     QString s = QString::fromUtf8(text.left(80));
-    s.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    for (QChar& c : s)
+        if (c.unicode() < 0x20) c = QLatin1Char(' ');
     return QLatin1Char('"') + s + (text.size() > 80 ? QStringLiteral("…\"") : QStringLiteral("\""));
 }
 
@@ -266,6 +267,14 @@ private:
             return true;
         }
         if (type == GgufValue::Type::Array) {
+            nestedArrays_ += count;  // ≤ the file's size / 12: no overflow
+            if (nestedArrays_ > kMaxGgufNestedArrays)
+                return fail(QStringLiteral("%1 brings the arrays inside arrays to %2, more than "
+                                           "the %3 this app reads (model files have none): the "
+                                           "file is damaged or not a model file")
+                                .arg(keyPlace(key))
+                                .arg(nestedArrays_)
+                                .arg(kMaxGgufNestedArrays));
             value->items.resize(static_cast<std::size_t>(count));
             for (GgufValue& item : value->items)
                 if (!readValue(&item, elementType, depth + 1, key)) return false;
@@ -303,6 +312,10 @@ private:
             return fail(QStringLiteral("general.architecture is a %1, not a string: the file is "
                                        "damaged; %2")
                             .arg(ggufValueTypeName(*architecture), kConvertAgain));
+        if (architecture->string.isEmpty())
+            return fail(QStringLiteral("general.architecture is empty, so the file names no "
+                                       "model architecture: %1")
+                            .arg(kConvertAgain));
         return countFits(tensorCount_, kMinTensorInfoBytes, QStringLiteral("tensors"));
     }
 
@@ -426,6 +439,7 @@ private:
     quint64 size_;
     quint64 pos_ = 0;
     quint64 metadataCount_ = 0, tensorCount_ = 0;
+    quint64 nestedArrays_ = 0;
     GgufFile file_;
     QString error_;
 };

@@ -22,6 +22,9 @@ namespace attn {
 // Arrays of arrays deeper than this are refused (ggml itself reads none): an array, of arrays,
 // of arrays.
 inline constexpr int kMaxGgufArrayDepth = 3;
+// Arrays inside arrays, in the whole file: each takes ~100 bytes of memory for 12 in the file, and
+// no model file has any, so a file of them is refused before it costs gigabytes.
+inline constexpr quint64 kMaxGgufNestedArrays = 65536;
 // ggml's GGML_MAX_DIMS.
 inline constexpr int kMaxGgufDims = 4;
 // When the file has no general.alignment.

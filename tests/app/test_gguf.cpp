@@ -322,6 +322,11 @@ private slots:
         QTest::newRow("arrays nested 4 deep")
             << meta("t.deep", ggufArray(GgufValue::Type::Array, {depth3}))
             << "\"t.deep\" nests arrays 4 deep, more than the 3";
+        const std::vector<GgufTestValue> manyArrays(40000, ggufInt32Array({}));
+        QTest::newRow("80000 arrays in arrays") << file([&](GgufTestFile& f) {
+            f.metadata.push_back({"t.a", ggufArray(GgufValue::Type::Array, manyArrays)});
+            f.metadata.push_back({"t.b", ggufArray(GgufValue::Type::Array, manyArrays)});
+        }) << "\"t.b\" brings the arrays inside arrays to 80000, more than the 65536";
         QTest::newRow("unknown value type")
             << meta("t.x", ggufRaw(13, QByteArray(8, '\0'))) << "\"t.x\" has value type 13";
         QTest::newRow("unknown array element type")
@@ -339,6 +344,14 @@ private slots:
         QTest::newRow("architecture not a string")
             << file([](GgufTestFile& f) { f.metadata[0].second = ggufUInt32(1); })
             << "general.architecture is a uint32, not a string";
+        QTest::newRow("architecture empty")
+            << file([](GgufTestFile& f) { f.metadata[0].second = ggufString(""); })
+            << "general.architecture is empty";
+        // The message stays one line whatever the name holds.
+        QTest::newRow("repeated name with a line break") << file([](GgufTestFile& f) {
+            f.tensors[0].name = "x\ny";
+            f.tensors.push_back(f.tensors[0]);
+        }) << "the tensor name \"x y\" appears twice";
         QTest::newRow("alignment 48") << meta("general.alignment", ggufUInt32(48))
                                       << "general.alignment is 48, not a power of two";
         QTest::newRow("alignment 0") << meta("general.alignment", ggufUInt32(0))

@@ -9,6 +9,14 @@ writes tests/data/gguf/sample.gguf and prints the values the reader must find in
 general.alignment 64, one metadata key of every value type (an array of arrays and an empty
 array too), a small vocabulary, and F32, F16 and Q8_0 tensors whose data is padded to 64 bytes
 after each tensor, the last one included, as llama.cpp's gguf-py writes files.
+
+A third reader agrees: Hugging Face's @huggingface/gguf 0.4.6 (npm) reads the same metadata,
+tensor infos and data offset (1152) from sample.gguf, and from the test writer's files too:
+
+  tmp=$(mktemp -d) && cd "$tmp" && npm install --no-save @huggingface/gguf@0.4.6
+  node --input-type=module -e 'import {gguf} from "@huggingface/gguf";
+    const r = await gguf(process.argv[1], {allowLocalFile: true});
+    console.log(r.metadata, r.tensorInfos, r.tensorDataOffset)' /path/to/sample.gguf
 """
 import os
 import struct
