@@ -426,7 +426,7 @@ def forward(m, w, ids):
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos().double(), emb.sin().double()
     mask = torch.arange(T).view(1, T) > torch.arange(T).view(T, 1)
-    attentions = []
+    attentions, qk = [], []
     for layer in range(LAYERS):
         l = {k[len("blk.%d." % layer):]: v for k, v in w.items()
              if k.startswith("blk.%d." % layer)}
@@ -440,6 +440,7 @@ def forward(m, w, ids):
         q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
+        qk.append((q.transpose(0, 1).reshape(T, H * hd), k.transpose(0, 1).reshape(T, G * hd)))
         k = k.repeat_interleave(H // G, dim=0)
         v = v.repeat_interleave(H // G, dim=0)
         scores = (q @ k.transpose(1, 2)) / math.sqrt(hd)
@@ -450,7 +451,7 @@ def forward(m, w, ids):
         gated = torch.nn.functional.silu(x @ l["ffn_gate.weight"].T) * (x @ l["ffn_up.weight"].T)
         h = h + gated @ l["ffn_down.weight"].T
     head = w.get("output.weight", w["token_embd.weight"])
-    return torch.stack(attentions), rms_norm(h, w["output_norm.weight"], eps) @ head.T
+    return torch.stack(attentions), qk[0], rms_norm(h, w["output_norm.weight"], eps) @ head.T
 
 
 def floats(t):
@@ -472,14 +473,18 @@ def main():
     print("    long long file_size;")
     print("    // [layer][head] row-major (T, T) flattened in that order; logits (T, vocab) "
           "row-major.")
-    print("    std::vector<double> attentions, logits;\n};\n")
+    print("    // Layer 0's queries (T, H·hd) and keys (T, G·hd) after the rotation, Hugging Face's "
+          "order.")
+    print("    std::vector<double> attentions, queries, keys, logits;\n};\n")
     print("inline const std::vector<int> kIds = {" + ", ".join(str(i) for i in IDS) + "};\n")
     print("inline const std::vector<Model> kModels = {")
     for m in MODELS:
         w, dtype, size = build(m)
-        attentions, logits = forward(m, w, IDS)
+        attentions, (queries, keys), logits = forward(m, w, IDS)
         print("    {\"%s\", \"%s\", \"%s\", %d," % (m["name"], m["file"], dtype, size))
         print("     {" + floats(attentions) + "},")
+        print("     {" + floats(queries) + "},")
+        print("     {" + floats(keys) + "},")
         print("     {" + floats(logits) + "}},")
     print("};\n\n}  // namespace gguf_models_reference")
 
