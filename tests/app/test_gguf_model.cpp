@@ -59,9 +59,10 @@ void TestGgufModel::matchesTransformers_data() {
 }
 
 // Loader and engine against the reference on the same dequantized weights (float32 against
-// float64): every layer's and head's attention, layer 0's queries and keys, and every position's
-// logits. The llama file's Q and K rows are stored permuted: without the loader's undo its
-// queries and keys, and so every attention, would differ by far more than the tolerance.
+// float64; the worst seen is 3e-7): every layer's and head's attention, layer 0's queries and keys,
+// and every position's logits. The llama file's Q and K rows are stored permuted: without the
+// loader's undo its queries and keys, and so every attention, would differ by far more than the
+// tolerance.
 void TestGgufModel::matchesTransformers() {
     QFETCH(int, index);
     const ref::Model& m = ref::kModels[static_cast<std::size_t>(index)];
@@ -88,19 +89,19 @@ void TestGgufModel::matchesTransformers() {
                         std::max(worst_attention,
                                  std::abs(static_cast<double>(head(i, j)) - m.attentions[at++]));
     QCOMPARE(at, m.attentions.size());
-    QVERIFY2(worst_attention <= 1e-5, qPrintable(QString::number(worst_attention)));
+    QVERIFY2(worst_attention <= 1e-6, qPrintable(QString::number(worst_attention)));
 
     double scale = 0.0;
     for (double v : m.queries) scale = std::max(scale, std::abs(v));
     const double worst_query = worstDiff(r.queries[0], m.queries);
-    QVERIFY2(worst_query <= 1e-5 * scale, qPrintable(QString::number(worst_query)));
+    QVERIFY2(worst_query <= 1e-6 * scale, qPrintable(QString::number(worst_query)));
     const double worst_key = worstDiff(r.keys[0], m.keys);
-    QVERIFY2(worst_key <= 1e-5 * scale, qPrintable(QString::number(worst_key)));
+    QVERIFY2(worst_key <= 1e-6 * scale, qPrintable(QString::number(worst_key)));
 
     double max_logit = 0.0;
     for (double v : m.logits) max_logit = std::max(max_logit, std::abs(v));
     const double worst_logit = worstDiff(r.logits, m.logits);
-    QVERIFY2(worst_logit <= 1e-4 * max_logit,
+    QVERIFY2(worst_logit <= 2e-6 * max_logit,
              qPrintable(QStringLiteral("%1 of %2").arg(worst_logit).arg(max_logit)));
 
     // Generation through the kv_cache, the blocks read one token at a time (quant_matvec), gives
@@ -109,7 +110,7 @@ void TestGgufModel::matchesTransformers() {
     options.max_new_tokens = 4;
     const attn::GenerationResult g = attn::generate(w, {ref::kIds[0], ref::kIds[1]}, options);
     QCOMPARE(g.new_ids.size(), std::size_t{4});
-    QVERIFY2(static_cast<double>(g.max_abs_diff_vs_full_pass) <= 1e-5 * max_logit,
+    QVERIFY2(static_cast<double>(g.max_abs_diff_vs_full_pass) <= 2e-6 * max_logit,
              qPrintable(QString::number(g.max_abs_diff_vs_full_pass)));
 }
 
