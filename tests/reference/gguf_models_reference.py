@@ -142,7 +142,7 @@ PACK = {"Q8_0": pack_q8_0, "Q4_0": pack_q4_0, "Q4_K": pack_q4_k, "Q5_K": pack_q5
         "Q6_K": pack_q6_k}
 
 
-# ---- ggml's dequantize_row_*: values from the bytes, float32 operation by operation ---------------
+# ---- ggml's dequantize_row_*: values from the bytes, float32 operation by operation -----------
 
 def h2f(b):  # (nb, 2) bytes -> (nb, 1) float32
     return np.ascontiguousarray(b).view("<f2").astype(np.float32)
@@ -179,7 +179,8 @@ def dequant_q6_k(b):
     sc, d = b[:, 192:208].view(np.int8).astype(np.float32), h2f(b[:, 208:210])
     y = np.zeros((b.shape[0], 256), np.float32)
     for n in range(2):
-        lo, hi, h = ql[:, 64 * n:64 * n + 32], ql[:, 64 * n + 32:64 * n + 64], qh[:, 32 * n:32 * n + 32]
+        lo, hi = ql[:, 64 * n:64 * n + 32], ql[:, 64 * n + 32:64 * n + 64]
+        h = qh[:, 32 * n:32 * n + 32]
         qs = [(lo & 0xF) | (((h >> 0) & 3) << 4), (hi & 0xF) | (((h >> 2) & 3) << 4),
               (lo >> 4) | (((h >> 4) & 3) << 4), (hi >> 4) | (((h >> 6) & 3) << 4)]
         for k, q in enumerate(qs):  # d * sc[is] * q, left to right; is = the 16-value sub-block
@@ -384,15 +385,13 @@ def build(m):
         tensors.append(("rope_freqs.weight", factors.shape, "F32", factors.tobytes()))
         values["rope_freqs.weight"] = factors
     for name, hf in w.items():
-        stored = hf
-        permuted = m["arch"] == "llama" and name.split(".")[-2] in ("attn_q", "attn_k")
-        if permuted:
-            kv = m["heads"] if name.split(".")[-2] == "attn_q" else m["kv_heads"]
-            stored = llama_permute(hf, m["heads"], kv)
+        role = name.split(".")[-2]
+        permuted = m["arch"] == "llama" and role in ("attn_q", "attn_k") and hf.ndim == 2
+        kv = m["heads"] if role == "attn_q" else m["kv_heads"]
+        stored = llama_permute(hf, m["heads"], kv) if permuted else hf
         type_name = type_of(m, name)
         raw, deq = encode(stored, type_name)
         if permuted:  # the reference computes in Hugging Face's row order
-            kv = m["heads"] if name.split(".")[-2] == "attn_q" else m["kv_heads"]
             assert np.array_equal(llama_unpermute(stored, kv), hf)
             deq = llama_unpermute(deq, kv)
         tensors.append((name, stored.shape, type_name, raw))
@@ -436,7 +435,8 @@ def forward(m, w, ids):
             q, k, v = q + l["attn_q.bias"], k + l["attn_k.bias"], v + l["attn_v.bias"]
         q, k, v = q.view(T, H, hd), k.view(T, G, hd), v.view(T, G, hd)
         if "attn_q_norm.weight" in l:
-            q, k = rms_norm(q, l["attn_q_norm.weight"], eps), rms_norm(k, l["attn_k_norm.weight"], eps)
+            q = rms_norm(q, l["attn_q_norm.weight"], eps)
+            k = rms_norm(k, l["attn_k_norm.weight"], eps)
         q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
