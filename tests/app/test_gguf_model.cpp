@@ -40,6 +40,12 @@ double worstDiff(const attn::Matrix& a, const std::vector<double>& b) {
     return worst;
 }
 
+double largest(const std::vector<double>& values) {
+    double m = 0.0;
+    for (double v : values) m = std::max(m, std::abs(v));
+    return m;
+}
+
 }  // namespace
 
 class TestGgufModel : public QObject {
@@ -91,15 +97,12 @@ void TestGgufModel::matchesTransformers() {
     QCOMPARE(at, m.attentions.size());
     QVERIFY2(worst_attention <= 1e-6, qPrintable(QString::number(worst_attention)));
 
-    double scale = 0.0;
-    for (double v : m.queries) scale = std::max(scale, std::abs(v));
     const double worst_query = worstDiff(r.queries[0], m.queries);
-    QVERIFY2(worst_query <= 1e-6 * scale, qPrintable(QString::number(worst_query)));
+    QVERIFY2(worst_query <= 1e-6 * largest(m.queries), qPrintable(QString::number(worst_query)));
     const double worst_key = worstDiff(r.keys[0], m.keys);
-    QVERIFY2(worst_key <= 1e-6 * scale, qPrintable(QString::number(worst_key)));
+    QVERIFY2(worst_key <= 1e-6 * largest(m.keys), qPrintable(QString::number(worst_key)));
 
-    double max_logit = 0.0;
-    for (double v : m.logits) max_logit = std::max(max_logit, std::abs(v));
+    const double max_logit = largest(m.logits);
     const double worst_logit = worstDiff(r.logits, m.logits);
     QVERIFY2(worst_logit <= 2e-6 * max_logit,
              qPrintable(QStringLiteral("%1 of %2").arg(worst_logit).arg(max_logit)));
