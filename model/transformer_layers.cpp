@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "matmul.h"
-#include "quant.h"
 #include "ops.h"
+#include "quant.h"
 
 namespace attn::layers {
 
