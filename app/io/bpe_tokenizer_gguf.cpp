@@ -107,7 +107,7 @@ void checkVocab(const GgufVocab& v) {
 // section of text (add_space_prefix), and back.
 tok::Pipeline sentencePiecePipeline(bool addSpacePrefix) {
     tok::Pipeline p;
-    const QString metaspace(QChar(tok::kSpaceMark));
+    const QString metaspace{QChar(tok::kSpaceMark)};
     tok::NormalizerStep replace;
     replace.kind = tok::NormalizerStep::Kind::kReplace;
     replace.replace = {QStringLiteral(" "), nullptr, metaspace};
