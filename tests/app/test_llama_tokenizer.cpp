@@ -2,6 +2,7 @@
 // against Hugging Face's Tokenizers.js and SentencePiece (tests/reference/
 // llama_tokenizer_reference.js): tokenizer.json in each family's form, and the same vocabularies
 // as a GGUF file embeds them.
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -285,6 +286,31 @@ private slots:
             }
             QCOMPARE(r.tokenizer->encode(text), c.ids);
             QCOMPARE(*r.tokenizer->decode(c.ids).text, QString::fromUtf8(c.decoded));
+        }
+    }
+
+    // Long hostile inputs stay fast in every form: a SentencePiece-style text is one word (no
+    // pre-tokenizer), so its merging must be O(n log n); patterns must not backtrack badly.
+    void speed() {
+        const auto gguf = attn::BpeTokenizer::fromGgufVocab(sentencePieceGguf()).tokenizer;
+        QVERIFY(gguf);
+        const QStringList hostile{QString(1 << 17, QLatin1Char('a')),
+                                  QString(1 << 17, QLatin1Char(' ')) + QLatin1Char('x'),
+                                  QString(1 << 16, QLatin1Char('\n')) + QStringLiteral(" \t x"),
+                                  QStringLiteral("1234567890").repeated(10000),
+                                  QStringLiteral("👍🏽注").repeated(10000),
+                                  QStringLiteral("<|im_start|><s>").repeated(5000)};
+        for (const auto& t :
+             {tokenizerNamed("llama3-style"), tokenizerNamed("qwen2-style"),
+              tokenizerNamed("llama2-style"), tokenizerNamed("mistral-style"), gguf}) {
+            for (const QString& h : hostile) {
+                QElapsedTimer timer;
+                timer.start();
+                const std::vector<int> ids = t->encode(h);
+                QVERIFY(!ids.empty());
+                QVERIFY(t->decode(ids).ok());
+                QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+            }
         }
     }
 
