@@ -101,24 +101,29 @@ public:
     static BpeLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
                                             const QByteArray& mergesTxt);
 
-    // The ids of `text`. Unpaired UTF-16 surrogates are encoded as U+FFFD. Safe to call from
-    // several threads at once (the word cache is locked).
-    // The text's own ids, without BOS or EOS: what the tokenizer shows for a text.
+    // The text's own ids, without BOS or EOS: what the tokenizer shows for a text. Unpaired
+    // UTF-16 surrogates are encoded as U+FFFD. Safe to call from several threads at once (the
+    // word cache is locked).
     std::vector<int> encode(QStringView text) const;
     // What the model is fed for the text: encode(text) with BOS before it when addsBos() (Llama
     // 2/3, Mistral, TinyLlama; not GPT-2 or Qwen) and EOS after it when addsEos().
     std::vector<int> encodeForModel(QStringView text) const;
-    // The ids' bytes as UTF-8 text; bytes that are not valid UTF-8 become U+FFFD, one for each
-    // maximal invalid part as Python's bytes.decode("utf-8", "replace") (and so Hugging Face)
-    // does. Refuses ids without a token.
+    // The ids' text through the tokenizer's decoder (added tokens as their content). Byte-level:
+    // bytes that are not valid UTF-8 become U+FFFD, one for each maximal invalid part as
+    // Python's bytes.decode("utf-8", "replace") (and so Hugging Face) does; SentencePiece's byte
+    // tokens ("<0xE6>") that make no valid UTF-8 become one U+FFFD each, as Hugging Face's
+    // ByteFallback does. Without a decoder the tokens are joined as they are. Refuses ids
+    // without a token.
     BpeDecodeResult decode(const std::vector<int>& ids) const;
 
-    // The token as vocab.json writes it ("Ġjourney"); empty for an id without a token.
+    // The token as the vocabulary writes it ("Ġjourney", "▁the", "<0xE6>"); empty for an id
+    // without a token.
     QString token(int id) const;
     // The token for people: its bytes as text, a space shown as "␣" (U+2423) and control
     // characters as their Unicode control pictures ("␊" for a newline); bytes that are only part
     // of a UTF-8 character (a Chinese character split in two tokens) as "<E6>". "Ġjourney" is
-    // "␣journey", "Ċ" is "␊".
+    // "␣journey", "Ċ" is "␊". SentencePiece-style tokens: "▁the" is "␣the", and byte tokens
+    // stay as they are ("<0xE6>"). Added tokens show their content.
     QString displayToken(int id) const;
     // Tokens as another program saved them (an attention dump's JSON list) shown the same way:
     // GPT-2-style byte-level tokens ("Ġjourney", recognised by such characters anywhere in the

@@ -107,7 +107,7 @@ void checkVocab(const GgufVocab& v) {
 // section of text (add_space_prefix), and back.
 tok::Pipeline sentencePiecePipeline(bool addSpacePrefix) {
     tok::Pipeline p;
-    const QString metaspace(QChar(tok::kSpaceMark));
+    const QString metaspace{QChar(tok::kSpaceMark)};
     tok::NormalizerStep replace;
     replace.kind = tok::NormalizerStep::Kind::kReplace;
     replace.replace = {QStringLiteral(" "), nullptr, metaspace};
@@ -202,7 +202,9 @@ BpeLoadResult GgufBuilder::build(const GgufVocab& v) {
         const QString token = QString::fromUtf8(v.tokens[i]);
         const int type = typeOf(v, static_cast<std::size_t>(i));
         const int id = static_cast<int>(i);
-        if ((type == kTypeControl || type == kTypeUserDefined) && !token.isEmpty()) {
+        // llama.cpp splits these out of the text (the unknown token too, as Hugging Face does).
+        if ((type == kTypeControl || type == kTypeUserDefined || type == kTypeUnknown) &&
+            !token.isEmpty()) {
             b.added.push_back({token, id});
         } else {
             b.vocab.push_back({token, id});

@@ -1,14 +1,18 @@
-// Fuzzes GPT-2's tokenizer (app/io/bpe_tokenizer.h): its two loaders on arbitrary bytes, and
+// Fuzzes the BPE tokenizer (app/io/bpe_tokenizer.h): its loaders on arbitrary bytes, and
 // encode/decode of arbitrary text with a small fixed byte-level vocabulary.
 //
 // The first byte picks the mode: 0 tokenizer.json, 1 vocab.json + merges.txt (split at the first
 // NUL byte), 2 text as UTF-8, 3 text as raw UTF-16 (unpaired surrogates too), 4 a list of ids to
-// decode. Beyond "no crash": exactly one of a tokenizer and a message; a loaded tokenizer, and the
-// fixed one, give back every text they encode (every token is made of byte tokens, so this holds
-// for any vocabulary the loader accepts), with unpaired surrogates as U+FFFD.
+// decode, 5 a small SentencePiece-style tokenizer.json whose normalizer, pre_tokenizer and
+// decoder are the JSON values in the input (split at NUL bytes), 6 a GGUF vocabulary made of the
+// input's bytes. Beyond "no crash": exactly one of a tokenizer and a message; encode gives ids
+// that have tokens and decode takes them back; a byte-level tokenizer without a normalizer (GPT-2's
+// form, and the fixed one) gives back every text it encodes (every token is made of byte tokens),
+// with unpaired surrogates as U+FFFD.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <cstdint>
 #include <cstdio>
@@ -45,6 +49,7 @@ const attn::BpeTokenizer& smallTokenizer() {
         const QJsonObject root{
             {"added_tokens",
              QJsonArray{QJsonObject{{"id", id}, {"content", "<|endoftext|>"}, {"special", true}}}},
+            {"pre_tokenizer", QJsonObject{{"type", "ByteLevel"}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
         const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(
             QJsonDocument(root).toJson(QJsonDocument::Compact));
@@ -68,8 +73,12 @@ QString withoutLoneSurrogates(QString text) {
     return text;
 }
 
-void roundTrip(const attn::BpeTokenizer& t, const QString& text) {
+void roundTrip(const attn::BpeTokenizer& t, const QString& text, bool lossless = true) {
     const std::vector<int> ids = t.encode(text);
+    const std::vector<int> modelIds = t.encodeForModel(text);
+    if (modelIds.size() != ids.size() + (t.addsBos() ? 1 : 0) + (t.addsEos() ? 1 : 0)) {
+        fail("encodeForModel adds more than BOS and EOS:", text);
+    }
     for (const int id : ids) {
         if (id < 0 || id >= t.vocabSize() || t.token(id).isEmpty()) {
             fail("encode gave an id without a token:", QString::number(id));
@@ -79,6 +88,9 @@ void roundTrip(const attn::BpeTokenizer& t, const QString& text) {
     if (!back.ok()) {
         fail("decode refused encode's ids:", back.error);
     }
+    if (!lossless) {
+        return;
+    }
     if (*back.text != withoutLoneSurrogates(text)) {
         fail("decode(encode(text)) is not the text:", text);
     }
@@ -87,16 +99,95 @@ void roundTrip(const attn::BpeTokenizer& t, const QString& text) {
     }
 }
 
-void checkLoad(const attn::BpeLoadResult& r) {
+void checkLoad(const attn::BpeLoadResult& r, bool lossless) {
     if (r.ok() == !r.error.isEmpty()) {
         fail("expected exactly one of a tokenizer and a message; message:", r.error);
     }
     if (r.ok()) {
         for (const char16_t* text : {u"", u"the theme aaaa 123 <|endoftext|> é\n\n  x",
-                                     u"\U0001F44D\U0001F3FD \u6CE8\u610F"}) {
-            roundTrip(*r.tokenizer, QString::fromUtf16(text));
+                                     u"\U0001F44D\U0001F3FD \u6CE8\u610F <s>\u2581 a"}) {
+            roundTrip(*r.tokenizer, QString::fromUtf16(text), lossless);
         }
     }
+}
+
+// Whether the loaded tokenizer.json must give back every text: GPT-2's form (a ByteLevel
+// pre-tokenizer and decoder, no normalizer, added tokens that take no white space).
+bool losslessTokenizerJson(const QByteArray& bytes) {
+    const QJsonObject root = QJsonDocument::fromJson(bytes).object();
+    const auto isByteLevel = [&](const char* key, bool absentOk) {
+        const QJsonValue v = root.value(QLatin1String(key));
+        if (v.isUndefined() || v.isNull()) return absentOk;
+        return v.toObject().value(QLatin1String("type")).toString() == QLatin1String("ByteLevel");
+    };
+    for (const QJsonValue a : root.value(QLatin1String("added_tokens")).toArray()) {
+        if (a.toObject().value(QLatin1String("lstrip")).toBool() ||
+            a.toObject().value(QLatin1String("rstrip")).toBool()) {
+            return false;
+        }
+    }
+    const QJsonValue normalizer = root.value(QLatin1String("normalizer"));
+    return isByteLevel("pre_tokenizer", false) && isByteLevel("decoder", true) &&
+           (normalizer.isUndefined() || normalizer.isNull());
+}
+
+// A SentencePiece-style vocabulary ("▁", "<0x00>".."<0xFF>", a few words) with the input's
+// normalizer, pre_tokenizer and decoder.
+QByteArray tokenizerJsonVariant(const QByteArray& bytes) {
+    QJsonObject vocab{{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}};
+    for (int b = 0; b < 256; ++b) {
+        vocab.insert(QStringLiteral("<0x%1>").arg(
+                         QString::number(b, 16).toUpper().rightJustified(2, QLatin1Char('0'))),
+                     3 + b);
+    }
+    const QStringList words{"▁", "a", "b", "t", "h", "e", "▁t", "he", "▁the", "ab", "▁a"};
+    for (qsizetype i = 0; i < words.size(); ++i) vocab.insert(words[i], static_cast<int>(259 + i));
+    QJsonObject root{
+        {"added_tokens", QJsonArray{QJsonObject{{"id", 1}, {"content", "<s>"}, {"special", true}},
+                                    QJsonObject{{"id", 2}, {"content", "</s>"}}}},
+        {"model", QJsonObject{{"type", "BPE"},
+                              {"vocab", vocab},
+                              {"merges", QJsonArray{"▁ t", "h e", "▁t he", "a b", "▁ a"}},
+                              {"byte_fallback", true},
+                              {"fuse_unk", true},
+                              {"unk_token", "<unk>"}}}};
+    const QList<QByteArray> parts = bytes.split('\0');
+    const char* keys[] = {"normalizer", "pre_tokenizer", "decoder", "post_processor"};
+    for (qsizetype i = 0; i < parts.size() && i < 4; ++i) {
+        const QJsonDocument doc = QJsonDocument::fromJson(parts[i]);
+        root.insert(QLatin1String(keys[i]),
+                    doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(QJsonValue::Null));
+    }
+    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
+// A GGUF vocabulary from the input: byte 0 the model, byte 1 the pre-tokenizer, then tokens split
+// at NUL bytes (the first byte of each also gives its type and score), merges of neighbouring
+// tokens, and BOS/EOS ids that may be out of range.
+attn::GgufVocab ggufVocabFrom(const QByteArray& bytes) {
+    attn::GgufVocab v;
+    if (bytes.size() < 2) {
+        return v;
+    }
+    const char* models[] = {"llama", "gpt2", "bert"};
+    const char* pres[] = {"default", "llama-bpe", "qwen2", "smollm", "gpt-2", "unknown-pre"};
+    v.model = models[static_cast<std::uint8_t>(bytes[0]) % 3];
+    v.pre = pres[static_cast<std::uint8_t>(bytes[1]) % 6];
+    for (const QByteArray& token : bytes.mid(2).split('\0')) {
+        v.tokens << token;
+        const auto first = token.isEmpty() ? 0 : static_cast<std::uint8_t>(token[0]);
+        v.tokenTypes.push_back(first % 7);
+        v.scores.push_back(static_cast<float>(first) - 128.0f);
+    }
+    for (qsizetype i = 0; i + 1 < v.tokens.size() && i < 64; ++i) {
+        v.merges << v.tokens[i] + ' ' + v.tokens[i + 1];
+    }
+    const auto n = static_cast<int>(v.tokens.size());
+    v.bos = static_cast<std::uint8_t>(bytes[0]) % (n + 2) - 1;
+    v.eos = static_cast<std::uint8_t>(bytes[1]) % (n + 2) - 1;
+    v.addBos = (bytes[0] & 0x40) != 0;
+    v.addEos = (bytes[1] & 0x40) != 0;
+    return v;
 }
 
 }  // namespace
@@ -108,17 +199,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto* rest = reinterpret_cast<const char*>(data + 1);
     const auto n = static_cast<qsizetype>(size - 1);
     const QByteArray bytes(rest, n);
-    switch (data[0] % 5) {
+    switch (data[0] % 7) {
         case 0:
-            checkLoad(attn::BpeTokenizer::fromTokenizerJson(bytes));
+            checkLoad(attn::BpeTokenizer::fromTokenizerJson(bytes), losslessTokenizerJson(bytes));
             break;
         case 1: {
             const qsizetype nul = bytes.indexOf('\0');
             checkLoad(nul < 0 ? attn::BpeTokenizer::fromVocabAndMerges(bytes, {})
                               : attn::BpeTokenizer::fromVocabAndMerges(bytes.left(nul),
-                                                                       bytes.mid(nul + 1)));
+                                                                       bytes.mid(nul + 1)),
+                      true);
             break;
         }
+        case 5:
+            checkLoad(attn::BpeTokenizer::fromTokenizerJson(tokenizerJsonVariant(bytes)), false);
+            break;
+        case 6:
+            checkLoad(attn::BpeTokenizer::fromGgufVocab(ggufVocabFrom(bytes)), false);
+            break;
         case 2:
             roundTrip(smallTokenizer(), QString::fromUtf8(bytes));
             break;
@@ -128,7 +226,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             roundTrip(smallTokenizer(), text);
             break;
         }
-        default: {
+        case 4: {
             const attn::BpeTokenizer& t = smallTokenizer();
             std::vector<int> ids;
             for (qsizetype i = 0; i + 1 < n; i += 2) {
