@@ -239,11 +239,29 @@ HeadFocus ModelHeadsMosaic::focus(int layer, int head) const {
     return h ? h->focus : HeadFocus();
 }
 
+void ModelHeadsMosaic::setKvHeads(int kvHeads) {
+    if (kvHeads_ == kvHeads) return;
+    kvHeads_ = kvHeads;
+    update();
+}
+
+int ModelHeadsMosaic::groupSize() const {
+    return kvHeads_ > 0 && kvHeads_ < heads_ && heads_ % kvHeads_ == 0 ? heads_ / kvHeads_ : 1;
+}
+
 QString ModelHeadsMosaic::headToolTip(int layer, int head) const {
     const Head* h = this->head(layer, head);
     if (!h) return {};
     const auto percent = [](double share) { return tr("%1 %").arg(fixedText(share * 100.0, 0)); };
     QStringList lines{tr("Layer %1 · head %2").arg(layer + 1).arg(head + 1)};
+    if (const int size = groupSize(); size > 1) {
+        const int group = head / size;
+        lines << tr("Reads K/V head %1, which query heads %2–%3 share: the same keys, its own "
+                    "queries.")
+                     .arg(group + 1)
+                     .arg(group * size + 1)
+                     .arg(group * size + size);
+    }
     const HeadFocus& f = h->focus;
     if (f.queries == 0) {
         lines << tr("Too few tokens to tell where this head looks.");
@@ -352,6 +370,24 @@ void ModelHeadsMosaic::paintEvent(QPaintEvent*) {
         const QRect t = thumbnailRect(l, 0);
         p.drawText(QRect(0, t.top(), g.left - fm.averageCharWidth() / 2, t.height()),
                    Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(l + 1));
+    }
+    // Grouped K/V heads: every other group of query heads on a band of its own, and a bracket
+    // over each group under the head labels.
+    if (const int size = groupSize(); size > 1) {
+        const QRect last = thumbnailRect(layers_ - 1, 0);
+        const QColor band = pal.color(QPalette::Window).darker(112);
+        p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+        for (int group = 0; group < heads_ / size; ++group) {
+            const QRect first = thumbnailRect(0, group * size);
+            const QRect end = thumbnailRect(0, group * size + size - 1);
+            if (group % 2 == 0)
+                p.fillRect(QRect(QPoint(first.left() - g.gap / 2, first.top() - g.gap / 2),
+                                 QPoint(end.right() + g.gap / 2, last.bottom() + g.gap / 2)),
+                           band);
+            const int y = first.top() - std::max(2, g.gap / 2) - 1;
+            p.drawLine(first.left() + 1, y, end.right() - 1, y);
+        }
+        p.setPen(pal.color(QPalette::Text));
     }
     // Each cell a block of pixels, no smoothing: a thumbnail shows cells, not a blur.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);

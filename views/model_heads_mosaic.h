@@ -47,6 +47,12 @@ public:
     // attentions[layer][head]: (T_q, T_k) weights; all the same shape. Empty clears.
     void setAttentions(const std::vector<std::vector<attn::Matrix>>& attentions);
     void setRange(Range range);
+    // Grouped-query attention: num_kv_heads K/V heads, each shared by heads / num_kv_heads
+    // neighbouring query heads; each group is drawn on its own band. 0 or heads: no groups.
+    void setKvHeads(int kvHeads);
+    int kvHeads() const { return kvHeads_; }
+    // The query heads sharing a K/V head (1 without groups).
+    int groupSize() const;
     Range range() const { return range_; }
     void setSelected(int layer, int head);  // outlined; -1, -1 none
     int selectedLayer() const { return selectedLayer_; }
@@ -104,6 +110,7 @@ private:
     std::vector<Head> cells_;  // layer-major
     int layers_ = 0;
     int heads_ = 0;
+    int kvHeads_ = 0;
     Eigen::Index rows_ = 0, cols_ = 0;  // the matrices' shape
     Range range_ = Range::PerRow;
     int selectedLayer_ = -1, selectedHead_ = -1;

@@ -84,13 +84,28 @@ QString ModelSession::sourceSummary() const {
     if (source_ == Source::Dump) return dumpSummary_;
     if (source_ != Source::Model || !model_.weights) return {};
     const attn::TransformerSpec& s = model_.weights->spec;
-    return tr("%1 · %2 layers × %3 heads · n_embd %4 · %5")
-        .arg(QFileInfo(sourcePath_).fileName().isEmpty() ? sourcePath_
-                                                         : QFileInfo(sourcePath_).fileName())
+    const QString name = QFileInfo(sourcePath_).fileName().isEmpty()
+                             ? sourcePath_
+                             : QFileInfo(sourcePath_).fileName();
+    const QString family = QString::fromStdString(attn::family_name(s.family));
+    const QString dtype = QString::fromStdString(model_.weights->dtype);
+    if (s.num_kv_heads == s.num_heads)
+        return tr("%1 · %2 · %3 layers × %4 heads · n_embd %5 · %6")
+            .arg(name, family)
+            .arg(s.num_layers)
+            .arg(s.num_heads)
+            .arg(s.d_model)
+            .arg(dtype);
+    // Grouped-query attention: each K/V head serves num_heads / num_kv_heads query heads.
+    return tr("%1 · %2 · %3 layers × %4 query heads sharing %5 K/V heads (%6 each) · n_embd %7 "
+              "· %8")
+        .arg(name, family)
         .arg(s.num_layers)
         .arg(s.num_heads)
+        .arg(s.num_kv_heads)
+        .arg(s.num_heads / s.num_kv_heads)
         .arg(s.d_model)
-        .arg(QString::fromStdString(model_.weights->dtype));
+        .arg(dtype);
 }
 
 void ModelSession::setLoading(bool loading) {

@@ -30,7 +30,9 @@
 #include "app/gui/export_flow.h"
 #include "app/gui/threads_menu.h"
 #include "app/gui/window_geometry.h"
+#include "app/io/gguf.h"
 #include "app/io/hf_cache.h"
+#include "app/io/model_store.h"
 #include "model/attention_layer_step.h"
 #include "views/explore_lines_view.h"
 #include "views/model_heads_mosaic.h"
@@ -181,6 +183,7 @@ void ModelWindow::buildMenus() {
     fileMenu_ = menuBar()->addMenu(QString());
     openAction_ = fileMenu_->addAction(QString(), this, &ModelWindow::openModelWithDialog);
     openAction_->setShortcut(QKeySequence::Open);
+    openGgufAction_ = fileMenu_->addAction(QString(), this, &ModelWindow::openGgufWithDialog);
     openDumpAction_ = fileMenu_->addAction(QString(), this, &ModelWindow::openDumpWithDialog);
     openDumpAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     cachedMenu_ = fileMenu_->addMenu(QString());
@@ -215,31 +218,33 @@ void ModelWindow::buildMenus() {
 }
 
 QList<QAction*> ModelWindow::windowActions() const {
-    return {openAction_,        openDumpAction_, exportHeadAction_, exportLayerAction_,
-            exportChartAction_, closeAction_,    generateAction_,   generateManyAction_,
-            stopAction_,        resetAction_};
+    return {openAction_,         openGgufAction_,    openDumpAction_, exportHeadAction_,
+            exportLayerAction_,  exportChartAction_, closeAction_,    generateAction_,
+            generateManyAction_, stopAction_,        resetAction_};
 }
 
 void ModelWindow::retranslate() {
     setWindowTitle(tr("Attention Visualizer — a real model"));
     welcomeText_->setText(tr(
         "<h2>No model open</h2>"
-        "<p>Open a GPT-2 model (gpt2, distilgpt2, gpt2-medium, gpt2-large or a fine-tune of "
-        "them) to see what its trained heads look at on your own text. A model is a folder from "
-        "the <a href=\"https://huggingface.co/gpt2\">Hugging Face Hub</a> with "
-        "<code>config.json</code>, <code>model.safetensors</code> and <code>vocab.json</code> + "
-        "<code>merges.txt</code> (or <code>tokenizer.json</code>). To download GPT-2 small "
-        "(about 500 MB):</p>"
+        "<p>Open a model to see what its trained heads look at on your own text: GPT-2, Llama "
+        "2/3 (and TinyLlama, SmolLM), Mistral, Qwen2/2.5 or Qwen3. A model is a folder from the "
+        "<a href=\"https://huggingface.co/gpt2\">Hugging Face Hub</a> with "
+        "<code>config.json</code>, <code>model.safetensors</code> and "
+        "<code>tokenizer.json</code> (or <code>vocab.json</code> + <code>merges.txt</code>), a "
+        "<code>.gguf</code> file (Q4_K_M, Q5_K_M, Q8_0, F16 …) or a model Ollama pulled. To "
+        "download GPT-2 small (about 500 MB):</p>"
         "<pre>pip install huggingface_hub\n"
         "huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt</pre>"
-        "<p>Models downloaded this way are listed below and open by a double click. An "
-        "attention dump saved from any model (<code>.npy</code> or <code>.safetensors</code>, "
-        "the README shows how) opens the same way.</p>"
+        "<p>Models in the Hugging Face cache and in Ollama's store are listed below and open by "
+        "a double click. An attention dump saved from any model (<code>.npy</code> or "
+        "<code>.safetensors</code>, the README shows how) opens the same way.</p>"
         "<p>The tutorial's walkthrough does not need a model: it stays in the main window.</p>"));
     welcomeOpen_->setText(tr("Open model folder…"));
     welcomeDump_->setText(tr("Open attention dump…"));
-    cachedHeading_->setText(tr("In the Hugging Face cache (%1):")
-                                .arg(QDir::toNativeSeparators(attn::huggingFaceHubCache())));
+    cachedHeading_->setText(tr("In the Hugging Face cache (%1) and Ollama's store (%2):")
+                                .arg(QDir::toNativeSeparators(attn::huggingFaceHubCache()),
+                                     QDir::toNativeSeparators(attn::ollamaModelsFolder())));
     recentHeading_->setText(tr("Recent:"));
     loadingText_->setText(tr("Loading the model… the window stays usable; Cancel stops it."));
     cancel_->setText(tr("Cancel"));
@@ -266,8 +271,9 @@ void ModelWindow::retranslate() {
     reset_->setText(tr("Back to the text"));
     fileMenu_->setTitle(tr("&File"));
     openAction_->setText(tr("&Open model folder…"));
+    openGgufAction_->setText(tr("Open &GGUF file…"));
     openDumpAction_->setText(tr("Open attention &dump…"));
-    cachedMenu_->setTitle(tr("Models in the &Hugging Face cache"));
+    cachedMenu_->setTitle(tr("Models on this &computer"));
     recentMenu_->setTitle(tr("&Recent"));
     exportMenu_->setTitle(tr("&Export"));
     exportHeadAction_->setText(tr("&Head figure…"));
@@ -290,13 +296,15 @@ void ModelWindow::changeEvent(QEvent* event) {
 
 void ModelWindow::refreshWelcome() {
     cached_->clear();
-    for (const attn::CachedModel& m : attn::listCachedModels()) {
+    for (const attn::LocalModel& m : attn::listLocalModels()) {
+        const QString size = views::shortestText(static_cast<float>(m.parameters) / 1e9f);
         auto* item = new QListWidgetItem(
-            m.gpt2 ? m.name : tr("%1 (not a GPT-2 model: cannot be run here)").arg(m.name),
+            m.supported ? tr("%1 · %2 · %3B parameters · %4").arg(m.name, m.family, size, m.dtype)
+                        : tr("%1 (cannot be opened: %2)").arg(m.name, m.reason.left(120)),
             cached_);
-        item->setData(Qt::UserRole, m.folder);
-        item->setToolTip(QDir::toNativeSeparators(m.folder));
-        if (!m.gpt2) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+        item->setData(Qt::UserRole, m.path);
+        item->setToolTip(m.supported ? QDir::toNativeSeparators(m.path) : m.reason);
+        if (!m.supported) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
     }
     if (cached_->count() == 0) {
         auto* item = new QListWidgetItem(tr("(no models found)"), cached_);
@@ -317,7 +325,7 @@ void ModelWindow::refreshRecentMenu() {
         QAction* a = recentMenu_->addAction(QDir::toNativeSeparators(path));
         a->setEnabled(QFileInfo::exists(path));
         connect(a, &QAction::triggered, this, [this, path] {
-            if (QFileInfo(path).isFile())
+            if (QFileInfo(path).isFile() && !attn::looksLikeGguf(path))
                 openDump(path);
             else
                 openModel(path);
@@ -328,17 +336,19 @@ void ModelWindow::refreshRecentMenu() {
 
 void ModelWindow::refreshCachedMenu() {
     cachedMenu_->clear();
-    const std::vector<attn::CachedModel> models = attn::listCachedModels();
-    for (const attn::CachedModel& m : models) {
+    const std::vector<attn::LocalModel> models = attn::listLocalModels();
+    for (const attn::LocalModel& m : models) {
         QAction* a = cachedMenu_->addAction(m.name);
-        a->setEnabled(m.gpt2);
-        const QString folder = m.folder;
-        connect(a, &QAction::triggered, this, [this, folder] { openModel(folder); });
+        a->setEnabled(m.supported);
+        a->setToolTip(m.supported ? QDir::toNativeSeparators(m.path) : m.reason);
+        const QString path = m.path;
+        connect(a, &QAction::triggered, this, [this, path] { openModel(path); });
     }
     if (models.empty())
         cachedMenu_
-            ->addAction(
-                tr("No models in %1").arg(QDir::toNativeSeparators(attn::huggingFaceHubCache())))
+            ->addAction(tr("No models in %1 or %2")
+                            .arg(QDir::toNativeSeparators(attn::huggingFaceHubCache()),
+                                 QDir::toNativeSeparators(attn::ollamaModelsFolder())))
             ->setEnabled(false);
 }
 
@@ -394,6 +404,9 @@ void ModelWindow::updateView() {
     tokens_->setGenerated(v.promptTokens);
     const bool ready = !v.attentions.empty() && !v.attentions.front().empty();
     mosaic_->setAttentions(ready ? v.attentions : std::vector<std::vector<attn::Matrix>>{});
+    mosaic_->setKvHeads(session_->model().weights
+                            ? static_cast<int>(session_->model().weights->spec.num_kv_heads)
+                            : 0);
     if (ready) {
         layer_ = std::min(layer_, static_cast<int>(v.attentions.size()) - 1);
         head_ = std::min(head_, static_cast<int>(v.attentions.front().size()) - 1);
@@ -481,10 +494,12 @@ void ModelWindow::updateGenerationControls() {
     const attn::TransformerSpec& s = session_->model().weights->spec;
     const int newTokens = static_cast<int>(v.ids.size()) - v.promptTokens;
     QString text = tr("%n generated, ", nullptr, newTokens) +
-                   tr("kv_cache: %1 tokens × %2 layers × n_embd %3 × 2 (K and V) × 4 bytes = %4")
+                   tr("kv_cache: %1 tokens × %2 layers × %3 K/V heads × head_dim %4 × 2 (K and "
+                      "V) × 4 bytes = %5")
                        .arg(v.ids.size())
                        .arg(s.num_layers)
-                       .arg(s.kv_width())
+                       .arg(s.num_kv_heads)
+                       .arg(s.head_dim)
                        .arg(bytesText(v.cacheBytes));
     if (v.cachedVsFull >= 0.0f)
         text += tr(" · cached rows vs one full pass: max |difference| %1")
@@ -506,9 +521,15 @@ void ModelWindow::showMessage(const QString& message, bool error) {
 }
 
 void ModelWindow::openModelWithDialog() {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model folder"),
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder"),
                                                              attn::huggingFaceHubCache());
     if (!folder.isEmpty()) openModel(folder);
+}
+
+void ModelWindow::openGgufWithDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a GGUF model file"),
+                                                      QDir::homePath(), tr("GGUF models (*.gguf)"));
+    if (!path.isEmpty()) openModel(path);
 }
 
 void ModelWindow::openDumpWithDialog() {

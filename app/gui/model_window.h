@@ -97,6 +97,7 @@ public slots:
     // File ▸ Open model folder…: a folder dialog, then openModel().
     void openModelWithDialog();
     void openDumpWithDialog();
+    void openGgufWithDialog();
 
 private:
     // Tokens the "Generate" button with a count adds.
@@ -177,6 +178,7 @@ private:
     ThreadsMenu* threadsMenu_ = nullptr;
     QAction* openAction_ = nullptr;
     QAction* openDumpAction_ = nullptr;
+    QAction* openGgufAction_ = nullptr;
     QAction* exportHeadAction_ = nullptr;
     QAction* exportLayerAction_ = nullptr;
     QAction* exportChartAction_ = nullptr;

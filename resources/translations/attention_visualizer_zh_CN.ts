@@ -891,10 +891,6 @@
 <context>
     <name>ModelSession</name>
     <message>
-        <source>%1 · %2 layers × %3 heads · n_embd %4 · %5</source>
-        <translation>%1 · %2 层 × %3 个头 · n_embd %4 · %5</translation>
-    </message>
-    <message>
         <source>%1 · %2 layers × %3 heads · %4 × %5 · %6</source>
         <translation>%1 · %2 层 × %3 个头 · %4 × %5 · %6</translation>
     </message>
@@ -911,6 +907,14 @@
     <message>
         <source>The model reads at most n_positions = %1 tokens: nothing more can be generated.</source>
         <translation>模型最多读取 n_positions = %1 个词元：无法再生成更多内容。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers × %4 heads · n_embd %5 · %6</source>
+        <translation>%1 · %2 · %3 层 × %4 个头 · n_embd %5 · %6</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers × %4 query heads sharing %5 K/V heads (%6 each) · n_embd %7 · %8</source>
+        <translation>%1 · %2 · %3 层 × %4 个查询头，共享 %5 个 K/V 头（每个 %6 个）· n_embd %7 · %8</translation>
     </message>
 </context>
 <context>
@@ -940,22 +944,12 @@
         <translation>Attention Visualizer — 真实模型</translation>
     </message>
     <message>
-        <source>&lt;h2&gt;No model open&lt;/h2&gt;&lt;p&gt;Open a GPT-2 model (gpt2, distilgpt2, gpt2-medium, gpt2-large or a fine-tune of them) to see what its trained heads look at on your own text. A model is a folder from the &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; with &lt;code&gt;config.json&lt;/code&gt;, &lt;code&gt;model.safetensors&lt;/code&gt; and &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt; (or &lt;code&gt;tokenizer.json&lt;/code&gt;). To download GPT-2 small (about 500 MB):&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
-huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;Models downloaded this way are listed below and open by a double click. An attention dump saved from any model (&lt;code&gt;.npy&lt;/code&gt; or &lt;code&gt;.safetensors&lt;/code&gt;, the README shows how) opens the same way.&lt;/p&gt;&lt;p&gt;The tutorial&apos;s walkthrough does not need a model: it stays in the main window.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;尚未打开模型&lt;/h2&gt;&lt;p&gt;打开一个 GPT-2 模型（gpt2、distilgpt2、gpt2-medium、gpt2-large 或它们的微调版本），看看训练好的各个头在你自己的文本上关注什么。模型是来自 &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; 的一个文件夹，包含 &lt;code&gt;config.json&lt;/code&gt;、&lt;code&gt;model.safetensors&lt;/code&gt; 以及 &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt;（或 &lt;code&gt;tokenizer.json&lt;/code&gt;）。下载 GPT-2 small（约 500 MB）：&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
-huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;用这种方式下载的模型会列在下方，双击即可打开。从任意模型保存的注意力转储（&lt;code&gt;.npy&lt;/code&gt; 或 &lt;code&gt;.safetensors&lt;/code&gt;，做法见 README）也以同样方式打开。&lt;/p&gt;&lt;p&gt;教程的演练不需要模型：它仍在主窗口中进行。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Open model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
         <source>Open attention dump…</source>
         <translation>打开注意力转储…</translation>
-    </message>
-    <message>
-        <source>In the Hugging Face cache (%1):</source>
-        <translation>Hugging Face 缓存中（%1）：</translation>
     </message>
     <message>
         <source>Recent:</source>
@@ -1040,10 +1034,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>打开注意力转储(&amp;D)…</translation>
     </message>
     <message>
-        <source>Models in the &amp;Hugging Face cache</source>
-        <translation>Hugging Face 缓存中的模型(&amp;H)</translation>
-    </message>
-    <message>
         <source>&amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1076,16 +1066,8 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <source>%1 (not a GPT-2 model: cannot be run here)</source>
-        <translation>%1（不是 GPT-2 模型：无法在此运行）</translation>
-    </message>
-    <message>
         <source>(no models found)</source>
         <translation>（未找到模型）</translation>
-    </message>
-    <message>
-        <source>No models in %1</source>
-        <translation>%1 中没有模型</translation>
     </message>
     <message numerus="yes">
         <source>%n tokens</source>
@@ -1108,16 +1090,8 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         </translation>
     </message>
     <message>
-        <source>kv_cache: %1 tokens × %2 layers × n_embd %3 × 2 (K and V) × 4 bytes = %4</source>
-        <translation>kv_cache：%1 个词元 × %2 层 × n_embd %3 × 2（K 和 V）× 4 字节 = %4</translation>
-    </message>
-    <message>
         <source> · cached rows vs one full pass: max |difference| %1</source>
         <translation> · 缓存计算的行与一次完整计算相比：最大 |差值| %1</translation>
-    </message>
-    <message>
-        <source>Open a GPT-2 model folder</source>
-        <translation>打开 GPT-2 模型文件夹</translation>
     </message>
     <message>
         <source>Open an attention dump</source>
@@ -1138,6 +1112,52 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>An attention dump: its tokens and weights are the file&apos;s</source>
         <translation>注意力转储：词元和权重都来自文件</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;No model open&lt;/h2&gt;&lt;p&gt;Open a model to see what its trained heads look at on your own text: GPT-2, Llama 2/3 (and TinyLlama, SmolLM), Mistral, Qwen2/2.5 or Qwen3. A model is a folder from the &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; with &lt;code&gt;config.json&lt;/code&gt;, &lt;code&gt;model.safetensors&lt;/code&gt; and &lt;code&gt;tokenizer.json&lt;/code&gt; (or &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt;), a &lt;code&gt;.gguf&lt;/code&gt; file (Q4_K_M, Q5_K_M, Q8_0, F16 …) or a model Ollama pulled. To download GPT-2 small (about 500 MB):&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
+huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;Models in the Hugging Face cache and in Ollama&apos;s store are listed below and open by a double click. An attention dump saved from any model (&lt;code&gt;.npy&lt;/code&gt; or &lt;code&gt;.safetensors&lt;/code&gt;, the README shows how) opens the same way.&lt;/p&gt;&lt;p&gt;The tutorial&apos;s walkthrough does not need a model: it stays in the main window.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;尚未打开模型&lt;/h2&gt;&lt;p&gt;打开一个模型，看看训练好的各个头在你自己的文本上关注什么：GPT-2、Llama 2/3（以及 TinyLlama、SmolLM）、Mistral、Qwen2/2.5 或 Qwen3。模型可以是来自 &lt;a href=&quot;https://huggingface.co/gpt2&quot;&gt;Hugging Face Hub&lt;/a&gt; 的文件夹，包含 &lt;code&gt;config.json&lt;/code&gt;、&lt;code&gt;model.safetensors&lt;/code&gt; 和 &lt;code&gt;tokenizer.json&lt;/code&gt;（或 &lt;code&gt;vocab.json&lt;/code&gt; + &lt;code&gt;merges.txt&lt;/code&gt;），也可以是 &lt;code&gt;.gguf&lt;/code&gt; 文件（Q4_K_M、Q5_K_M、Q8_0、F16 …）或 Ollama 拉取的模型。下载 GPT-2 small（约 500 MB）：&lt;/p&gt;&lt;pre&gt;pip install huggingface_hub
+huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.txt&lt;/pre&gt;&lt;p&gt;Hugging Face 缓存和 Ollama 模型库中的模型会列在下方，双击即可打开。从任意模型保存的注意力转储（&lt;code&gt;.npy&lt;/code&gt; 或 &lt;code&gt;.safetensors&lt;/code&gt;，做法见 README）也以同样方式打开。&lt;/p&gt;&lt;p&gt;教程的演练不需要模型：它仍在主窗口中进行。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>In the Hugging Face cache (%1) and Ollama&apos;s store (%2):</source>
+        <translation>Hugging Face 缓存（%1）和 Ollama 模型库（%2）中：</translation>
+    </message>
+    <message>
+        <source>Open &amp;GGUF file…</source>
+        <translation>打开 GGUF 文件(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>Models on this &amp;computer</source>
+        <translation>本机上的模型(&amp;C)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3B parameters · %4</source>
+        <translation>%1 · %2 · %3B 参数 · %4</translation>
+    </message>
+    <message>
+        <source>%1 (cannot be opened: %2)</source>
+        <translation>%1（无法打开：%2）</translation>
+    </message>
+    <message>
+        <source>No models in %1 or %2</source>
+        <translation>%1 和 %2 中没有模型</translation>
+    </message>
+    <message>
+        <source>kv_cache: %1 tokens × %2 layers × %3 K/V heads × head_dim %4 × 2 (K and V) × 4 bytes = %5</source>
+        <translation>kv_cache：%1 个词元 × %2 层 × %3 个 K/V 头 × head_dim %4 × 2（K 和 V）× 4 字节 = %5</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model file</source>
+        <translation>打开 GGUF 模型文件</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
     </message>
 </context>
 <context>
@@ -2553,6 +2573,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>No attention weights yet.</source>
         <translation>尚无注意力权重。</translation>
+    </message>
+    <message>
+        <source>Reads K/V head %1, which query heads %2–%3 share: the same keys, its own queries.</source>
+        <translation>读取 K/V 头 %1，查询头 %2–%3 共享它：键相同，查询各自不同。</translation>
     </message>
 </context>
 <context>
