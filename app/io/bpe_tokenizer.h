@@ -25,10 +25,12 @@
 //   (byte_fallback) or the unknown token; then the same merges. A GGUF "llama" vocabulary has
 //   scores instead of merges, and merges as SentencePiece does: the adjacent pair whose joined
 //   text is a token with the highest score, leftmost among equals.
-// With ignore_merges (Llama 3) a word that is itself a token is that token.
+// With ignore_merges (Llama 3) a word that is itself a token is that token. Added tokens are found
+// in the text as written (their "normalized" flag is not read); lstrip/rstrip ones take the white
+// space beside them, single_word ones match only where no letter, number or "_" touches them.
 //
-// Letters and numbers are Qt's Unicode tables (Unicode 15 in Qt 6.5+, 14 in 6.4): a character
-// assigned later counts as neither.
+// Letters and numbers in patterns are PCRE2's Unicode tables (the PCRE2 that Qt uses: Debian 12's
+// 10.42 has Unicode 14): a character assigned later counts as neither.
 //
 // Loading is a pure function from bytes to a tokenizer or to one message naming the file, the
 // line and column where it can, the problem and the fix.

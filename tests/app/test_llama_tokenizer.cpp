@@ -289,6 +289,77 @@ private slots:
         }
     }
 
+    // Split's behaviors as Hugging Face defines them (Tokenizers.js lacks the merged ones, so
+    // these are worked out by hand): "a-b--c" split at "-", each piece then merged on its own
+    // with the merges "a -", "- b", "- -", "-- c", "- c".
+    void splitBehaviors_data() {
+        QTest::addColumn<QJsonObject>("split");
+        QTest::addColumn<QStringList>("tokens");
+        const auto split = [](const char* behavior, bool invert = false) {
+            return QJsonObject{{"type", "Split"},
+                               {"pattern", QJsonObject{{"String", "-"}}},
+                               {"behavior", behavior},
+                               {"invert", invert}};
+        };
+        QTest::newRow("Isolated") << split("Isolated") << QStringList{"a", "-", "b", "-", "-", "c"};
+        QTest::newRow("Removed") << split("Removed") << QStringList{"a", "b", "c"};
+        QTest::newRow("MergedWithPrevious")
+            << split("MergedWithPrevious") << QStringList{"a-", "b", "-", "-", "c"};
+        QTest::newRow("MergedWithNext")
+            << split("MergedWithNext") << QStringList{"a", "-b", "-", "-c"};
+        QTest::newRow("Contiguous") << split("Contiguous") << QStringList{"a", "-", "b", "--", "c"};
+        // invert: the text between the dashes is what matched.
+        QTest::newRow("Removed inverted") << split("Removed", true) << QStringList{"-", "--"};
+        QTest::newRow("Digits") << QJsonObject{{"type", "Digits"}, {"individual_digits", false}}
+                                << QStringList{"a", "-b",
+                                               "--c"};  // no digits: one piece, merged whole
+    }
+    void splitBehaviors() {
+        QFETCH(QJsonObject, split);
+        QFETCH(QStringList, tokens);
+        const QJsonObject vocab{{"a", 0},  {"b", 1},  {"c", 2},   {"-", 3}, {"a-", 4},
+                                {"-b", 5}, {"--", 6}, {"--c", 7}, {"-c", 8}};
+        const QJsonObject root{
+            {"pre_tokenizer", split},
+            {"model", QJsonObject{{"type", "BPE"},
+                                  {"vocab", vocab},
+                                  {"merges", QJsonArray{"a -", "- b", "- -", "-- c", "- c"}}}}};
+        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(json(root));
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QStringList got;
+        for (const int id : r.tokenizer->encode(u"a-b--c")) got << r.tokenizer->token(id);
+        QCOMPARE(got, tokens);
+    }
+
+    // Normalizers and decoders the reference files do not use.
+    void otherSteps() {
+        QJsonObject vocab;
+        const QString letters = QStringLiteral("abcdefghijklmnopqrstuvwxyz0123456789 _é");
+        for (qsizetype i = 0; i < letters.size(); ++i) vocab.insert(letters.mid(i, 1), int(i));
+        const QJsonObject root{
+            {"normalizer",
+             QJsonObject{
+                 {"type", "Sequence"},
+                 {"normalizers",
+                  QJsonArray{QJsonObject{{"type", "NFKC"}}, QJsonObject{{"type", "Lowercase"}},
+                             QJsonObject{{"type", "Replace"},
+                                         {"pattern", QJsonObject{{"Regex", "\\s+"}}},
+                                         {"content", "_"}}}}}},
+            {"pre_tokenizer", QJsonObject{{"type", "Digits"}, {"individual_digits", true}}},
+            {"decoder", QJsonObject{{"type", "Sequence"},
+                                    {"decoders", QJsonArray{QJsonObject{{"type", "Fuse"}},
+                                                            QJsonObject{{"type", "Strip"},
+                                                                        {"content", "_"},
+                                                                        {"start", 0},
+                                                                        {"stop", 2}}}}}},
+            {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", QJsonArray{}}}}};
+        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(json(root));
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        // NFKC makes "ﬁ" "fi" and "①" "1"; Lowercase, then runs of white space become "_".
+        const std::vector<int> ids = r.tokenizer->encode(u"ＡＢ ﬁ\t\t①2é___");
+        QCOMPARE(*r.tokenizer->decode(ids).text, QStringLiteral("ab_fi_12é_"));
+    }
+
     // Long hostile inputs stay fast in every form: a SentencePiece-style text is one word (no
     // pre-tokenizer), so its merging must be O(n log n); patterns must not backtrack badly.
     void speed() {
