@@ -308,11 +308,11 @@ private slots:
         QTest::newRow("MergedWithNext")
             << split("MergedWithNext") << QStringList{"a", "-b", "-", "-c"};
         QTest::newRow("Contiguous") << split("Contiguous") << QStringList{"a", "-", "b", "--", "c"};
-        // invert: the text between the dashes is what matched.
-        QTest::newRow("Removed inverted") << split("Removed", true) << QStringList{"-", "--"};
+        // invert: the text between the dashes is what matched; each dash stays its own piece.
+        QTest::newRow("Removed inverted") << split("Removed", true) << QStringList{"-", "-", "-"};
+        // No digits: one piece, merged whole.
         QTest::newRow("Digits") << QJsonObject{{"type", "Digits"}, {"individual_digits", false}}
-                                << QStringList{"a", "-b",
-                                               "--c"};  // no digits: one piece, merged whole
+                                << QStringList{"a-", "b", "--c"};
     }
     void splitBehaviors() {
         QFETCH(QJsonObject, split);
