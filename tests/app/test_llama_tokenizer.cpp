@@ -8,8 +8,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <atomic>
 #include <map>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "app/io/bpe_tokenizer.h"
@@ -358,6 +360,24 @@ private slots:
         // NFKC makes "ﬁ" "fi" and "①" "1"; Lowercase, then runs of white space become "_".
         const std::vector<int> ids = r.tokenizer->encode(u"ＡＢ ﬁ\t\t①2é___");
         QCOMPARE(*r.tokenizer->decode(ids).text, QStringLiteral("ab_fi_12é_"));
+    }
+
+    // One tokenizer (and its shared compiled patterns) used from several threads at once gives
+    // every thread the reference ids.
+    void severalThreads() {
+        const auto t = tokenizerNamed("qwen2-style");
+        const ref::Tokenizer& reference = referenceNamed("qwen2-style");
+        std::atomic<int> wrong{0};
+        std::vector<std::thread> threads;
+        for (int k = 0; k < 4; ++k) {
+            threads.emplace_back([&] {
+                for (int round = 0; round < 20; ++round)
+                    for (const ref::Case& c : reference.cases)
+                        if (t->encode(QString::fromUtf8(c.text)) != c.ids) ++wrong;
+            });
+        }
+        for (std::thread& thread : threads) thread.join();
+        QCOMPARE(wrong.load(), 0);
     }
 
     // Long hostile inputs stay fast in every form: a SentencePiece-style text is one word (no
