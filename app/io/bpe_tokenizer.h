@@ -86,7 +86,8 @@ struct GgufVocab {
 
 class BpeTokenizer {
 public:
-    // Reads `folder`/tokenizer.json if it exists, else `folder`/vocab.json and merges.txt.
+    // Reads `folder`/tokenizer.json (and tokenizer_config.json beside it, if there) if it exists,
+    // else `folder`/vocab.json and merges.txt.
     // Errors name the file ("vocab.json: ..."); the caller names the folder.
     static BpeLoadResult load(const QString& folder);
     // The same from bytes (what load reads, and what the fuzzer feeds).
@@ -97,8 +98,9 @@ public:
                                            const QByteArray& tokenizerConfigJson);
     // A GGUF file's embedded vocabulary: "llama" (SentencePiece, merged by score) or "gpt2"
     // (byte-level BPE, words cut by the patterns llama.cpp gives `pre`). Control and
-    // user-defined tokens are split out of the text as added tokens. Errors begin with
-    // "the GGUF tokenizer".
+    // user-defined tokens are split out of the text as added tokens. Without addBos, BOS is added
+    // as llama.cpp adds it by default: for "llama" and Llama 3's pre-tokenizers. Errors begin
+    // with "the GGUF tokenizer".
     static BpeLoadResult fromGgufVocab(const GgufVocab& vocab);
     static BpeLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
                                             const QByteArray& mergesTxt);
