@@ -25,10 +25,12 @@
 //   (byte_fallback) or the unknown token; then the same merges. A GGUF "llama" vocabulary has
 //   scores instead of merges, and merges as SentencePiece does: the adjacent pair whose joined
 //   text is a token with the highest score, leftmost among equals.
-// With ignore_merges (Llama 3) a word that is itself a token is that token.
+// With ignore_merges (Llama 3) a word that is itself a token is that token. Added tokens are found
+// in the text as written (their "normalized" flag is not read); lstrip/rstrip ones take the white
+// space beside them, single_word ones match only where no letter, number or "_" touches them.
 //
-// Letters and numbers are Qt's Unicode tables (Unicode 15 in Qt 6.5+, 14 in 6.4): a character
-// assigned later counts as neither.
+// Letters and numbers in patterns are PCRE2's Unicode tables (the PCRE2 that Qt uses: Debian 12's
+// 10.42 has Unicode 14): a character assigned later counts as neither.
 //
 // Loading is a pure function from bytes to a tokenizer or to one message naming the file, the
 // line and column where it can, the problem and the fix.
@@ -84,7 +86,8 @@ struct GgufVocab {
 
 class BpeTokenizer {
 public:
-    // Reads `folder`/tokenizer.json if it exists, else `folder`/vocab.json and merges.txt.
+    // Reads `folder`/tokenizer.json (and tokenizer_config.json beside it, if there) if it exists,
+    // else `folder`/vocab.json and merges.txt.
     // Errors name the file ("vocab.json: ..."); the caller names the folder.
     static BpeLoadResult load(const QString& folder);
     // The same from bytes (what load reads, and what the fuzzer feeds).
@@ -95,8 +98,9 @@ public:
                                            const QByteArray& tokenizerConfigJson);
     // A GGUF file's embedded vocabulary: "llama" (SentencePiece, merged by score) or "gpt2"
     // (byte-level BPE, words cut by the patterns llama.cpp gives `pre`). Control and
-    // user-defined tokens are split out of the text as added tokens. Errors begin with
-    // "the GGUF tokenizer".
+    // user-defined tokens are split out of the text as added tokens. Without addBos, BOS is added
+    // as llama.cpp adds it by default: for "llama" and Llama 3's pre-tokenizers. Errors begin
+    // with "the GGUF tokenizer".
     static BpeLoadResult fromGgufVocab(const GgufVocab& vocab);
     static BpeLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
                                             const QByteArray& mergesTxt);

@@ -70,7 +70,8 @@ const skeletons = {
     version: '1.0', truncation: null, padding: null,
     added_tokens: [addedToken(50256, '<|endoftext|>'), addedToken(50257, '<|im_start|>'),
                    addedToken(50258, '<|im_end|>'), addedToken(50259, '<tool_call>', false),
-                   addedToken(50260, '<mask>', true, { lstrip: true })],
+                   addedToken(50260, '<mask>', true, { lstrip: true }),
+                   addedToken(50261, '<sep>', true, { rstrip: true })],
     normalizer: { type: 'NFC' },
     pre_tokenizer: { type: 'Sequence', pretokenizers: [
       { type: 'Split', pattern: { Regex: QWEN2_PATTERN }, behavior: 'Isolated', invert: false },
@@ -136,6 +137,7 @@ const cases = [
   ['sentencepiece_specials', '<s>Hello</s> world <unk>'],
   ['non_special_added', 'call <tool_call>{"x": 1}</tool_call>'],
   ['lstrip_token', 'the answer is   <mask> here'],
+  ['rstrip_token', 'one<sep>   two <sep>\nthree'],
   ['special_glued', 'x<|endoftext|>y<|endoftext|><|endoftext|>'],
   ['empty', ''],
 ];
