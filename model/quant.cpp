@@ -205,8 +205,8 @@ bool cpu_has(QuantIsa isa) {
     switch (isa) {
         case QuantIsa::Avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
-                   __builtin_cpu_supports("f16c");
+                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
         case QuantIsa::Avx2:
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                    __builtin_cpu_supports("f16c");
@@ -255,7 +255,11 @@ qk::RowKernels row_kernels(QuantIsa isa, GgmlType type) {
                                : isa == QuantIsa::Avx2 ? qk::avx2_kernels(type)
                                                        : qk::RowKernels{};
     if (vec.dequantize != nullptr) k.dequantize = vec.dequantize;
-    if (vec.dot != nullptr) k.dot = vec.dot;
+    if (vec.dot != nullptr) {
+        k.dot = vec.dot;
+        k.prepare = vec.prepare;
+        k.prepared_per_block = vec.prepared_per_block;
+    }
     return k;
 }
 
@@ -323,11 +327,19 @@ void quant_matvec(QuantIsa isa, const QuantMatrix& w, const float* x, float* y) 
     check_matrix(w);
     const Eigen::Index blocks = checked_blocks(w.type, w.cols);
     const std::size_t row_bytes = quant_row_bytes(w.type, w.cols);
-    const qk::DotFn dot = row_kernels(isa, w.type).dot;
+    const qk::RowKernels k = row_kernels(isa, w.type);
     const auto* data = static_cast<const std::uint8_t*>(w.data);
     if (blocks == 0) {
         std::fill(y, y + w.rows, 0.0f);
         return;
+    }
+    // The activations in the layout the type's dot reads, once for every row.
+    std::vector<float> prepared;
+    const float* xs = x;
+    if (k.prepare != nullptr) {
+        prepared.resize(static_cast<std::size_t>(blocks * k.prepared_per_block));
+        k.prepare(x, blocks, prepared.data());
+        xs = prepared.data();
     }
     use_engine_threads();
     // Rows in chunks of 16 so a thread's rows are contiguous in memory (one stream to prefetch).
@@ -339,7 +351,7 @@ void quant_matvec(QuantIsa isa, const QuantMatrix& w, const float* x, float* y) 
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index end = std::min(w.rows, (c + 1) * kChunk);
         for (Eigen::Index r = c * kChunk; r < end; ++r)
-            y[r] = dot(data + row_bytes * static_cast<std::size_t>(r), x, blocks);
+            y[r] = k.dot(data + row_bytes * static_cast<std::size_t>(r), xs, blocks);
     }
 }
 

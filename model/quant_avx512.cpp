@@ -11,6 +11,9 @@
 #endif
 #include <immintrin.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "quant_kernels.h"
 
 namespace attn::quant_kernels {
@@ -19,9 +22,9 @@ namespace {
 
 using std::uint8_t;
 
-#define QUANT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,fma,f16c")))
+#define QUANT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c")))
 #define QUANT_AVX512_INLINE \
-    __attribute__((target("avx512f,avx512bw,avx512vl,fma,f16c"), always_inline)) inline
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c"), always_inline)) inline
 
 QUANT_AVX512_INLINE float half512(const uint8_t* p) { return _cvtsh_ss(load_u16(p)); }
 
@@ -36,6 +39,19 @@ QUANT_AVX512_INLINE __m512i sbytes_to_i32(const uint8_t* p) {
 QUANT_AVX512_INLINE __m512 iota512(float first) {
     return _mm512_add_ps(_mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                          _mm512_set1_ps(first));
+}
+
+// A block's bytes kPrefetchAhead further on, asked for while this block is summed. The hardware
+// prefetcher alone falls behind a loop this busy (it stops at each 4 KB page, and the
+// out-of-order window reaches only a block or two ahead): measured on Zen 4, 2 KB ahead lifts
+// Q4_K's matrix-vector product from 7.3 to 9.4 GB/s out of cache.
+constexpr Index kPrefetchAhead = 2048;
+
+template <int kBytes>
+QUANT_AVX512_INLINE void prefetch_ahead(const uint8_t* p) {
+#pragma GCC unroll 4
+    for (int at = 0; at < kBytes; at += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchAhead + at), _MM_HINT_T0);
 }
 
 // Bits 0-3 of every byte from a, bits 4-7 from b: a ternary-logic select with the mask 0x0F in
@@ -143,23 +159,36 @@ struct Q8_0 {
     }
 };
 
-// The eight (d · scale, dmin · min) pairs of a Q4_K / Q5_K block, exact products.
-QUANT_AVX512_INLINE void k_scales(const uint8_t* p, float* d_scale, float* d_min) {
-    const float d = half512(p), dmin = half512(p + 2);
-    for (int j = 0; j < 8; ++j) {
-        int sc = 0, m = 0;
-        scale_min_k4(j, p + 4, sc, m);
-        d_scale[j] = d * static_cast<float>(sc);
-        d_min[j] = dmin * static_cast<float>(m);
-    }
+// The eight d · scale and dmin · min of a Q4_K / Q5_K block, exact products: the 6-bit fields
+// unpacked with ggml's masks (scales to bytes 0-7, mins to bytes 8-15), then widened at once.
+// Lanes 0-7 = d · scale, 8-15 = dmin · min of the eight sub-blocks, exact products.
+QUANT_AVX512_INLINE __m512 k_scales(const uint8_t* p) {
+    std::uint32_t u[4];
+    std::memcpy(u, p + 4, 12);
+    constexpr std::uint32_t k6 = 0x3F3F3F3F, k4 = 0x0F0F0F0F, k2 = 0x03030303;
+    u[3] = ((u[2] >> 4) & k4) | (((u[1] >> 6) & k2) << 4);
+    const std::uint32_t mins_low = u[1] & k6;
+    u[1] = (u[2] & k4) | (((u[0] >> 6) & k2) << 4);
+    u[2] = mins_low;
+    u[0] &= k6;
+    const __m512 fields = _mm512_cvtepi32_ps(bytes_to_i32(reinterpret_cast<const uint8_t*>(u)));
+    const __m512 factors =
+        _mm512_insertf32x8(_mm512_set1_ps(half512(p)), _mm256_set1_ps(half512(p + 2)), 1);
+    return _mm512_mul_ps(fields, factors);
+}
+
+// The same as 16 floats in memory: [0, 8) scales, [8, 16) mins.
+QUANT_AVX512_INLINE void k_scales(const uint8_t* p, float* scales_mins) {
+    _mm512_store_ps(scales_mins, k_scales(p));
 }
 
 struct Q4_K {
     static constexpr int kValues = 256, kBytes = 144;
     template <class Sink>
     QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int) {
-        float d_scale[8], d_min[8];
-        k_scales(p, d_scale, d_min);
+        alignas(64) float d_scale[16];
+        k_scales(p, d_scale);
+        const float* d_min = d_scale + 8;
         const __m512 iota = iota512(0.0f);
 #pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {
@@ -183,8 +212,9 @@ struct Q5_K {
     static constexpr int kValues = 256, kBytes = 176;
     template <class Sink>
     QUANT_AVX512_INLINE static void block(const uint8_t* p, Index col, Sink& s, int) {
-        float d_scale[8], d_min[8];
-        k_scales(p, d_scale, d_min);
+        alignas(64) float d_scale[16];
+        k_scales(p, d_scale);
+        const float* d_min = d_scale + 8;
         const __m512 iota = iota512(0.0f), iota16 = iota512(16.0f);
         // qh[l]'s bit 2j (2j + 1) is the fifth bit of value l of sub-block 2j (2j + 1).
         __m512i h0 = bytes_to_i32(p + 16), h1 = bytes_to_i32(p + 32);
@@ -259,11 +289,15 @@ QUANT_AVX512 float dot512(const uint8_t* row, const float* x, Index blocks) {
     Index i = 0;
     if constexpr (T::kValues == 32) {
         for (; i + 2 <= blocks; i += 2) {
+            prefetch_ahead<2 * T::kBytes>(row + i * T::kBytes);
             T::block(row + i * T::kBytes, i * 32, s, 0);
             T::block(row + (i + 1) * T::kBytes, (i + 1) * 32, s, 2);
         }
     }
-    for (; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    for (; i < blocks; ++i) {
+        prefetch_ahead<T::kBytes>(row + i * T::kBytes);
+        T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    }
     return s.total();
 }
 
@@ -273,18 +307,90 @@ QUANT_AVX512 void dequantize512(const uint8_t* row, float* dst, Index blocks) {
     for (Index i = 0; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
 }
 
+// ---- Q4_K folded: Σ w · x = Σ over sub-blocks of d1 · Σ q · x - m1 · Σ x -------------------
+// The dot reads the quants as 32-bit words, four bytes to a lane, and takes each nibble out with
+// one AND: the nibble at bit s of a word is q · 2^s, a float exactly after an unsigned
+// conversion, so prepare stores x scaled by 2^-s in the order the words give, with each
+// sub-block's Σ x after it. No shuffle is left in the inner loop: the permute tables above run
+// at a third of this speed on Zen 4, whose 512-bit shuffles are the slowest of its operations.
+// An activation below 2^-98 loses bits to the scaling (it becomes subnormal).
+constexpr Index kQ4KPrepared = 264;  // 256 activations in word order, then 8 sub-block sums
+
+void prepare_q4_k(const float* x, Index blocks, float* out) {
+    for (Index b = 0; b < blocks; ++b, x += 256, out += kQ4KPrepared) {
+        for (int u = 0; u < 2; ++u)
+            for (int k = 0; k < 4; ++k)
+                for (int h = 0; h < 2; ++h) {
+                    const float scale = std::ldexp(1.0f, -(8 * k + 4 * h));
+                    float* o = out + 16 * (8 * u + 2 * k + h);
+                    for (int i = 0; i < 16; ++i)
+                        o[i] = x[128 * u + 64 * (i / 8) + 32 * h + 4 * (i % 8) + k] * scale;
+                }
+        for (int sub = 0; sub < 8; ++sub) {
+            float sum = 0.0f;
+            for (int l = 0; l < 32; ++l) sum += x[32 * sub + l];
+            out[256 + sub] = sum;
+        }
+    }
+}
+
+QUANT_AVX512 float dot_q4_k512(const uint8_t* row, const float* xp, Index blocks) {
+    __m512i masks[8];
+    for (int k = 0; k < 4; ++k)
+        for (int h = 0; h < 2; ++h)
+            masks[2 * k + h] = _mm512_set1_epi32(static_cast<int>(0xFu << (8 * k + 4 * h)));
+    // Lanes 0-7 of words u (64 bytes) hold sub-block 4u + h's quants, lanes 8-15 4u + 2 + h's.
+    const __m512i lo = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    __m256 acc_min = _mm256_setzero_ps();
+    for (Index b = 0; b < blocks; ++b, row += 144, xp += kQ4KPrepared) {
+        prefetch_ahead<144>(row);
+        const __m512 sm = k_scales(row);
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; ++u) {
+            const __m512i v = _mm512_loadu_si512(row + 16 + 64 * u);
+            const float* x = xp + 128 * u;
+            __m512 p0 = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[0])),
+                                      _mm512_loadu_ps(x));
+            __m512 p1 = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[1])),
+                                      _mm512_loadu_ps(x + 16));
+#pragma GCC unroll 3
+            for (int k = 1; k < 4; ++k) {
+                p0 = _mm512_fmadd_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[2 * k])),
+                                     _mm512_loadu_ps(x + 32 * k), p0);
+                p1 = _mm512_fmadd_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[2 * k + 1])),
+                                     _mm512_loadu_ps(x + 32 * k + 16), p1);
+            }
+            const __m512i pick = _mm512_add_epi32(lo, _mm512_set1_epi32(4 * u));
+            acc0 = _mm512_fmadd_ps(p0, _mm512_permutexvar_ps(pick, sm), acc0);
+            acc1 = _mm512_fmadd_ps(
+                p1, _mm512_permutexvar_ps(_mm512_add_epi32(pick, _mm512_set1_epi32(1)), sm), acc1);
+        }
+        acc_min =
+            _mm256_fmadd_ps(_mm512_extractf32x8_ps(sm, 1), _mm256_loadu_ps(xp + 256), acc_min);
+    }
+    const __m256 m = acc_min;
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    v = _mm_add_ss(v, _mm_movehdup_ps(v));
+    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) - _mm_cvtss_f32(v);
+}
+
 // ---- float rows: 64 values per pass, the tail masked ----------------------------------------
 struct F32 {
+    static constexpr int kBytes = 4;
     QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
         return _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(p) + j);
     }
 };
 struct F16 {
+    static constexpr int kBytes = 2;
     QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
         return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p + 2 * j));
     }
 };
 struct BF16 {
+    static constexpr int kBytes = 2;
     QUANT_AVX512_INLINE static __m512 load(const uint8_t* p, Index j, __mmask16 m) {
         const __m512i h = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p + 2 * j));
         return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
@@ -297,6 +403,7 @@ QUANT_AVX512 float dot_float512(const uint8_t* row, const float* x, Index n) {
     s.start();
     Index j = 0;
     for (; j + 64 <= n; j += 64) {
+        prefetch_ahead<64 * T::kBytes>(row + j * T::kBytes);
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) s.put(k, T::load(row, j + 16 * k, 0xFFFF), j + 16 * k);
     }
@@ -340,7 +447,7 @@ RowKernels avx512_kernels(GgmlType type) {
         case GgmlType::Q8_0:
             return {dequantize512<Q8_0>, dot512<Q8_0>};
         case GgmlType::Q4_K:
-            return {dequantize512<Q4_K>, dot512<Q4_K>};
+            return {dequantize512<Q4_K>, dot_q4_k512, prepare_q4_k, kQ4KPrepared};
         case GgmlType::Q5_K:
             return {dequantize512<Q5_K>, dot512<Q5_K>};
         case GgmlType::Q6_K:
