@@ -307,21 +307,30 @@ QUANT_AVX512 void dequantize512(const uint8_t* row, float* dst, Index blocks) {
     for (Index i = 0; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
 }
 
-// ---- Q4_K folded: Σ w · x = Σ over sub-blocks of d1 · Σ q · x - m1 · Σ x -------------------
-// The dot reads the quants as 32-bit words, four bytes to a lane, and takes each nibble out with
-// one AND: the nibble at bit s of a word is q · 2^s, a float exactly after an unsigned
-// conversion, so prepare stores x scaled by 2^-s in the order the words give, with each
-// sub-block's Σ x after it. No shuffle is left in the inner loop: the permute tables above run
-// at a third of this speed on Zen 4, whose 512-bit shuffles are the slowest of its operations.
-// An activation below 2^-98 loses bits to the scaling (it becomes subnormal).
-constexpr Index kQ4KPrepared = 264;  // 256 activations in word order, then 8 sub-block sums
+// ---- K types folded: Σ w · x = Σ over sub-blocks of d1 · Σ q · x - m1 · Σ x ----------------
+// These dots read the quants as 32-bit words, four bytes to a lane, and take byte k's value out
+// with one AND: (word & mask << 8k) is q · 2^8k, a float exactly after an unsigned conversion,
+// so prepare stores x in the order the words give, scaled by 2^-8k, with the sub-blocks' Σ x
+// after it (the min or offset terms, once per sub-block). Zen 4's 512-bit permutes run at a
+// fraction of its other operations' rate, so the loops use few: Q4_K's low nibbles go through
+// the 16-entry table (half the nibbles each way measured fastest), nothing else does. An
+// activation below 2^-98 loses bits to the scaling (it becomes subnormal).
+//
+// Word order, per 256-value block: 16 vectors of 16 lanes; vector 8u + 2k + h (Q4_K, Q5_K) or
+// 8n + 4v + k (Q6_K) lane i reads the value named below.
+constexpr Index kKPrepared = 272;  // 256 activations in word order, then up to 16 group sums
 
-void prepare_q4_k(const float* x, Index blocks, float* out) {
-    for (Index b = 0; b < blocks; ++b, x += 256, out += kQ4KPrepared) {
+// Q4_K / Q5_K: 64-byte word u holds chunks 2u (lanes 0-7) and 2u + 1 (lanes 8-15) of 32 bytes;
+// nibble h of byte k of lane i is value 64 · chunk + 32h + 4 · (i % 8) + k. Q4_K's high nibbles
+// (h = 1) are taken at bit 8k + 4 and scaled so; Q5_K's 5-bit values are assembled in bytes.
+template <bool kQ4K>
+void prepare_k_words(const float* x, Index blocks, float* out) {
+    for (Index b = 0; b < blocks; ++b, x += 256, out += kKPrepared) {
         for (int u = 0; u < 2; ++u)
             for (int k = 0; k < 4; ++k)
                 for (int h = 0; h < 2; ++h) {
-                    const float scale = std::ldexp(1.0f, -(8 * k + 4 * h));
+                    const int shift = kQ4K ? (h == 0 ? 0 : 8 * k + 4) : 8 * k;
+                    const float scale = std::ldexp(1.0f, -shift);
                     float* o = out + 16 * (8 * u + 2 * k + h);
                     for (int i = 0; i < 16; ++i)
                         o[i] = x[128 * u + 64 * (i / 8) + 32 * h + 4 * (i % 8) + k] * scale;
@@ -334,46 +343,165 @@ void prepare_q4_k(const float* x, Index blocks, float* out) {
     }
 }
 
-QUANT_AVX512 float dot_q4_k512(const uint8_t* row, const float* xp, Index blocks) {
-    __m512i masks[8];
+QUANT_AVX512_INLINE float reduce256(__m256 m) {
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    v = _mm_add_ss(v, _mm_movehdup_ps(v));
+    return _mm_cvtss_f32(v);
+}
+
+// Σ over k of value(k) · x[16k, 16k + 16): value(k) = (v & mask << 8k) as a float.
+QUANT_AVX512_INLINE __m512 word_dot(__m512i v, const __m512i* masks, const float* x, int step) {
+    __m512 p = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[0])), _mm512_loadu_ps(x));
+#pragma GCC unroll 3
+    for (int k = 1; k < 4; ++k)
+        p = _mm512_fmadd_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[k])),
+                            _mm512_loadu_ps(x + step * k), p);
+    return p;
+}
+
+QUANT_AVX512_INLINE void masks_of(std::uint32_t mask, int first_shift, __m512i* masks) {
     for (int k = 0; k < 4; ++k)
-        for (int h = 0; h < 2; ++h)
-            masks[2 * k + h] = _mm512_set1_epi32(static_cast<int>(0xFu << (8 * k + 4 * h)));
-    // Lanes 0-7 of words u (64 bytes) hold sub-block 4u + h's quants, lanes 8-15 4u + 2 + h's.
+        masks[k] = _mm512_set1_epi32(static_cast<int>(mask << (first_shift + 8 * k)));
+}
+
+// The sub-block scale of each lane of word u, half h: lanes 0-7 sub-block 4u + h, 8-15 4u + 2 + h.
+QUANT_AVX512_INLINE __m512 k_lane_scales(__m512 sm, int u, int h) {
     const __m512i lo = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2);
+    return _mm512_permutexvar_ps(_mm512_add_epi32(lo, _mm512_set1_epi32(4 * u + h)), sm);
+}
+
+QUANT_AVX512 float dot_q4_k512(const uint8_t* row, const float* xp, Index blocks) {
+    __m512i high[4];
+    masks_of(0xF, 4, high);
+    const __m512 iota = iota512(0.0f);
     __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
     __m256 acc_min = _mm256_setzero_ps();
-    for (Index b = 0; b < blocks; ++b, row += 144, xp += kQ4KPrepared) {
+    for (Index b = 0; b < blocks; ++b, row += 144, xp += kKPrepared) {
         prefetch_ahead<144>(row);
         const __m512 sm = k_scales(row);
 #pragma GCC unroll 2
         for (int u = 0; u < 2; ++u) {
             const __m512i v = _mm512_loadu_si512(row + 16 + 64 * u);
             const float* x = xp + 128 * u;
-            __m512 p0 = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[0])),
-                                      _mm512_loadu_ps(x));
-            __m512 p1 = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[1])),
-                                      _mm512_loadu_ps(x + 16));
+            __m512 p0 = _mm512_mul_ps(_mm512_permutexvar_ps(v, iota), _mm512_loadu_ps(x));
 #pragma GCC unroll 3
-            for (int k = 1; k < 4; ++k) {
-                p0 = _mm512_fmadd_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[2 * k])),
+            for (int k = 1; k < 4; ++k)
+                p0 = _mm512_fmadd_ps(_mm512_permutexvar_ps(
+                                         _mm512_srli_epi32(v, 8u * static_cast<unsigned>(k)), iota),
                                      _mm512_loadu_ps(x + 32 * k), p0);
-                p1 = _mm512_fmadd_ps(_mm512_cvtepu32_ps(_mm512_and_si512(v, masks[2 * k + 1])),
-                                     _mm512_loadu_ps(x + 32 * k + 16), p1);
-            }
-            const __m512i pick = _mm512_add_epi32(lo, _mm512_set1_epi32(4 * u));
-            acc0 = _mm512_fmadd_ps(p0, _mm512_permutexvar_ps(pick, sm), acc0);
-            acc1 = _mm512_fmadd_ps(
-                p1, _mm512_permutexvar_ps(_mm512_add_epi32(pick, _mm512_set1_epi32(1)), sm), acc1);
+            const __m512 p1 = word_dot(v, high, x + 16, 32);
+            acc0 = _mm512_fmadd_ps(p0, k_lane_scales(sm, u, 0), acc0);
+            acc1 = _mm512_fmadd_ps(p1, k_lane_scales(sm, u, 1), acc1);
         }
         acc_min =
             _mm256_fmadd_ps(_mm512_extractf32x8_ps(sm, 1), _mm256_loadu_ps(xp + 256), acc_min);
     }
-    const __m256 m = acc_min;
-    __m128 v = _mm_add_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
-    v = _mm_add_ss(v, _mm_movehdup_ps(v));
-    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) - _mm_cvtss_f32(v);
+    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) - reduce256(acc_min);
+}
+
+// Q5_K: the fifth bit of value l of sub-block 2c + h is bit 2c + h of qh[l]; qh's 32 bytes sit in
+// both halves of a register, and per 16-bit lane a shift brings the bit for the half's chunk to
+// bit 4 (left by 4 - j for j <= 4, right by j - 4 above).
+QUANT_AVX512 float dot_q5_k512(const uint8_t* row, const float* xp, Index blocks) {
+    __m512i masks[4];
+    masks_of(0x1F, 0, masks);
+    const __m512i nibble = _mm512_set1_epi8(0x0F);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    __m256 acc_min = _mm256_setzero_ps();
+    for (Index b = 0; b < blocks; ++b, row += 176, xp += kKPrepared) {
+        prefetch_ahead<176>(row);
+        const __m512 sm = k_scales(row);
+        const __m512i qh =
+            _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16)));
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; ++u) {
+            const __m512i ql = _mm512_loadu_si512(row + 48 + 64 * u);
+            const float* x = xp + 128 * u;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h) {
+                // bit j = 4u + h (lanes 0-7) or 4u + 2 + h (lanes 8-15) of each qh byte to bit 4
+                const int j = 4 * u + h;
+                const __m512i bits =
+                    u == 0
+                        ? _mm512_sllv_epi16(
+                              qh,
+                              _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(4 - j)),
+                                                 _mm256_set1_epi16(static_cast<short>(2 - j)), 1))
+                        : _mm512_srlv_epi16(
+                              qh,
+                              _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(j - 4)),
+                                                 _mm256_set1_epi16(static_cast<short>(j - 2)), 1));
+                const __m512i low = h == 0 ? ql : _mm512_srli_epi16(ql, 4);
+                const __m512i v = _mm512_ternarylogic_epi32(low, bits, nibble, 0xE4);
+                const __m512 p = word_dot(v, masks, x + 16 * h, 32);
+                if (h == 0)
+                    acc0 = _mm512_fmadd_ps(p, k_lane_scales(sm, u, 0), acc0);
+                else
+                    acc1 = _mm512_fmadd_ps(p, k_lane_scales(sm, u, 1), acc1);
+            }
+        }
+        acc_min =
+            _mm256_fmadd_ps(_mm512_extractf32x8_ps(sm, 1), _mm256_loadu_ps(xp + 256), acc_min);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) - reduce256(acc_min);
+}
+
+// Q6_K: bytes 64n + 4i + k of ql (half n) with their two qh bits, assembled 64 at a time into
+// the 6-bit q as the dequantizing kernel does: word v = 0 holds q1 (lanes 0-7) and q2 (8-15),
+// v = 1 q3 and q4. Value: 128n + 64v + 32 · (i / 8) + 4 · (i % 8) + k; its group of 16 (scale)
+// is 8n + 4v + i / 4. Σ (q - 32) · d · sc · x = Σ_g d · sc_g · (Σ q · x - 32 · Σ_g x).
+void prepare_q6_k(const float* x, Index blocks, float* out) {
+    for (Index b = 0; b < blocks; ++b, x += 256, out += kKPrepared) {
+        for (int n = 0; n < 2; ++n)
+            for (int v = 0; v < 2; ++v)
+                for (int k = 0; k < 4; ++k) {
+                    const float scale = std::ldexp(1.0f, -8 * k);
+                    float* o = out + 16 * (8 * n + 4 * v + k);
+                    for (int i = 0; i < 16; ++i)
+                        o[i] = x[128 * n + 64 * v + 32 * (i / 8) + 4 * (i % 8) + k] * scale;
+                }
+        for (int g = 0; g < 16; ++g) {
+            float sum = 0.0f;
+            for (int l = 0; l < 16; ++l) sum += x[16 * g + l];
+            out[256 + g] = sum;
+        }
+    }
+}
+
+QUANT_AVX512 float dot_q6_k512(const uint8_t* row, const float* xp, Index blocks) {
+    __m512i masks[4];
+    masks_of(0x3F, 0, masks);
+    const __m512i quarter = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+    const __m512i down = _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1);
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps(), acc_off = _mm512_setzero_ps();
+    for (Index b = 0; b < blocks; ++b, row += 210, xp += kKPrepared) {
+        prefetch_ahead<210>(row);
+        const __m512 ds = _mm512_mul_ps(_mm512_set1_ps(half512(row + 208)),
+                                        _mm512_cvtepi32_ps(sbytes_to_i32(row + 192)));
+        acc_off = _mm512_fmadd_ps(ds, _mm512_loadu_ps(xp + 256), acc_off);
+#pragma GCC unroll 2
+        for (int n = 0; n < 2; ++n) {
+            const __m512i ql = _mm512_loadu_si512(row + 64 * n);
+            const __m512i qh = _mm512_broadcast_i64x4(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 128 + 32 * n)));
+            const __m512i v0 = low_nibble_over(ql, _mm512_sllv_epi16(qh, up));
+            const __m512i v1 =
+                low_nibble_over(_mm512_srli_epi16(ql, 4), _mm512_srlv_epi16(qh, down));
+            const float* x = xp + 128 * n;
+            const __m512 p0 = word_dot(v0, masks, x, 16);
+            const __m512 p1 = word_dot(v1, masks, x + 64, 16);
+            acc0 = _mm512_fmadd_ps(
+                p0, _mm512_permutexvar_ps(_mm512_add_epi32(quarter, _mm512_set1_epi32(8 * n)), ds),
+                acc0);
+            acc1 = _mm512_fmadd_ps(
+                p1,
+                _mm512_permutexvar_ps(_mm512_add_epi32(quarter, _mm512_set1_epi32(8 * n + 4)), ds),
+                acc1);
+        }
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) - 32.0f * _mm512_reduce_add_ps(acc_off);
 }
 
 // ---- float rows: 64 values per pass, the tail masked ----------------------------------------
@@ -447,11 +575,11 @@ RowKernels avx512_kernels(GgmlType type) {
         case GgmlType::Q8_0:
             return {dequantize512<Q8_0>, dot512<Q8_0>};
         case GgmlType::Q4_K:
-            return {dequantize512<Q4_K>, dot_q4_k512, prepare_q4_k, kQ4KPrepared};
+            return {dequantize512<Q4_K>, dot_q4_k512, prepare_k_words<true>, kKPrepared};
         case GgmlType::Q5_K:
-            return {dequantize512<Q5_K>, dot512<Q5_K>};
+            return {dequantize512<Q5_K>, dot_q5_k512, prepare_k_words<false>, kKPrepared};
         case GgmlType::Q6_K:
-            return {dequantize512<Q6_K>, dot512<Q6_K>};
+            return {dequantize512<Q6_K>, dot_q6_k512, prepare_q6_k, kKPrepared};
         default:
             return {};
     }
