@@ -1,10 +1,12 @@
 // The AVX-512 row kernels (quant_kernels.h). Each block type is one function producing the
 // block's weights 16 at a time in vector registers, exactly as ggml's reference computes them;
-// a "sink" then either stores them (dequantize) or multiplies them into accumulators (dot).
-// 4- and 5-bit values become floats through a table lookup: the 16 (or 32) possible weights of
-// a sub-block, d · q - m for every q, are computed once per sub-block with one FMA, and each
-// weight is then one permute of that table by its nibble (permutexvar reads only an index's low
-// 4 bits, so a nibble needs no masking).
+// a "sink" then either stores them (dequantize) or multiplies them into accumulators (the dot
+// of Q4_0..Q5_1). 4- and 5-bit values become floats through a table lookup: the 16 (or 32)
+// possible weights of a sub-block, d · q - m for every q, are computed once per sub-block with
+// one FMA, and each weight is then one permute of that table by its nibble (permutexvar reads
+// only an index's low 4 bits, so a nibble needs no masking). The dots of the K types and Q8_0,
+// the formats of most model files, fold the scales instead (further down): fewer operations per
+// weight, and fewer 512-bit permutes, the slowest operations on Zen 4.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"

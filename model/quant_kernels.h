@@ -4,9 +4,10 @@
 //   dot         Σ_c W[c] · x[c] over the row, in float
 //   prepare     when not null: x rearranged once per product for dot, which then reads the
 //               prepared floats (prepared_per_block per block) instead of x
-// The vector versions compute each weight exactly as the reference does (the products of scales
-// and quants are exact in float; the one rounding of "d · q - m" is an FMA's) and sum in several
-// float accumulators.
+// The vector versions dequantize exactly as the reference does (the products of scales and
+// quants are exact in float; the one rounding of "d · q - m" is an FMA's). Their dots either sum
+// those weights times x in several float accumulators, or fold a block's scales out of the sum
+// (d · Σ q · x - m · Σ x): the same value to float precision, not bit for bit.
 #pragma once
 
 #include <Eigen/Core>
