@@ -34,6 +34,15 @@ QUANT_AVX2_INLINE __m256i bit_to_16(__m256i bytes, int bit) {
                              4);
 }
 
+// A block's bytes 6 KB further on asked into the L2 cache, as the AVX-512 kernels do (measured
+// there: the hardware prefetcher alone falls behind these loops).
+template <int kBytes>
+QUANT_AVX2_INLINE void prefetch_ahead(const uint8_t* p) {
+#pragma GCC unroll 4
+    for (int at = 0; at < kBytes; at += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(p + 6144 + at), _MM_HINT_T1);
+}
+
 struct Dot256 {
     const float* x;
     __m256 acc[4];
@@ -237,11 +246,15 @@ QUANT_AVX2 float dot256(const uint8_t* row, const float* x, Index blocks) {
     Index i = 0;
     if constexpr (T::kValues == 32) {
         for (; i + 2 <= blocks; i += 2) {
+            prefetch_ahead<2 * T::kBytes>(row + i * T::kBytes);
             T::block(row + i * T::kBytes, i * 32, s, 0);
             T::block(row + (i + 1) * T::kBytes, (i + 1) * 32, s, 2);
         }
     }
-    for (; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    for (; i < blocks; ++i) {
+        prefetch_ahead<T::kBytes>(row + i * T::kBytes);
+        T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    }
     return s.total();
 }
 
@@ -282,6 +295,7 @@ QUANT_AVX2 float dot_float256(const uint8_t* row, const float* x, Index n) {
     s.start();
     Index j = 0;
     for (; j + 32 <= n; j += 32) {
+        prefetch_ahead<32 * T::kBytes>(row + j * T::kBytes);
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) s.put(k, T::load(row, j + 8 * k), j + 8 * k);
     }

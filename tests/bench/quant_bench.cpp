@@ -160,7 +160,7 @@ void register_quant_benchmarks(bool real_time) {
         const std::string name = attn::ggml_type_traits(static_cast<std::uint32_t>(type)).name;
         auto* b =
             benchmark::RegisterBenchmark(("BM_QuantMatmul/" + name).c_str(), BM_QuantMatmul, type);
-        b->Arg(128)->Unit(benchmark::kMillisecond);
+        b->Arg(4)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
         if (real_time) b->UseRealTime();
     }
 }
