@@ -166,17 +166,20 @@ struct Q8_0 {
 // unpacked with ggml's masks (scales to bytes 0-7, mins to bytes 8-15), then widened at once.
 // Lanes 0-7 = d · scale, 8-15 = dmin · min of the eight sub-blocks, exact products.
 QUANT_AVX512_INLINE __m512 k_scales(const uint8_t* p) {
-    std::uint32_t u[4];
-    std::memcpy(u, p + 4, 12);
-    constexpr std::uint32_t k6 = 0x3F3F3F3F, k4 = 0x0F0F0F0F, k2 = 0x03030303;
-    u[3] = ((u[2] >> 4) & k4) | (((u[1] >> 6) & k2) << 4);
-    const std::uint32_t mins_low = u[1] & k6;
-    u[1] = (u[2] & k4) | (((u[0] >> 6) & k2) << 4);
-    u[2] = mins_low;
-    u[0] &= k6;
-    const __m512 fields = _mm512_cvtepi32_ps(bytes_to_i32(reinterpret_cast<const uint8_t*>(u)));
+    // d, dmin and the 12 bytes of fields in one 16-byte load; fields q0, q1, q2 = dwords 1-3
+    const __m128i all = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i a = _mm_shuffle_epi32(all, _MM_SHUFFLE(3, 2, 3, 1));  // q0 q2 q1 q2
+    const __m128i b = _mm_shuffle_epi32(all, _MM_SHUFFLE(2, 2, 1, 1));  // q0 q0 q1 q1
+    // scales 0-3, 4-7, mins 0-3, 4-7: low 6 bits, or low (high) nibble plus 2 bits from q0 (q1)
+    const __m128i low =
+        _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
+                      _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+    const __m128i high =
+        _mm_and_si128(_mm_srli_epi32(b, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    const __m512 fields = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_or_si128(low, high)));
     const __m512 factors =
-        _mm512_insertf32x8(_mm512_set1_ps(half512(p)), _mm256_set1_ps(half512(p + 2)), 1);
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+                              _mm512_castps128_ps512(_mm_cvtph_ps(all)));  // d, dmin
     return _mm512_mul_ps(fields, factors);
 }
 
