@@ -196,6 +196,13 @@ void TestQuant::matmulEqualsTheDoubleSum() {
             attn::Matrix y = attn::Matrix::Constant(tokens, rows, NAN);
             attn::quant_matmul(QuantMatrix{type_of(c), c.bytes, rows, cols}, x, y);
             for (int t = 0; t < tokens; ++t) {
+                if (tokens <= 32) {  // the row dots: each token's row is its matvec's, bit for bit
+                    std::vector<float> alone(static_cast<std::size_t>(rows));
+                    attn::quant_matvec(QuantMatrix{type_of(c), c.bytes, rows, cols},
+                                       x.row(t).data(), alone.data());
+                    const attn::RowVector row = y.row(t);
+                    QVERIFY(std::memcmp(row.data(), alone.data(), alone.size() * 4) == 0);
+                }
                 const double error = worst_relative_error(w, rows, cols, x.row(t).data(),
                                                           attn::RowVector(y.row(t)).data());
                 QVERIFY2(error <= 1e-5, qPrintable(QStringLiteral("T %1, %2 x %3: error %4")
