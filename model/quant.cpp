@@ -205,8 +205,8 @@ bool cpu_has(QuantIsa isa) {
     switch (isa) {
         case QuantIsa::Avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
-                   __builtin_cpu_supports("f16c");
+                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
         case QuantIsa::Avx2:
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                    __builtin_cpu_supports("f16c");
@@ -255,7 +255,11 @@ qk::RowKernels row_kernels(QuantIsa isa, GgmlType type) {
                                : isa == QuantIsa::Avx2 ? qk::avx2_kernels(type)
                                                        : qk::RowKernels{};
     if (vec.dequantize != nullptr) k.dequantize = vec.dequantize;
-    if (vec.dot != nullptr) k.dot = vec.dot;
+    if (vec.dot != nullptr) {
+        k.dot = vec.dot;
+        k.prepare = vec.prepare;
+        k.prepared_per_block = vec.prepared_per_block;
+    }
     return k;
 }
 
@@ -319,15 +323,32 @@ void quant_row(const QuantMatrix& w, Eigen::Index r, float* dst) {
         dst, w.cols);
 }
 
-void quant_matvec(QuantIsa isa, const QuantMatrix& w, const float* x, float* y) {
+namespace {
+
+// y[t · ldy + r] = W[r, :] · x[t, :] for the T rows of x: each weight row read from memory once
+// and summed against every token while it sits in the L1 cache.
+void dot_rows(QuantIsa isa, const QuantMatrix& w, const float* x, Eigen::Index x_stride,
+              Eigen::Index tokens, float* y, Eigen::Index ldy) {
     check_matrix(w);
     const Eigen::Index blocks = checked_blocks(w.type, w.cols);
     const std::size_t row_bytes = quant_row_bytes(w.type, w.cols);
-    const qk::DotFn dot = row_kernels(isa, w.type).dot;
+    const qk::RowKernels k = row_kernels(isa, w.type);
     const auto* data = static_cast<const std::uint8_t*>(w.data);
     if (blocks == 0) {
-        std::fill(y, y + w.rows, 0.0f);
+        for (Eigen::Index t = 0; t < tokens; ++t)
+            std::fill(y + t * ldy, y + t * ldy + w.rows, 0.0f);
         return;
+    }
+    // The activations in the layout the type's dot reads, once for every row.
+    std::vector<float> prepared;
+    const float* xs = x;
+    Eigen::Index xs_stride = x_stride;
+    if (k.prepare != nullptr) {
+        xs_stride = blocks * k.prepared_per_block;
+        prepared.resize(static_cast<std::size_t>(tokens * xs_stride));
+        for (Eigen::Index t = 0; t < tokens; ++t)
+            k.prepare(x + t * x_stride, blocks, prepared.data() + t * xs_stride);
+        xs = prepared.data();
     }
     use_engine_threads();
     // Rows in chunks of 16 so a thread's rows are contiguous in memory (one stream to prefetch).
@@ -338,9 +359,18 @@ void quant_matvec(QuantIsa isa, const QuantMatrix& w, const float* x, float* y) 
 #pragma omp parallel for schedule(static) if (parallel)
     for (Eigen::Index c = 0; c < chunks; ++c) {
         const Eigen::Index end = std::min(w.rows, (c + 1) * kChunk);
-        for (Eigen::Index r = c * kChunk; r < end; ++r)
-            y[r] = dot(data + row_bytes * static_cast<std::size_t>(r), x, blocks);
+        for (Eigen::Index r = c * kChunk; r < end; ++r) {
+            const std::uint8_t* row = data + row_bytes * static_cast<std::size_t>(r);
+            for (Eigen::Index t = 0; t < tokens; ++t)
+                y[t * ldy + r] = k.dot(row, xs + t * xs_stride, blocks);
+        }
     }
+}
+
+}  // namespace
+
+void quant_matvec(QuantIsa isa, const QuantMatrix& w, const float* x, float* y) {
+    dot_rows(isa, w, x, w.cols, 1, y, w.rows);
 }
 
 void quant_matvec(const QuantMatrix& w, const float* x, float* y) {
@@ -358,8 +388,12 @@ void quant_matmul(const QuantMatrix& w, ConstMatrixRef x, MatrixRef y) {
         throw AttentionError(msg.str());
     }
     if (x.rows() == 0 || w.rows == 0) return;
-    if (x.rows() == 1 && x.cols() > 0) {
-        quant_matvec(w, x.data(), y.data());
+    // Up to 32 tokens the row-by-row dots (a pass of arithmetic per token over weights read once)
+    // beat dequantizing panels for gemm: a 4096 × 4096 Q4_K or Q8_0 weight measured 3.6x faster
+    // at 4 tokens, even at 16 and 32, 2x slower at 64 and 128, where gemm's rate takes over.
+    constexpr Eigen::Index kFewTokens = 32;
+    if (x.rows() <= kFewTokens || x.cols() == 0) {
+        dot_rows(quant_isa(), w, x.data(), x.outerStride(), x.rows(), y.data(), y.outerStride());
         return;
     }
     use_engine_threads();

@@ -42,9 +42,10 @@ void quant_row(const QuantMatrix& w, Eigen::Index r, float* dst);
 // one thread in one order, so any thread count gives the same bits.
 void quant_matvec(const QuantMatrix& w, const float* x, float* y);
 
-// y (T, rows) = x (T, cols) · Wᵀ for a prompt's T tokens. One token runs quant_matvec; more
-// dequantize panels of rows into each thread's float scratch and multiply them with gemm, so no
-// float copy of the whole weight exists at once.
+// y (T, rows) = x (T, cols) · Wᵀ for a prompt's T tokens. Up to 32 tokens, quant_matvec's dots
+// for every token while each weight row sits in the L1 cache (row t of y = quant_matvec of row t
+// of x, bit for bit); more tokens dequantize panels of 64 rows into each thread's float scratch
+// and multiply them with gemm, so no float copy of the whole weight exists at once.
 void quant_matmul(const QuantMatrix& w, ConstMatrixRef x, MatrixRef y);
 
 // The kernel versions, for tests and benchmarks: the one chosen for this CPU, whether this CPU

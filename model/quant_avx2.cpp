@@ -34,6 +34,15 @@ QUANT_AVX2_INLINE __m256i bit_to_16(__m256i bytes, int bit) {
                              4);
 }
 
+// A block's bytes 6 KB further on asked into the L2 cache, as the AVX-512 kernels do (measured
+// there: the hardware prefetcher alone falls behind these loops).
+template <int kBytes>
+QUANT_AVX2_INLINE void prefetch_ahead(const uint8_t* p) {
+#pragma GCC unroll 4
+    for (int at = 0; at < kBytes; at += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(p + 6144 + at), _MM_HINT_T1);
+}
+
 struct Dot256 {
     const float* x;
     __m256 acc[4];
@@ -143,14 +152,26 @@ struct Q8_0 {
     }
 };
 
+// The eight d · scale and dmin · min of a Q4_K / Q5_K block, exact products: the 6-bit fields
+// unpacked from one 16-byte load with ggml's masks on 32-bit lanes (scales to bytes 0-7, mins
+// to bytes 8-15), as the AVX-512 kernels do.
 QUANT_AVX2_INLINE void k_scales(const uint8_t* p, float* d_scale, float* d_min) {
-    const float d = half256(p), dmin = half256(p + 2);
-    for (int j = 0; j < 8; ++j) {
-        int sc = 0, m = 0;
-        scale_min_k4(j, p + 4, sc, m);
-        d_scale[j] = d * static_cast<float>(sc);
-        d_min[j] = dmin * static_cast<float>(m);
-    }
+    const __m128i all = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i a = _mm_shuffle_epi32(all, _MM_SHUFFLE(3, 2, 3, 1));  // q0 q2 q1 q2
+    const __m128i b = _mm_shuffle_epi32(all, _MM_SHUFFLE(2, 2, 1, 1));  // q0 q0 q1 q1
+    const __m128i low =
+        _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
+                      _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+    const __m128i high =
+        _mm_and_si128(_mm_srli_epi32(b, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    const __m128i fields = _mm_or_si128(low, high);
+    const __m128 d_dmin = _mm_cvtph_ps(all);
+    const __m256 d = _mm256_broadcastss_ps(d_dmin);
+    const __m256 dmin = _mm256_broadcastss_ps(_mm_movehdup_ps(d_dmin));
+    _mm256_storeu_ps(d_scale, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(fields)), d));
+    _mm256_storeu_ps(
+        d_min,
+        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(fields, 8))), dmin));
 }
 
 // Q4_K (qh == nullptr) and Q5_K: sub-block 2j is the low nibbles of 32 bytes (plus bit 2j of
@@ -230,6 +251,64 @@ struct Q6_K {
     }
 };
 
+// Q4_K folded, as the AVX-512 kernel: Σ over sub-blocks of d1 · Σ q · x - m1 · Σ x, the quants
+// read as 32-bit words (byte k, nibble h of lane i is value 64c + 32h + 4i + k of chunk c),
+// against activations prepared in that order once per product, with each sub-block's Σ x.
+constexpr Index kQ4KPrepared256 = 264;
+
+void prepare_q4_k256(const float* x, Index blocks, float* out) {
+    for (Index b = 0; b < blocks; ++b, x += 256, out += kQ4KPrepared256) {
+        for (int c = 0; c < 4; ++c)
+            for (int k = 0; k < 4; ++k)
+                for (int h = 0; h < 2; ++h) {
+                    float* o = out + 8 * (8 * c + 2 * k + h);
+                    for (int i = 0; i < 8; ++i) o[i] = x[64 * c + 32 * h + 4 * i + k];
+                }
+        for (int sub = 0; sub < 8; ++sub) {
+            float sum = 0.0f;
+            for (int l = 0; l < 32; ++l) sum += x[32 * sub + l];
+            out[256 + sub] = sum;
+        }
+    }
+}
+
+QUANT_AVX2 float dot_q4_k256(const uint8_t* row, const float* xp, Index blocks) {
+    const __m256i nibble = _mm256_set1_epi32(0x0F);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc_min = _mm256_setzero_ps();
+    for (Index b = 0; b < blocks; ++b, row += 144, xp += kQ4KPrepared256) {
+        prefetch_ahead<144>(row);
+        alignas(32) float d_scale[8], d_min[8];
+        k_scales(row, d_scale, d_min);
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+            const __m256i v =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16 + 32 * c));
+            const float* x = xp + 64 * c;
+            __m256 p0 =
+                _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(v, nibble)), _mm256_loadu_ps(x));
+            __m256 p1 =
+                _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(v, 4), nibble)),
+                              _mm256_loadu_ps(x + 8));
+#pragma GCC unroll 3
+            for (int k = 1; k < 4; ++k) {
+                const __m256i lo = _mm256_and_si256(_mm256_srli_epi32(v, 8 * k), nibble);
+                const __m256i hi = k == 3
+                                       ? _mm256_srli_epi32(v, 28)
+                                       : _mm256_and_si256(_mm256_srli_epi32(v, 8 * k + 4), nibble);
+                p0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(lo), _mm256_loadu_ps(x + 16 * k), p0);
+                p1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(hi), _mm256_loadu_ps(x + 16 * k + 8), p1);
+            }
+            acc0 = _mm256_fmadd_ps(p0, _mm256_broadcast_ss(d_scale + 2 * c), acc0);
+            acc1 = _mm256_fmadd_ps(p1, _mm256_broadcast_ss(d_scale + 2 * c + 1), acc1);
+        }
+        acc_min = _mm256_fmadd_ps(_mm256_load_ps(d_min), _mm256_loadu_ps(xp + 256), acc_min);
+    }
+    Dot256 s{nullptr, {acc0, acc1, _mm256_setzero_ps(), _mm256_setzero_ps()}};
+    Dot256 m{nullptr, {acc_min, _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()}};
+    return s.total() - m.total();
+}
+
 template <class T>
 QUANT_AVX2 float dot256(const uint8_t* row, const float* x, Index blocks) {
     Dot256 s{x, {}};
@@ -237,11 +316,15 @@ QUANT_AVX2 float dot256(const uint8_t* row, const float* x, Index blocks) {
     Index i = 0;
     if constexpr (T::kValues == 32) {
         for (; i + 2 <= blocks; i += 2) {
+            prefetch_ahead<2 * T::kBytes>(row + i * T::kBytes);
             T::block(row + i * T::kBytes, i * 32, s, 0);
             T::block(row + (i + 1) * T::kBytes, (i + 1) * 32, s, 2);
         }
     }
-    for (; i < blocks; ++i) T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    for (; i < blocks; ++i) {
+        prefetch_ahead<T::kBytes>(row + i * T::kBytes);
+        T::block(row + i * T::kBytes, i * T::kValues, s, 0);
+    }
     return s.total();
 }
 
@@ -282,6 +365,7 @@ QUANT_AVX2 float dot_float256(const uint8_t* row, const float* x, Index n) {
     s.start();
     Index j = 0;
     for (; j + 32 <= n; j += 32) {
+        prefetch_ahead<32 * T::kBytes>(row + j * T::kBytes);
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) s.put(k, T::load(row, j + 8 * k), j + 8 * k);
     }
@@ -314,7 +398,7 @@ RowKernels avx2_kernels(GgmlType type) {
         case GgmlType::Q8_0:
             return {dequantize256<Q8_0>, dot256<Q8_0>};
         case GgmlType::Q4_K:
-            return {dequantize256<Q4_K>, dot256<Q4_K>};
+            return {dequantize256<Q4_K>, dot_q4_k256, prepare_q4_k256, kQ4KPrepared256};
         case GgmlType::Q5_K:
             return {dequantize256<Q5_K>, dot256<Q5_K>};
         case GgmlType::Q6_K:

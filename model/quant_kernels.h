@@ -2,9 +2,12 @@
 // the type (ggml_types.h; a float type's block is one value); every block is whole.
 //   dequantize  dst[0, blocks · block_size) = the row's values, bit for bit as ggml's reference
 //   dot         Σ_c W[c] · x[c] over the row, in float
-// The vector versions compute each weight exactly as the reference does (the products of scales
-// and quants are exact in float; the one rounding of "d · q - m" is an FMA's) and sum in several
-// float accumulators.
+//   prepare     when not null: x rearranged once per product for dot, which then reads the
+//               prepared floats (prepared_per_block per block) instead of x
+// The vector versions dequantize exactly as the reference does (the products of scales and
+// quants are exact in float; the one rounding of "d · q - m" is an FMA's). Their dots either sum
+// those weights times x in several float accumulators, or fold a block's scales out of the sum
+// (d · Σ q · x - m · Σ x): the same value to float precision, not bit for bit.
 #pragma once
 
 #include <Eigen/Core>
@@ -18,10 +21,13 @@ namespace attn::quant_kernels {
 using Index = Eigen::Index;
 using DequantizeFn = void (*)(const std::uint8_t* row, float* dst, Index blocks);
 using DotFn = float (*)(const std::uint8_t* row, const float* x, Index blocks);
+using PrepareFn = void (*)(const float* x, Index blocks, float* prepared);
 
 struct RowKernels {
     DequantizeFn dequantize = nullptr;
     DotFn dot = nullptr;
+    PrepareFn prepare = nullptr;
+    Index prepared_per_block = 0;
 };
 
 // Null members where the version has no kernel for the type.

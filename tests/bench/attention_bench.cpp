@@ -39,6 +39,9 @@
 extern "C" void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
                             const float* a, int lda, const float* b, int ldb, float beta, float* c,
                             int ldc);
+// quant_bench.cpp: BM_QuantMatvec, BM_ReadRoofline, BM_QuantMatmul.
+void register_quant_benchmarks(bool real_time);
+
 extern "C" void eigen_native_sgemm(int m, int n, int k, const float* a, const float* b, float* c,
                                    int threads);
 
@@ -379,6 +382,7 @@ void register_benchmarks(int threads) {
     add("BM_Gpt2Forward", BM_Gpt2Forward, {128, 1024}, benchmark::kMillisecond);
     add("BM_Gpt2DecodeToken", BM_Gpt2DecodeToken, {128, 1024}, benchmark::kMillisecond);
     add("BM_StreamRead", BM_StreamRead, {}, benchmark::kMillisecond);
+    register_quant_benchmarks(threads > 1);
 }
 
 // --threads=N or ATTN_THREADS=N; removed from argv before Google Benchmark parses it.

@@ -34,6 +34,20 @@ def seconds(b):
     return b["cpu_time"] * scale
 
 
+def quant_ratios(runs):
+    """BM_QuantMatvec/<type> bytes/s over BM_ReadRoofline/<type>: the share of a plain read's rate
+    at which a one-token product streams its weights (target >= 0.7)."""
+    types = [n.split("/", 1)[1] for n in runs if n.startswith("BM_QuantMatvec/")]
+    for t in types:
+        roof = runs.get(f"BM_ReadRoofline/{t}")
+        if roof is None:
+            continue
+        got = runs[f"BM_QuantMatvec/{t}"]["bytes_per_second"]
+        r = got / roof["bytes_per_second"]
+        print(f"  QuantMatvec/{t:5} {got / 1e9:6.1f} GB/s / ReadRoofline {roof['bytes_per_second'] / 1e9:5.1f}"
+              f" = {r:.2f}  (>= 0.7)")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench_ratios.py bench.json")
@@ -45,7 +59,7 @@ def main():
     libraries = [n for n in ("BM_GemmOpenBLAS/1024", "BM_GemmBLIS/1024", "BM_GemmEigen/1024")
                  if n in runs and "gflops" in runs[n]]
     best_name = max(libraries, key=lambda n: runs[n]["gflops"]) if libraries else "BM_Gemm/1024"
-    gemm = runs[best_name]["gflops"]
+    gemm = runs[best_name]["gflops"] if best_name in runs else float("nan")
     print(f"reference rate: {best_name} = {gemm:.1f} gflops")
     print(f"{'benchmark':28} {'cpu time':>12} {'gflops':>8} {'/ best':>7}")
     for name, b in runs.items():
@@ -58,6 +72,9 @@ def main():
         return seconds(runs[a]) / seconds(runs[b])
 
     print("\ntargets")
+    if "BM_LayerForward/1024" not in runs:  # a run of the quantized products (and a GEMM) alone
+        quant_ratios(runs)
+        return
     r = runs["BM_Gemm/1024"]["gflops"] / gemm
     print(f"  Gemm/1024 (the engine's product) / {best_name} = {r:.3f}  (>= 0.9)")
     for t in (1024, 2048):
@@ -79,6 +96,7 @@ def main():
     for n in (128, 512, 1024, 2048):
         r = runs[f"BM_DecodeStep/{n}"]["bytes_per_second"] / stream
         print(f"  DecodeStep/{n} bytes/s / StreamRead bytes/s = {r:.2f}  (>= 0.8)")
+    quant_ratios(runs)
     w = seconds(runs["BM_WalkthroughRecompute"]) * 1e3
     e = seconds(runs["BM_ExploreRecompute"]) * 1e3
     print(f"  WalkthroughRecompute = {w:.3f} ms  (< 1 ms)")

@@ -190,12 +190,19 @@ void TestQuant::matmulEqualsTheDoubleSum() {
     const Case& c = quant_reference::kCases[index];
     const std::vector<float> w = reference_values(c);
     for (const auto& [rows, cols] : shapes_of(c)) {
-        for (const int tokens : {1, 5}) {
+        for (const int tokens : {1, 5, 40}) {  // one token, the dots, dequantized panels
             const std::vector<float> xs = random_x(tokens * cols, static_cast<unsigned>(cols));
             const attn::Matrix x = Eigen::Map<const attn::Matrix>(xs.data(), tokens, cols);
             attn::Matrix y = attn::Matrix::Constant(tokens, rows, NAN);
             attn::quant_matmul(QuantMatrix{type_of(c), c.bytes, rows, cols}, x, y);
             for (int t = 0; t < tokens; ++t) {
+                if (tokens <= 32) {  // the row dots: each token's row is its matvec's, bit for bit
+                    std::vector<float> alone(static_cast<std::size_t>(rows));
+                    attn::quant_matvec(QuantMatrix{type_of(c), c.bytes, rows, cols},
+                                       x.row(t).data(), alone.data());
+                    const attn::RowVector row = y.row(t);
+                    QVERIFY(std::memcmp(row.data(), alone.data(), alone.size() * 4) == 0);
+                }
                 const double error = worst_relative_error(w, rows, cols, x.row(t).data(),
                                                           attn::RowVector(y.row(t)).data());
                 QVERIFY2(error <= 1e-5, qPrintable(QStringLiteral("T %1, %2 x %3: error %4")
@@ -218,18 +225,24 @@ void TestQuant::threadsDoNotChangeABit() {
     const std::vector<std::uint8_t> bytes = repeated_rows(c, 1001, w);
     const QuantMatrix m{type_of(c), bytes.data(), 1001, c.cols};
     const std::vector<float> x = random_x(c.cols, 7);
+    // 3 tokens run the row dots, 40 the dequantized panels and gemm.
     const attn::Matrix xs =
         Eigen::Map<const attn::Matrix>(random_x(3 * c.cols, 8).data(), 3, c.cols);
+    const attn::Matrix xl =
+        Eigen::Map<const attn::Matrix>(random_x(40 * c.cols, 9).data(), 40, c.cols);
     std::vector<float> y1(1001), y2(1001);
-    attn::Matrix z1(3, 1001), z2(3, 1001);
+    attn::Matrix z1(3, 1001), z2(3, 1001), l1(40, 1001), l2(40, 1001);
     attn::set_engine_threads(1);
     attn::quant_matvec(isa, m, x.data(), y1.data());
     attn::quant_matmul(m, xs, z1);
+    attn::quant_matmul(m, xl, l1);
     attn::set_engine_threads(2);
     attn::quant_matvec(isa, m, x.data(), y2.data());
     attn::quant_matmul(m, xs, z2);
+    attn::quant_matmul(m, xl, l2);
     QVERIFY(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)) == 0);
     QVERIFY(std::memcmp(z1.data(), z2.data(), static_cast<std::size_t>(z1.size()) * 4) == 0);
+    QVERIFY(std::memcmp(l1.data(), l2.data(), static_cast<std::size_t>(l1.size()) * 4) == 0);
     QVERIFY(worst_relative_error(w, 1001, c.cols, x.data(), y1.data()) <= 1e-5);
 }
 
