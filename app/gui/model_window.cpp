@@ -59,6 +59,19 @@ QString bytesText(qint64 bytes) {
     return QStringLiteral("%1 (%2)").arg(exact, readable);
 }
 
+// "124M", "1.1B": a model's size as people say it; small test models exactly.
+QString parametersText(qint64 parameters) {
+    const auto scaled = [](qint64 n, double unit, const char* suffix) {
+        return QCoreApplication::translate("ModelWindow", suffix)
+            .arg(views::fixedText(static_cast<double>(n) / unit, n >= 10 * unit ? 0 : 1));
+    };
+    if (parameters >= 1000000000)
+        return scaled(parameters, 1e9, QT_TRANSLATE_NOOP("ModelWindow", "%1B parameters"));
+    if (parameters >= 1000000)
+        return scaled(parameters, 1e6, QT_TRANSLATE_NOOP("ModelWindow", "%1M parameters"));
+    return QCoreApplication::translate("ModelWindow", "%1 parameters").arg(parameters);
+}
+
 std::vector<std::string> stdTokens(const QStringList& tokens) {
     std::vector<std::string> out;
     out.reserve(static_cast<std::size_t>(tokens.size()));
@@ -297,9 +310,9 @@ void ModelWindow::changeEvent(QEvent* event) {
 void ModelWindow::refreshWelcome() {
     cached_->clear();
     for (const attn::LocalModel& m : attn::listLocalModels()) {
-        const QString size = views::shortestText(static_cast<float>(m.parameters) / 1e9f);
         auto* item = new QListWidgetItem(
-            m.supported ? tr("%1 · %2 · %3B parameters · %4").arg(m.name, m.family, size, m.dtype)
+            m.supported ? QStringLiteral("%1 · %2 · %3 · %4")
+                              .arg(m.name, m.family, parametersText(m.parameters), m.dtype)
                         : tr("%1 (cannot be opened: %2)").arg(m.name, m.reason.left(120)),
             cached_);
         item->setData(Qt::UserRole, m.path);

@@ -1132,10 +1132,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>本机上的模型(&amp;C)</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3B parameters · %4</source>
-        <translation>%1 · %2 · %3B 参数 · %4</translation>
-    </message>
-    <message>
         <source>%1 (cannot be opened: %2)</source>
         <translation>%1（无法打开：%2）</translation>
     </message>
@@ -1158,6 +1154,18 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>%1B parameters</source>
+        <translation>%1B 参数</translation>
+    </message>
+    <message>
+        <source>%1M parameters</source>
+        <translation>%1M 参数</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 个参数</translation>
     </message>
 </context>
 <context>
