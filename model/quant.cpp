@@ -1,5 +1,7 @@
 #include "quant.h"
 
+#include <cpuid.h>
+
 #include <algorithm>
 #include <bit>
 #include <sstream>
@@ -200,16 +202,22 @@ namespace {
 
 namespace qk = quant_kernels;
 
+// F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
+bool cpu_has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+}
+
 bool cpu_has(QuantIsa isa) {
     __builtin_cpu_init();
     switch (isa) {
         case QuantIsa::Avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                   __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+                   __builtin_cpu_supports("fma") && cpu_has_f16c();
         case QuantIsa::Avx2:
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                   __builtin_cpu_supports("f16c");
+                   cpu_has_f16c();
         case QuantIsa::Portable:
             return true;
     }

@@ -125,6 +125,18 @@ bool readSpec(const GgufFile& file, ModelFamily family, TransformerSpec& s, QStr
         !need("feed_forward_length", &s.d_ff) || !need("attention.head_count", &s.num_heads) ||
         !need("context_length", &s.max_positions))
         return false;
+    // Every layer's tensors must be there before anything is sized by block_count.
+    const QByteArray lastLayer =
+        "blk." + QByteArray::number(static_cast<qint64>(s.num_layers - 1)) + ".attn_norm.weight";
+    if (!file.tensor(lastLayer)) {
+        *error = QStringLiteral(
+                     "%1.block_count is %2 but the file has no %3: it is not a "
+                     "complete model")
+                     .arg(file.architecture())
+                     .arg(s.num_layers)
+                     .arg(QString::fromLatin1(lastLayer));
+        return false;
+    }
     s.num_kv_heads = s.num_heads;
     if (file.value("{arch}.attention.head_count_kv") &&
         !need("attention.head_count_kv", &s.num_kv_heads))

@@ -156,6 +156,18 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
                                ? headPrefix
                                : QString();
 
+    // The last layer's first tensor must be there before anything is sized by the layer count.
+    for (const TensorEntry& entry : table) {
+        if (!entry.per_layer) continue;
+        const QString last =
+            prefix + QString::fromStdString(tensor_name(entry, spec.num_layers - 1));
+        if (!has(last))
+            return fail(QStringLiteral("config.json says %1 layers but tensor %2 is missing: the "
+                                       "weights belong to a smaller model")
+                            .arg(spec.num_layers)
+                            .arg(last));
+        break;
+    }
     auto storage = std::make_shared<Storage>();
     TransformerWeights weights;
     weights.spec = spec;

@@ -66,6 +66,7 @@ class TestCliFamilies : public QObject {
 private slots:
     void initTestCase();
     void llamaFolder();
+    void layersPastTheWeights();
     void ggufFile();
     void ollamaStore();
     void modelsLists();
@@ -136,6 +137,26 @@ void TestCliFamilies::llamaFolder() {
     QCOMPARE(generate.value("cache_bytes").toInteger(), 2 * 2 * 2 * 4 * 4 * (tokens_cached));
     QVERIFY(generate.value("max_abs_diff_vs_full_pass").toDouble() <= 1e-5);
     QVERIFY(generate.value("text").toString().startsWith(QStringLiteral("<s> Hello")));
+}
+
+// A config.json whose layer count the weights do not have is refused before anything is sized by
+// it.
+void TestCliFamilies::layersPastTheWeights() {
+    QTemporaryDir dir;
+    for (const QString& f : QDir(llama_).entryList(QDir::Files))
+        QVERIFY(QFile::copy(QDir(llama_).filePath(f), dir.filePath(f)));
+    QFile config(dir.filePath(QStringLiteral("config.json")));
+    QVERIFY(config.open(QIODevice::ReadOnly));
+    QByteArray text = config.readAll();
+    config.close();
+    text.replace("\"num_hidden_layers\": 2", "\"num_hidden_layers\": 16777216");
+    QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate) && config.write(text) > 0);
+    config.close();
+    const CliRun r = runCli({"forward", "--model", dir.path(), "--text", "a", "--summary"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("config.json says 16777216 layers but tensor "
+                            "model.layers.16777215.self_attn.q_proj.weight is missing"),
+             r.err.constData());
 }
 
 void TestCliFamilies::ggufFile() {
@@ -265,11 +286,19 @@ void TestCliFamilies::badGgufFiles_data() {
                         {"llama.attention.head_count", attn::ggufUInt32(2)},
                         {"llama.context_length", attn::ggufUInt32(16)}};
     noVocab.tensors = {
-        attn::ggufF32Tensor("token_embd.weight", {4, 10}, std::vector<float>(40, 0.5f))};
+        attn::ggufF32Tensor("token_embd.weight", {4, 10}, std::vector<float>(40, 0.5f)),
+        attn::ggufF32Tensor("blk.0.attn_norm.weight", {4}, std::vector<float>(4, 1.0f))};
     QTest::newRow("no vocabulary")
         << attn::serializeGguf(noVocab) << "no vocabulary (tokenizer.ggml.tokens)";
+    // Nothing is sized by block_count before the last layer is found (the fuzzer's first find:
+    // 2^24 layers of views was 20 GB).
+    attn::GgufTestFile manyLayers = noVocab;
+    manyLayers.metadata[2] = {"llama.block_count", attn::ggufUInt32(16777216)};
+    QTest::newRow("block_count past the tensors")
+        << attn::serializeGguf(manyLayers)
+        << "llama.block_count is 16777216 but the file has no blk.16777215.attn_norm.weight";
     attn::GgufTestFile noEmbedding = noVocab;
-    noEmbedding.tensors.clear();
+    noEmbedding.tensors.erase(noEmbedding.tensors.begin());
     QTest::newRow("no embedding") << attn::serializeGguf(noEmbedding) << "no token_embd.weight";
     attn::GgufTestFile iq = noVocab;
     iq.tensors.push_back({"blk.0.attn_q.weight", {256, 4}, 16, QByteArray(4 * 66, '\0'), {}});

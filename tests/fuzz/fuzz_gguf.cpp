@@ -3,18 +3,26 @@
 // Beyond "no crash, no sanitizer report, no hang, no huge allocation": every input ends in
 // exactly one of a file and a one-line message; every value of an accepted file reads through
 // every accessor; every tensor lies inside the input, aligned, with the bytes its dims and type
-// give; and the accepted file written again by the test writer reads back the same.
+// give; and the accepted file written again by the test writer reads back the same. An accepted
+// file then goes through the model loader (app/io/gguf_model.h): its spec, its vocabulary as a
+// tokenizer (encode and decode), its weights and, for small models, a forward pass, each ending in
+// a result or one message (AttentionError from the engine).
 #include <QByteArray>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "app/io/bpe_tokenizer.h"
 #include "app/io/gguf.h"
+#include "app/io/gguf_model.h"
 #include "model/ggml_types.h"
+#include "model/transformer.h"
 #include "tests/support/gguf_writer.h"
 
 namespace {
+
+void checkModel(const attn::GgufFile& file);
 
 [[noreturn]] void fail(const char* what, const QString& detail = {}) {
     std::fprintf(stderr, "fuzz_gguf: %s %s\n", what, detail.toUtf8().constData());
@@ -146,5 +154,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             x.bytes != y.bytes || std::memcmp(x.data, y.data, x.bytes) != 0)
             fail("reread tensor", QString::fromUtf8(x.name));
     }
+    checkModel(file);
     return 0;
 }
+
+namespace {
+
+void checkModel(const attn::GgufFile& file) {
+    const attn::GgufModelInfo info = attn::ggufModelInfo(file);
+    if (info.spec.has_value() == !info.error.isEmpty()) fail("model info: neither or both");
+    const attn::GgufVocabResult vocab = attn::ggufVocab(file);
+    if (vocab.vocab.has_value() == !vocab.error.isEmpty()) fail("vocab: neither or both");
+    if (vocab.vocab && vocab.vocab->tokens.size() <= 4096) {
+        const attn::BpeLoadResult tokenizer = attn::BpeTokenizer::fromGgufVocab(*vocab.vocab);
+        if (tokenizer.ok()) {
+            const std::vector<int> ids = tokenizer.tokenizer->encodeForModel(u"ab c 你好 12");
+            (void)tokenizer.tokenizer->decode(ids);
+        }
+    }
+    if (!info.spec) return;
+    const attn::ModelLoadResult loaded = attn::loadGgufWeights(file);
+    if (loaded.ok() == !loaded.error.isEmpty()) fail("weights: neither or both", loaded.error);
+    if (!loaded.ok()) return;
+    const attn::TransformerSpec& s = loaded.weights->spec;
+    // Only small models run: the fuzzer's time goes to the parsing.
+    if (s.num_layers * s.d_model * (s.d_ff + s.q_width()) > 1000000 || s.vocab_size > 100000)
+        return;
+    try {
+        (void)attn::model_forward(*loaded.weights, {0, static_cast<int>(s.vocab_size - 1)});
+    } catch (const attn::AttentionError&) {
+    }
+}
+
+}  // namespace
