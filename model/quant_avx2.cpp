@@ -22,12 +22,6 @@ QUANT_AVX2_INLINE __m256i bytes8(const uint8_t* p) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
 }
 
-// The nibble at bit `shift` of 8 bytes, as floats.
-QUANT_AVX2_INLINE __m256 nibbles8(const uint8_t* p, int shift) {
-    return _mm256_cvtepi32_ps(
-        _mm256_and_si256(_mm256_srli_epi32(bytes8(p), shift), _mm256_set1_epi32(0x0F)));
-}
-
 // Bit `bit` of each of 8 bytes moved to bit 4 (16 or 0).
 QUANT_AVX2_INLINE __m256i bit_to_16(__m256i bytes, int bit) {
     return _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(bytes, bit), _mm256_set1_epi32(1)),
