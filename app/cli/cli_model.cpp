@@ -135,8 +135,9 @@ ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) 
 
 void addTokenizeOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
-        "Split a text into GPT-2 tokens as the model's own tokenizer does: {\"ids\", \"tokens\"},\n"
-        "tokens as vocab.json writes them (\"Ġjourney\": Ġ marks the leading space)."));
+        "Split a text into tokens as the model's own tokenizer does: {\"ids\", \"tokens\"}, the\n"
+        "ids the model is fed (BOS first when the model adds it), tokens as the vocabulary writes\n"
+        "them (GPT-2's \"Ġjourney\": Ġ marks the leading space; SentencePiece's \"▁journey\")."));
     addModelOption(parser);
     parser.addOption({QStringLiteral("text"), QStringLiteral("The text."), QStringLiteral("TEXT")});
 }
@@ -151,11 +152,11 @@ QByteArray runTokenize(const QCommandLineParser& parser) {
 
 void addForwardOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
-        "Run the whole model on a text (or token ids) as Hugging Face's GPT2LMHeadModel does,\n"
-        "in float32: every layer's and head's attention weights [layer][head][query][key] (zeros\n"
-        "above the diagonal) and the five most probable next tokens. --summary prints only the\n"
-        "model, the token count, the next tokens, the time of the forward pass (loading\n"
-        "excluded) and the process's peak memory."));
+        "Run the whole model on a text (or token ids) as Hugging Face's transformers does (GPT-2,\n"
+        "Llama, Mistral, Qwen2, Qwen3), in float32: every layer's and head's attention weights\n"
+        "[layer][head][query][key] (zeros above the diagonal) and the five most probable next\n"
+        "tokens. --summary prints only the model, the token count, the next tokens, the time of\n"
+        "the forward pass (loading excluded) and the process's peak memory."));
     addModelOption(parser);
     parser.addOptions({
         {QStringLiteral("text"), QStringLiteral("The text."), QStringLiteral("TEXT")},
@@ -221,8 +222,9 @@ QByteArray runForward(const QCommandLineParser& parser) {
 void addGenerateOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "Continue a text token by token with a KV cache per layer: greedy by default, or sampled\n"
-        "with --temperature (and --top-k, --seed). Stops early after <|endoftext|> (kept in\n"
-        "new_ids). Prints the ids (prompt + new), the new ids, the text, the bytes the K and V\n"
+        "with --temperature (and --top-k, --seed). Stops early after the model's end-of-sequence\n"
+        "token (kept in new_ids). Prints the ids (prompt + new), the new ids, the text, the bytes "
+        "the K and V\n"
         "caches hold, how far the cached logits are from one full pass, the time of the new\n"
         "tokens alone (elapsed_ms) and their tokens per second, the prompt's pass (prompt_ms)\n"
         "and the check against the full pass (check_ms)."));

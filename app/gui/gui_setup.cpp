@@ -66,9 +66,10 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     const QCommandLineOption model(
         QStringLiteral("model"),
         QApplication::translate("GuiOptions",
-                                "Open the model window on a GPT-2 folder, or on a model name found "
-                                "in the Hugging Face cache (e.g. gpt2)."),
-        QStringLiteral("DIR|NAME"));
+                                "Open the model window on a model: a Hugging Face folder, a .gguf "
+                                "file, ollama:NAME[:TAG], or a name found in the Hugging Face cache "
+                                "(e.g. gpt2)."),
+        QStringLiteral("DIR|FILE|NAME"));
     const QCommandLineOption dump(
         QStringLiteral("dump"),
         QApplication::translate("GuiOptions",

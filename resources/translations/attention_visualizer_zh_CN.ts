@@ -666,10 +666,6 @@
         <translation>打开时显示第 &lt;N&gt; 步，1 为第一步。</translation>
     </message>
     <message>
-        <source>Open the model window on a GPT-2 folder, or on a model name found in the Hugging Face cache (e.g. gpt2).</source>
-        <translation>用 GPT-2 文件夹或 Hugging Face 缓存中的模型名称（例如 gpt2）打开模型窗口。</translation>
-    </message>
-    <message>
         <source>Open the model window on an attention dump (.npy or .safetensors with its tokens JSON beside it).</source>
         <translation>用注意力转储（.npy 或 .safetensors，旁边附带其词元 JSON）打开模型窗口。</translation>
     </message>
@@ -688,6 +684,10 @@
     <message>
         <source>--text needs --model DIR|NAME</source>
         <translation>--text 需要 --model DIR|NAME</translation>
+    </message>
+    <message>
+        <source>Open the model window on a model: a Hugging Face folder, a .gguf file, ollama:NAME[:TAG], or a name found in the Hugging Face cache (e.g. gpt2).</source>
+        <translation>用一个模型打开模型窗口：Hugging Face 文件夹、.gguf 文件、ollama:NAME[:TAG]，或 Hugging Face 缓存中的模型名称（例如 gpt2）。</translation>
     </message>
 </context>
 <context>
