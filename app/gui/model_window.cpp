@@ -63,7 +63,8 @@ QString bytesText(qint64 bytes) {
 QString parametersText(qint64 parameters) {
     const auto scaled = [](qint64 n, double unit, const char* suffix) {
         return QCoreApplication::translate("ModelWindow", suffix)
-            .arg(views::fixedText(static_cast<double>(n) / unit, n >= 10 * unit ? 0 : 1));
+            .arg(views::fixedText(static_cast<double>(n) / unit,
+                                  static_cast<double>(n) >= 10.0 * unit ? 0 : 1));
     };
     if (parameters >= 1000000000)
         return scaled(parameters, 1e9, QT_TRANSLATE_NOOP("ModelWindow", "%1B parameters"));

@@ -3,19 +3,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
 #include <optional>
-
-#include "app/io/json_locator.h"
 
 namespace attn {
 
 namespace {
-
-// Real config.json files are a few KB; this only keeps a wrong file from being read whole.
-constexpr qint64 kMaxConfigBytes = qint64{1} << 20;
 
 QString env(const char* name) { return qEnvironmentVariable(name); }
 
@@ -42,41 +35,6 @@ QString snapshotOf(const QString& repo) {
     const QFileInfoList all =
         snapshots.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Time);
     return all.isEmpty() ? QString() : all.first().absoluteFilePath();
-}
-
-// Whether the snapshot's config.json says model_type "gpt2"; if not, m->error says why, with
-// config.json's line and column.
-void readModelType(const QString& path, CachedModel* m) {
-    const QString name = QStringLiteral("config.json");
-    QFile config(path);
-    if (!config.open(QIODevice::ReadOnly)) {
-        m->error = QStringLiteral("%1: cannot open it: %2; download the model again")
-                       .arg(name, config.errorString());
-        return;
-    }
-    if (config.size() >= kMaxConfigBytes) {
-        m->error = QStringLiteral(
-                       "%1: the file is %2 bytes, too large for a model config; "
-                       "download the model again")
-                       .arg(name)
-                       .arg(config.size());
-        return;
-    }
-    const JsonText text(name, config.readAll());
-    const std::optional<QJsonObject> o =
-        text.parseObject(QStringLiteral("download the model again"),
-                         QStringLiteral("a model config is an object such as "
-                                        "{\"model_type\": \"gpt2\", ...}"),
-                         &m->error);
-    if (!o) return;
-    const QJsonValue type = o->value(QLatin1String("model_type"));
-    m->gpt2 = type == QJsonValue(QStringLiteral("gpt2"));
-    if (!m->gpt2) {
-        m->error = text.message(type.isUndefined() ? JsonPath{} : JsonPath{jsonKey("model_type")},
-                                QStringLiteral("\"model_type\" is %1; only GPT-2 models "
-                                               "(\"gpt2\") can be opened here")
-                                    .arg(describeJsonValue(type)));
-    }
 }
 
 }  // namespace
@@ -125,7 +83,6 @@ std::vector<CachedModel> listCachedModels() {
         CachedModel m;
         m.name = repo.mid(8).replace(QStringLiteral("--"), QStringLiteral("/"));
         m.folder = snapshot;
-        readModelType(QDir(snapshot).filePath(QStringLiteral("config.json")), &m);
         models.push_back(m);
     }
     std::sort(models.begin(), models.end(),

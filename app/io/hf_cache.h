@@ -24,13 +24,12 @@ struct ModelPathResult {
 ModelPathResult resolveModelPath(const QString& name);
 
 struct CachedModel {
-    QString name;       // "gpt2", "org/name"
-    QString folder;     // the snapshot resolveModelPath gives
-    bool gpt2 = false;  // config.json says model_type "gpt2" (what the app opens)
-    QString error;  // when not: why, e.g. "config.json: line 3, column 17: \"model_type\" is ..."
+    QString name;    // "gpt2", "org/name"
+    QString folder;  // the snapshot resolveModelPath gives
 };
 
-// Every model in the hub cache with a snapshot, sorted by name.
+// Every model in the hub cache with a snapshot, sorted by name (app/io/model_store.h says which
+// of them open).
 std::vector<CachedModel> listCachedModels();
 
 }  // namespace attn

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "app/io/hf_cache.h"
+#include "app/io/model_store.h"
 
 namespace {
 
@@ -128,7 +129,9 @@ private slots:
         QVERIFY(attn::resolveModelPath("  ").error.startsWith("--model is empty"));
     }
 
-    void listFlagsGpt2AndSkipsEmptyRepos() {
+    // Every snapshot is listed; listLocalModels (app/io/model_store.h) says which open and why
+    // the others do not.
+    void listSaysWhichOpenAndSkipsEmptyRepos() {
         QVERIFY(makeFile(hub() + "/models--gpt2/snapshots/s1/config.json",
                          R"({"model_type": "gpt2", "n_layer": 12})"));
         QVERIFY(makeFile(hub() + "/models--google-bert--bert-base-uncased/snapshots/s2/config.json",
@@ -136,22 +139,29 @@ private slots:
         QVERIFY(makeFile(hub() + "/models--org--no-config/snapshots/s3/README.md", "hello"));
         QVERIFY(QDir().mkpath(hub() + "/models--org--no-snapshot/blobs"));
         QVERIFY(QDir().mkpath(hub() + "/datasets--org--data/snapshots/s4"));
-        const std::vector<attn::CachedModel> models = attn::listCachedModels();
-        QCOMPARE(models.size(), std::size_t{3});
+        const std::vector<attn::CachedModel> cached = attn::listCachedModels();
+        QCOMPARE(cached.size(), std::size_t{3});
+        QCOMPARE(cached[0].name, QStringLiteral("google-bert/bert-base-uncased"));
+        QCOMPARE(cached[0].folder, hub() + "/models--google-bert--bert-base-uncased/snapshots/s2");
+        QCOMPARE(cached[1].name, QStringLiteral("gpt2"));
+        QCOMPARE(cached[1].folder, hub() + "/models--gpt2/snapshots/s1");
+        QCOMPARE(cached[2].name, QStringLiteral("org/no-config"));
+        // A snapshot without config.json (nor a .gguf file) is not a model.
+        qputenv("OLLAMA_MODELS", (hub() + "/no-ollama").toUtf8());
+        const std::vector<attn::LocalModel> models = attn::listLocalModels();
+        QCOMPARE(models.size(), std::size_t{2});
         QCOMPARE(models[0].name, QStringLiteral("google-bert/bert-base-uncased"));
-        QCOMPARE(models[0].gpt2, false);
-        QCOMPARE(models[0].folder, hub() + "/models--google-bert--bert-base-uncased/snapshots/s2");
+        QCOMPARE(models[0].family, QStringLiteral("bert"));
+        QCOMPARE(models[0].supported, false);
+        QCOMPARE(models[0].reason, QStringLiteral("config.json: line 1, column 16: \"model_type\" "
+                                                  "is the string \"bert\"; the models that open "
+                                                  "are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, "
+                                                  "SmolLM), \"mistral\", \"qwen2\" and \"qwen3\""));
         QCOMPARE(models[1].name, QStringLiteral("gpt2"));
-        QCOMPARE(models[1].gpt2, true);
-        QCOMPARE(models[1].folder, hub() + "/models--gpt2/snapshots/s1");
-        QCOMPARE(models[2].name, QStringLiteral("org/no-config"));
-        QCOMPARE(models[2].gpt2, false);
-        QCOMPARE(models[0].error, QStringLiteral("config.json: line 1, column 16: \"model_type\" "
-                                                 "is the string \"bert\"; only GPT-2 models "
-                                                 "(\"gpt2\") can be opened here"));
-        QVERIFY(models[1].error.isEmpty());
-        QVERIFY2(models[2].error.startsWith("config.json: cannot open it: "),
-                 qPrintable(models[2].error));
+        QCOMPARE(models[1].supported, false);
+        QVERIFY2(models[1].reason.contains(QStringLiteral("\"n_head\"")),
+                 qPrintable(models[1].reason));
+        qunsetenv("OLLAMA_MODELS");
         // No hub folder at all: an empty list, not an error.
         qputenv("HF_HUB_CACHE", (hub() + "/not-there").toUtf8());
         QVERIFY(attn::listCachedModels().empty());
@@ -165,18 +175,21 @@ private slots:
         QVERIFY(makeFile(hub() + "/models--b--typed/snapshots/s1/config.json",
                          "{\"n_layer\": 12,\n \"model_type\": [\"gpt2\"]}"));
         QVERIFY(makeFile(hub() + "/models--c--untyped/snapshots/s1/config.json", "[1, 2]"));
-        const std::vector<attn::CachedModel> models = attn::listCachedModels();
+        qputenv("OLLAMA_MODELS", (hub() + "/no-ollama").toUtf8());
+        const std::vector<attn::LocalModel> models = attn::listLocalModels();
+        qunsetenv("OLLAMA_MODELS");
         QCOMPARE(models.size(), std::size_t{3});
-        QCOMPARE(models[0].gpt2, false);
-        QCOMPARE(models[0].error, QStringLiteral("config.json: line 3, column 15: not valid JSON: "
-                                                 "invalid termination by number; download the "
-                                                 "model again"));
-        QCOMPARE(models[1].error, QStringLiteral("config.json: line 2, column 16: \"model_type\" "
-                                                 "is a list; only GPT-2 models (\"gpt2\") can be "
-                                                 "opened here"));
-        QCOMPARE(models[2].error, QStringLiteral("config.json: line 1, column 1: the file holds a "
-                                                 "list; a model config is an object such as "
-                                                 "{\"model_type\": \"gpt2\", ...}"));
+        for (const attn::LocalModel& m : models) QCOMPARE(m.supported, false);
+        QCOMPARE(models[0].reason, QStringLiteral("config.json: line 3, column 15: not valid JSON: "
+                                                  "invalid termination by number; copy "
+                                                  "config.json again from the model"));
+        QCOMPARE(models[1].reason,
+                 QStringLiteral("config.json: line 2, column 16: \"model_type\" is a list; the "
+                                "models that open are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, "
+                                "SmolLM), \"mistral\", \"qwen2\" and \"qwen3\""));
+        QCOMPARE(models[2].reason, QStringLiteral("config.json: line 1, column 1: the file holds a "
+                                                  "list; a model config is an object such as "
+                                                  "{\"model_type\": \"gpt2\", ...}"));
     }
 
 private:
