@@ -65,10 +65,11 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                                 "heatmaps, no step list (F11 or Escape leaves it)."));
     const QCommandLineOption model(
         QStringLiteral("model"),
-        QApplication::translate("GuiOptions",
-                                "Open the model window on a model: a Hugging Face folder, a .gguf "
-                                "file, ollama:NAME[:TAG], or a name found in the Hugging Face cache "
-                                "(e.g. gpt2)."),
+        QApplication::translate(
+            "GuiOptions",
+            "Open the model window on a model: a Hugging Face folder, a .gguf "
+            "file, ollama:NAME[:TAG], or a name found in the Hugging Face cache "
+            "(e.g. gpt2)."),
         QStringLiteral("DIR|FILE|NAME"));
     const QCommandLineOption dump(
         QStringLiteral("dump"),
