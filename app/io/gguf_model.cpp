@@ -201,14 +201,6 @@ bool readSpec(const GgufFile& file, ModelFamily family, TransformerSpec& s, QStr
     return true;
 }
 
-// Touches one byte per page so the mapped weights are read while loading, under its progress.
-void faultIn(const uchar* data, quint64 bytes) {
-    volatile uchar sink = 0;
-    for (quint64 i = 0; i < bytes; i += 4096) sink = data[i];
-    if (bytes > 0) sink = data[bytes - 1];
-    (void)sink;
-}
-
 // Hugging Face's row order of one projection whose heads llama.cpp's converter permuted: row
 // h·hd + i·hd/2 + j is the file's row h·hd + 2j + i.
 std::shared_ptr<std::vector<uchar>> unpermuteRows(const GgufTensorInfo& t, Index heads,
@@ -336,7 +328,7 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
         view.cols = static_cast<Index>(entry.shape.back());
         view.layout = entry.layout;
         const auto type = static_cast<GgmlType>(t->type);
-        faultIn(t->data, t->bytes);
+        faultInPages(t->data, static_cast<qint64>(t->bytes));
         if (entry.shape.size() == 1 && type != GgmlType::F32) {
             auto floats = std::make_shared<std::vector<float>>(tensorFloats(*t));
             view.data = floats->data();

@@ -25,17 +25,6 @@ namespace {
 // Largest config.json / index.json we read; real ones are a few KB.
 constexpr qint64 kMaxJsonBytes = qint64{16} << 20;
 
-// Reads one float per page of a mapped tensor so the page faults happen while loading, under the
-// load's progress, and not inside the first forward pass (whose elapsed time would count them).
-// Converted tensors are already in memory; touching them again costs a few microseconds.
-void faultIn(const float* data, qint64 elements) {
-    constexpr qint64 kFloatsPerPage = 4096 / sizeof(float);
-    volatile float sink = 0.0f;
-    for (qint64 i = 0; i < elements; i += kFloatsPerPage) sink = data[i];
-    if (elements > 0) sink = data[elements - 1];
-    (void)sink;
-}
-
 struct JsonResult {
     QJsonObject object;
     QString error;
@@ -91,6 +80,14 @@ ModelConfigResult readFolderConfig(const QString& folder) {
 }
 
 }  // namespace
+
+void faultInPages(const void* data, qint64 bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    volatile unsigned char sink = 0;
+    for (qint64 i = 0; i < bytes; i += 4096) sink = p[i];
+    if (bytes > 0) sink = p[bytes - 1];
+    (void)sink;
+}
 
 ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options) {
     auto fail = [](const QString& message) {
@@ -206,7 +203,8 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
             error = QStringLiteral("%1: %2").arg(fileName, values.error);
             return false;
         }
-        faultIn(values.tensor.data, values.tensor.elements);
+        faultInPages(values.tensor.data,
+                     values.tensor.elements * static_cast<qint64>(sizeof(float)));
         dtypes.insert(info->dtype);
         WeightView& view = weights.slot(entry, layer);
         view.data = values.tensor.data;

@@ -232,6 +232,21 @@ private slots:
                  qPrintable(previous));
         QVERIFY(mosaic.headToolTip(0, 1).contains(QStringLiteral("Mostly the first token: 100 %")));
         QVERIFY(mosaic.headToolTip(0, 2).contains(QStringLiteral("Mostly itself: 100 %")));
+        // Without K/V groups the tooltip names none; with two K/V heads for the heads, each
+        // head says which K/V head it reads and which query heads share it.
+        QCOMPARE(mosaic.groupSize(), 1);
+        QVERIFY(!mosaic.headToolTip(0, 0).contains(QStringLiteral("K/V head")));
+        QCOMPARE(mosaic.headCount(), 4);
+        mosaic.setKvHeads(2);
+        QCOMPARE(mosaic.groupSize(), 2);
+        QVERIFY2(mosaic.headToolTip(0, 1).contains(
+                     QStringLiteral("Reads K/V head 1, which query heads 1–2 share")),
+                 qPrintable(mosaic.headToolTip(0, 1)));
+        QVERIFY(mosaic.headToolTip(0, 2).contains(
+            QStringLiteral("Reads K/V head 2, which query heads 3–4 share")));
+        mosaic.setKvHeads(3);  // 3 does not divide 4: no groups
+        QCOMPARE(mosaic.groupSize(), 1);
+        mosaic.setKvHeads(0);
         // Uniform over 3..6 tokens: (1/3 + 1/4 + 1/5 + 1/6) / 4 = 23.75 % on each position.
         const QString spread = mosaic.headToolTip(0, 3);
         QVERIFY2(spread.contains(QStringLiteral("No single favourite: 24 % on the previous token")),
