@@ -72,6 +72,9 @@ struct TransformerSpec {
     ActivationKind activation = ActivationKind::GeluTanh;
     bool mlp_bias = true;
     bool tied_output = true;  // logits against the token embedding; false: a separate head
+    // No norms and no MLP: h += attn(h) per layer, logits = h · embeddingᵀ (the attention-only
+    // models of the circuits lesson, TransformerLens's attn_only). GPT-2 layout only.
+    bool attn_only = false;
 
     Eigen::Index q_width() const { return num_heads * head_dim; }
     Eigen::Index kv_width() const { return num_kv_heads * head_dim; }
