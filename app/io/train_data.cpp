@@ -169,7 +169,8 @@ TrainTextResult readTrainText(const QString& path) {
                                    "text")
                         .arg(kMaxTrainTextBytes >> 20));
     if (bytes.isEmpty()) return fail(QStringLiteral("the file is empty: give a text to train on"));
-    QStringDecoder decoder(QStringDecoder::Utf8);
+    // Stateless: a character cut off at the end is an error, not bytes kept for a next chunk.
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
     TrainTextResult result;
     result.text = decoder.decode(bytes);
     if (decoder.hasError()) {
