@@ -241,8 +241,8 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
         tl::conv1d_backward(acts.d_context, dl.proj_w, dl.proj_b, dres, a.context_vecs, l.proj_w, N,
                             d, d, false);
-        tl::attention_backward(acts.d_qkv, acts.d_attn_row, acts.d_context, a.qkv, a.attn_weights,
-                               B, T, s.num_heads, s.head_dim);
+        tl::attention_backward(acts.d_qkv, acts.d_attn, acts.d_context, a.qkv, a.attn_weights, B, T,
+                               s.num_heads, s.head_dim);
         if (s.attn_only) {
             tl::conv1d_backward(dres, dl.attn_w, dl.attn_b, acts.d_qkv, a.ln_1, l.attn_w, N, d,
                                 3 * d, true);
@@ -418,6 +418,25 @@ std::vector<std::vector<Matrix>> train_attentions(const ModelParameters& params,
     return out;
 }
 
+namespace {
+
+// The update of n values, one pass over the four arrays.
+ATTN_TRAIN_CLONES void adamw_update(float* p, float* m, float* v, const float* g, std::size_t n,
+                                    float decay, float b1, float one_minus_b1, float b2,
+                                    float one_minus_b2, float step_size, float correction2_sqrt,
+                                    float eps) {
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) {
+        p[i] *= decay;
+        m[i] = m[i] * b1 + one_minus_b1 * g[i];
+        v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
+        const float denom = std::sqrt(v[i]) / correction2_sqrt + eps;
+        p[i] += -step_size * (m[i] / denom);
+    }
+}
+
+}  // namespace
+
 void adamw_step(std::vector<float>& values, const std::vector<float>& grads, AdamWState& state,
                 const AdamWOptions& o) {
     if (grads.size() != values.size())
@@ -434,25 +453,11 @@ void adamw_step(std::vector<float>& values, const std::vector<float>& grads, Ada
     // where the tensor operation takes them, as torch 1.13's _single_tensor_adamw does.
     const double lr = o.lr, beta1 = o.beta1, beta2 = o.beta2;
     const auto step = static_cast<double>(state.step);
-    const auto decay = static_cast<float>(1.0 - lr * static_cast<double>(o.weight_decay));
-    const auto b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
-    const auto one_minus_b1 = static_cast<float>(1.0 - beta1);
-    const auto one_minus_b2 = static_cast<float>(1.0 - beta2);
-    const auto step_size = static_cast<float>(lr / (1.0 - std::pow(beta1, step)));
-    const auto correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
-    const float eps = o.eps;
-    float* p = values.data();
-    float* m = state.exp_avg.data();
-    float* v = state.exp_avg_sq.data();
-    const float* g = grads.data();
-    const std::size_t n = values.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        p[i] *= decay;
-        m[i] = m[i] * b1 + one_minus_b1 * g[i];
-        v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
-        const float denom = std::sqrt(v[i]) / correction2_sqrt + eps;
-        p[i] += -step_size * (m[i] / denom);
-    }
+    adamw_update(values.data(), state.exp_avg.data(), state.exp_avg_sq.data(), grads.data(),
+                 values.size(), static_cast<float>(1.0 - lr * static_cast<double>(o.weight_decay)),
+                 o.beta1, static_cast<float>(1.0 - beta1), o.beta2, static_cast<float>(1.0 - beta2),
+                 static_cast<float>(lr / (1.0 - std::pow(beta1, step))),
+                 static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step))), o.eps);
 }
 
 float clip_grad_norm(std::vector<float>& grads, float max_norm) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention_kernels.h"
 #include "matmul.h"
 
 namespace attn {
@@ -73,7 +74,7 @@ void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index 
         d_qkv = take(n * 3 * d);
         d_context = take(n * d);
         d_fc = mlp ? take(n * f) : nullptr;
-        d_attn_row = take(tokens);
+        d_attn = take(tokens * tokens);
         if (pass == 0 && memory.size() < used) memory.resize(used);
         base = memory.data();
     }
@@ -106,28 +107,32 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
-void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
-                       const float* bias, Index N, Index d, float eps) {
+ATTN_TRAIN_CLONES void layernorm_forward(float* out, float* mean, float* rstd, const float* inp,
+                                         const float* weight, const float* bias, Index N, Index d,
+                                         float eps) {
     const float inv_d = 1.0f / static_cast<float>(d);
     for (Index n = 0; n < N; ++n) {
         const float* x = inp + n * d;
         float m = 0.0f;
+#pragma omp simd reduction(+ : m)
         for (Index i = 0; i < d; ++i) m += x[i];
         m *= inv_d;
         float var = 0.0f;
+#pragma omp simd reduction(+ : var)
         for (Index i = 0; i < d; ++i) var += (x[i] - m) * (x[i] - m);
         var *= inv_d;  // biased, as torch.nn.LayerNorm
         const float r = 1.0f / std::sqrt(var + eps);
         float* o = out + n * d;
+#pragma omp simd
         for (Index i = 0; i < d; ++i) o[i] = (x[i] - m) * r * weight[i] + bias[i];
         mean[n] = m;
         rstd[n] = r;
     }
 }
 
-void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                        const float* inp, const float* weight, const float* mean, const float* rstd,
-                        Index N, Index d) {
+ATTN_TRAIN_CLONES void layernorm_backward(float* dinp, float* dweight, float* dbias,
+                                          const float* dout, const float* inp, const float* weight,
+                                          const float* mean, const float* rstd, Index N, Index d) {
     const float inv_d = 1.0f / static_cast<float>(d);
     for (Index n = 0; n < N; ++n) {
         const float* x = inp + n * d;
@@ -136,6 +141,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
         // The two means the input's gradient subtracts: the norm's outputs are centred and
         // scaled, so moving one input moves every output of the row.
         float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+#pragma omp simd reduction(+ : dnorm_mean, dnorm_norm_mean)
         for (Index i = 0; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
@@ -145,6 +151,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
         dnorm_mean *= inv_d;
         dnorm_norm_mean *= inv_d;
         float* dx = dinp + n * d;
+#pragma omp simd
         for (Index i = 0; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
@@ -174,6 +181,21 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
     for (Index n = 0; n < N; ++n) db += g.row(n);
 }
 
+namespace {
+
+// One head's (T, hd) block of a row-major buffer whose rows are `stride` floats apart.
+using HeadMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+using ConstHeadMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+ConstHeadMap head_block(const float* p, Index T, Index hd, Index stride) {
+    return {p, T, hd, Eigen::OuterStride<>(stride)};
+}
+HeadMap head_block(float* p, Index T, Index hd, Index stride) {
+    return {p, T, hd, Eigen::OuterStride<>(stride)};
+}
+
+}  // namespace
+
 void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
                        Index H, Index hd) {
     const Index d = H * hd, row = 3 * d;
@@ -181,74 +203,55 @@ void attention_forward(float* context_vecs, float* attn_weights, const float* qk
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
             const float* base = qkv + b * T * row + h * hd;
+            float* w = attn_weights + (b * H + h) * T * T;
+            Map weights(w, T, T);
+            // (T, T) scores = queries · keysᵀ, the whole square: one product beats skipping the
+            // blocked half at these sizes.
+            gemm(head_block(base, T, hd, row), Op::None, head_block(base + d, T, hd, row),
+                 Op::Transpose, weights);
             for (Index t = 0; t < T; ++t) {
-                const float* q = base + t * row;
-                float* w = attn_weights + ((b * H + h) * T + t) * T;
-                float max = -INFINITY;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* k = base + j * row + d;
-                    float dot = 0.0f;
-                    for (Index i = 0; i < hd; ++i) dot += q[i] * k[i];
-                    w[j] = dot * scale;
-                    max = std::max(max, w[j]);
-                }
-                // Subtract the row's max: exp() of large scores overflows float.
-                float sum = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    w[j] = std::exp(w[j] - max);
-                    sum += w[j];
-                }
-                const float inv = 1.0f / sum;
-                for (Index j = 0; j <= t; ++j) w[j] *= inv;
-                for (Index j = t + 1; j < T; ++j) w[j] = 0.0f;  // the causal mask
-                float* c = context_vecs + (b * T + t) * d + h * hd;
-                for (Index i = 0; i < hd; ++i) c[i] = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* v = base + j * row + 2 * d;
-                    for (Index i = 0; i < hd; ++i) c[i] += w[j] * v[i];
-                }
+                float* p = w + t * T;
+                Eigen::Map<RowVector> valid(p, t + 1);
+                valid *= scale;
+                // Keys after t are blocked (causal): softmax over 0..t, zeros after.
+                const float sum =
+                    kernels::softmax_row_shift(p, t + 1, T, kernels::row_max(p, t + 1));
+                valid *= 1.0f / sum;
             }
+            gemm(weights, Op::None, head_block(base + 2 * d, T, hd, row), Op::None,
+                 head_block(context_vecs + b * T * d + h * hd, T, hd, d));
         }
 }
 
-void attention_backward(float* dqkv, float* d_attn_row, const float* dcontext, const float* qkv,
+void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
                         const float* attn_weights, Index B, Index T, Index H, Index hd) {
     const Index d = H * hd, row = 3 * d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    std::fill(dqkv, dqkv + B * T * row, 0.0f);
+    Map d_weights(d_attn, T, T);
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
             const float* base = qkv + b * T * row + h * hd;
             float* dbase = dqkv + b * T * row + h * hd;
+            const ConstMap weights(attn_weights + (b * H + h) * T * T, T, T);
+            const ConstHeadMap dc = head_block(dcontext + b * T * d + h * hd, T, hd, d);
+            // context = weights · values
+            gemm(dc, Op::None, head_block(base + 2 * d, T, hd, row), Op::Transpose, d_weights);
+            gemm(weights, Op::Transpose, dc, Op::None, head_block(dbase + 2 * d, T, hd, row));
+            // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
+            // zero where blocked.
             for (Index t = 0; t < T; ++t) {
-                const float* w = attn_weights + ((b * H + h) * T + t) * T;
-                const float* dc = dcontext + (b * T + t) * d + h * hd;
-                // context = Σ_j w[j] · v[j]
-                float wdw = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* v = base + j * row + 2 * d;
-                    float* dv = dbase + j * row + 2 * d;
-                    float dot = 0.0f;
-                    for (Index i = 0; i < hd; ++i) {
-                        dot += v[i] * dc[i];
-                        dv[i] += w[j] * dc[i];
-                    }
-                    d_attn_row[j] = dot;
-                    wdw += w[j] * dot;
-                }
-                // softmax: d score[j] = w[j] (dw[j] − Σ w · dw); score = q · k · scale
-                const float* q = base + t * row;
-                float* dq = dbase + t * row;
-                for (Index j = 0; j <= t; ++j) {
-                    const float ds = w[j] * (d_attn_row[j] - wdw) * scale;
-                    const float* k = base + j * row + d;
-                    float* dk = dbase + j * row + d;
-                    for (Index i = 0; i < hd; ++i) {
-                        dq[i] += ds * k[i];
-                        dk[i] += ds * q[i];
-                    }
-                }
+                auto dw = d_weights.row(t);
+                const auto w = weights.row(t);
+                const float wdw = w.head(t + 1).dot(dw.head(t + 1));
+                dw.head(t + 1) =
+                    (w.head(t + 1).array() * (dw.head(t + 1).array() - wdw) * scale).matrix();
+                dw.tail(T - t - 1).setZero();
             }
+            // scores = queries · keysᵀ
+            gemm(d_weights, Op::None, head_block(base + d, T, hd, row), Op::None,
+                 head_block(dbase, T, hd, row));
+            gemm(d_weights, Op::Transpose, head_block(base, T, hd, row), Op::None,
+                 head_block(dbase + d, T, hd, row));
         }
 }
 
