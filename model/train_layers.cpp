@@ -316,11 +316,12 @@ void logits_backward(float* dx, float* dwte, const float* dlogits, const float* 
 float crossentropy_forward(float* logits, const int* targets, Index N, Index V) {
     double total = 0.0;
     for (Index n = 0; n < N; ++n) {
-        Array row(logits + n * V, V);
-        const float max = row.maxCoeff();
-        const float shifted_target = row[targets[n]] - max;
-        row = (row - max).exp();
-        const float sum = row.sum();
+        float* p = logits + n * V;
+        const float max = kernels::row_max(p, V);
+        const float shifted_target = p[targets[n]] - max;
+        // The vectorised exp of the attention's softmax.
+        const float sum = kernels::softmax_row_shift(p, V, V, max);
+        Array row(p, V);
         // −log p = log Σ exp(l − max) − (l_target − max): no log of a p that underflowed to 0.
         total += static_cast<double>(std::log(sum) - shifted_target);
         row *= 1.0f / sum;
