@@ -312,14 +312,14 @@ def deterministic_ids(T, vocab):
     return [(i * 7919) % vocab for i in range(T)]
 
 
-def time_runs(fn, repeat):
+def time_runs(fn, repeat, clock=time.perf_counter):
     """One warm-up run, then `repeat` timed runs: (best_ms, median_ms)."""
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append((time.perf_counter() - t0) * 1e3)
+        times.append((clock() - t0) * 1e3)
     return min(times), statistics.median(times)
 
 
@@ -648,7 +648,8 @@ def train_loss(p, c, inputs, targets, variant):
 
 
 def run_train(name, repeat):
-    """One step (zero_grad, forward, loss, backward, AdamW) per timed run, for every attention
+    """One step (zero_grad, forward, loss, backward, AdamW) per timed run (the thread's CPU time,
+    --threads 1), for every attention
     variant and for AdamW's single-tensor and foreach implementations; the fastest is reported.
     Every variant starts from the same weights and must give the manual variant's first loss."""
     c = TRAIN_PRESETS[name]
@@ -677,7 +678,9 @@ def run_train(name, repeat):
             if abs(loss - first_loss) > 1e-5 * first_loss:
                 errors[key] = f"first loss {loss} differs from manual's {first_loss}"
                 continue
-            best, median = time_runs(step, repeat)
+            # CPU time of this thread, as attention-bench's cpu_time: on a machine shared with
+            # other work, wall-clock time counts the time others ran too.
+            best, median = time_runs(step, repeat, clock=time.thread_time)
             results[key] = {"best_ms": round(best, 3), "median_ms": round(median, 3)}
             log(f"train {name} {key}: best {best:.2f} ms, median {median:.2f} ms")
     return {"preset": name, "batch": TRAIN_BATCH, **c, "first_loss": first_loss,
@@ -705,9 +708,8 @@ def train_compare(args):
         cpp = runs.get(f"BM_TrainStep/{name}")
         if not cpp:
             sys.exit(f"torch_bench: {bench} has no BM_TrainStep/{name}")
-        # Wall-clock time on both sides (PyTorch's is perf_counter's), so a busy machine slows
-        # both alike; ms, the benchmark's unit.
-        times = [b["real_time"] for b in cpp]
+        # CPU time of the computing thread on both sides (one thread); ms, the benchmark's unit.
+        times = [b["cpu_time"] for b in cpp]
         cpp_loss = cpp[0]["first_loss"]
         agree = abs(cpp_loss - ours["first_loss"]) <= 1e-5 * ours["first_loss"]
         log(f"train {name}: first loss attention-bench {cpp_loss:.7g}, PyTorch "
