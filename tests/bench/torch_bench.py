@@ -897,7 +897,8 @@ def main():
     la.add_argument("--tokens", type=int, required=True)
     la.add_argument("--repeat", type=int, default=5)
     tr = sub.add_parser("train", help="one training step of the presets")
-    tr.add_argument("--presets", nargs="+", default=list(TRAIN_PRESETS), choices=list(TRAIN_PRESETS))
+    tr.add_argument("--presets", nargs="+", default=list(TRAIN_PRESETS),
+                    choices=list(TRAIN_PRESETS))
     tr.add_argument("--repeat", type=int, default=30, help="timed steps per variant")
     tr.add_argument("--bench", help="attention-bench to compare with (BM_TrainStep)")
     tr.add_argument("--runs", type=int, default=5, help="attention-bench repetitions")
