@@ -312,14 +312,14 @@ def deterministic_ids(T, vocab):
     return [(i * 7919) % vocab for i in range(T)]
 
 
-def time_runs(fn, repeat):
+def time_runs(fn, repeat, clock=time.perf_counter):
     """One warm-up run, then `repeat` timed runs: (best_ms, median_ms)."""
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append((time.perf_counter() - t0) * 1e3)
+        times.append((clock() - t0) * 1e3)
     return min(times), statistics.median(times)
 
 
@@ -648,7 +648,8 @@ def train_loss(p, c, inputs, targets, variant):
 
 
 def run_train(name, repeat):
-    """One step (zero_grad, forward, loss, backward, AdamW) per timed run, for every attention
+    """One step (zero_grad, forward, loss, backward, AdamW) per timed run (the thread's CPU time,
+    --threads 1), for every attention
     variant and for AdamW's single-tensor and foreach implementations; the fastest is reported.
     Every variant starts from the same weights and must give the manual variant's first loss."""
     c = TRAIN_PRESETS[name]
@@ -677,7 +678,9 @@ def run_train(name, repeat):
             if abs(loss - first_loss) > 1e-5 * first_loss:
                 errors[key] = f"first loss {loss} differs from manual's {first_loss}"
                 continue
-            best, median = time_runs(step, repeat)
+            # CPU time of this thread, as attention-bench's cpu_time: on a machine shared with
+            # other work, wall-clock time counts the time others ran too.
+            best, median = time_runs(step, repeat, clock=time.thread_time)
             results[key] = {"best_ms": round(best, 3), "median_ms": round(median, 3)}
             log(f"train {name} {key}: best {best:.2f} ms, median {median:.2f} ms")
     return {"preset": name, "batch": TRAIN_BATCH, **c, "first_loss": first_loss,
@@ -686,7 +689,8 @@ def run_train(name, repeat):
 
 
 def train_compare(args):
-    """PyTorch's step against attention-bench's BM_TrainStep/<preset> (CPU time, median)."""
+    """PyTorch's step against attention-bench's BM_TrainStep/<preset>: best and median of the
+    repetitions, each the mean of many steps."""
     bench = os.path.abspath(args.bench)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), ATTN_THREADS=str(args.threads))
     r = subprocess.run([bench, "--benchmark_filter=BM_TrainStep", "--benchmark_format=json",
@@ -704,7 +708,8 @@ def train_compare(args):
         cpp = runs.get(f"BM_TrainStep/{name}")
         if not cpp:
             sys.exit(f"torch_bench: {bench} has no BM_TrainStep/{name}")
-        times = [b["cpu_time"] for b in cpp]  # time_unit ms
+        # CPU time of the computing thread on both sides (one thread); ms, the benchmark's unit.
+        times = [b["cpu_time"] for b in cpp]
         cpp_loss = cpp[0]["first_loss"]
         agree = abs(cpp_loss - ours["first_loss"]) <= 1e-5 * ours["first_loss"]
         log(f"train {name}: first loss attention-bench {cpp_loss:.7g}, PyTorch "
@@ -892,7 +897,8 @@ def main():
     la.add_argument("--tokens", type=int, required=True)
     la.add_argument("--repeat", type=int, default=5)
     tr = sub.add_parser("train", help="one training step of the presets")
-    tr.add_argument("--presets", nargs="+", default=list(TRAIN_PRESETS), choices=list(TRAIN_PRESETS))
+    tr.add_argument("--presets", nargs="+", default=list(TRAIN_PRESETS),
+                    choices=list(TRAIN_PRESETS))
     tr.add_argument("--repeat", type=int, default=30, help="timed steps per variant")
     tr.add_argument("--bench", help="attention-bench to compare with (BM_TrainStep)")
     tr.add_argument("--runs", type=int, default=5, help="attention-bench repetitions")
