@@ -12,8 +12,8 @@ What it measures (float32, one thread unless --threads N, torch.inference_mode()
             MultiHeadAttention on torch.rand(T, 768) after torch.manual_seed(123), the very input
             and parameters `attention-cli compute --module multi-head-attention --random-tokens T
             --summary` draws and times (their output checksums must match).
-  train     one training step of the Train window's presets (attn-only-2l: 2 layers, 4 heads,
-            d_model 64, vocab 64, T 32; gpt-2l: 2 layers, 4 heads, d_model 128, d_ff 512, vocab
+  train     one training step of the Train window's presets (attn-only-2l: 2 layers, 8 heads,
+            d_model 64, vocab 64, T 40; gpt-2l: 2 layers, 4 heads, d_model 64, d_ff 256, vocab
             64, T 64; batch 8): zero_grad, forward, mean cross-entropy, backward, AdamW, on the
             weights attn::init_gpt2 draws with seed 0 and attention-bench's token batch. With
             --bench build/bin/attention-bench it also runs BM_TrainStep/<preset> there, checks
@@ -572,8 +572,8 @@ def run_layer(T, repeat, D=768, H=12, seed=123):
 # train
 
 TRAIN_PRESETS = {
-    "attn-only-2l": {"L": 2, "H": 4, "D": 64, "F": 256, "V": 64, "T": 32, "attn_only": True},
-    "gpt-2l": {"L": 2, "H": 4, "D": 128, "F": 512, "V": 64, "T": 64, "attn_only": False},
+    "attn-only-2l": {"L": 2, "H": 8, "D": 64, "F": 256, "V": 64, "T": 40, "attn_only": True},
+    "gpt-2l": {"L": 2, "H": 4, "D": 64, "F": 256, "V": 64, "T": 64, "attn_only": False},
 }
 TRAIN_BATCH = 8
 
