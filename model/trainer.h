@@ -5,7 +5,7 @@
 // Tasks:
 //   induction: every sequence is [BOS] r r followed by fresh random tokens up to seq_len + 1
 //     tokens, r of random tokens (ids 1 .. V − 1; BOS is id 0) whose length is drawn afresh for
-//     every sequence, uniformly in [seq_len / 4, (seq_len − 1) / 2], so position alone predicts
+//     every sequence, uniformly in [2, (seq_len − 1) / 2], so position alone predicts
 //     nothing and only copying from the earlier occurrence lowers the loss on the repeat.
 //   text: windows of a token list (GPTDatasetV1 with stride seq_len): window k has inputs
 //     tokens[k·T .. k·T + T − 1] and targets tokens[k·T + 1 .. k·T + T], for every k with
@@ -53,6 +53,7 @@ private:
     bool shuffle_;
     TorchGenerator gen_;
     std::vector<Eigen::Index> order_;  // the windows in this pass's order (shuffle)
+    Eigen::Index pass_ = -1;           // the pass order_ belongs to
 };
 
 struct HeadScore {
@@ -62,21 +63,20 @@ struct HeadScore {
 };
 // Scores of every (layer, head), layer by layer, from attentions[probe][layer][head] (T, T) of
 // probes [BOS] r r with r of length repeat_len.
-std::vector<HeadScore> head_scores(
-    const std::vector<std::vector<std::vector<Matrix>>>& attentions, Eigen::Index repeat_len);
+std::vector<HeadScore> head_scores(const std::vector<std::vector<std::vector<Matrix>>>& attentions,
+                                   Eigen::Index repeat_len);
 
 // A named model and its training settings.
 struct TrainPreset {
-    std::string name;         // "attn-only-1l", "attn-only-2l", "gpt-2l"
-    TransformerSpec spec;     // vocab_size and max_positions from the task
-    float lr = 1e-3f;         // its own learning rate
-    Eigen::Index batch = 8;   //
-    Eigen::Index seq_len = 0; // the default sequence length
+    std::string name;          // "attn-only-1l", "attn-only-2l", "gpt-2l"
+    TransformerSpec spec;      // vocab_size and max_positions from the task
+    float lr = 1e-3f;          // its own learning rate
+    Eigen::Index batch = 8;    //
+    Eigen::Index seq_len = 0;  // the default sequence length
 };
 std::vector<std::string> train_preset_names();
 // Throws AttentionError listing the names for an unknown one.
-TrainPreset train_preset(const std::string& name, Eigen::Index vocab_size,
-                         Eigen::Index seq_len);
+TrainPreset train_preset(const std::string& name, Eigen::Index vocab_size, Eigen::Index seq_len);
 // A GPT-2 layout spec of the given sizes for training (learned positions, tied output, d_ff =
 // 4 · d_model, LayerNorm eps 1e-5, tanh GELU); attn_only drops the MLP and the norms.
 TransformerSpec train_spec(Eigen::Index num_layers, Eigen::Index num_heads, Eigen::Index d_model,
