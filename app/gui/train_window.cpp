@@ -138,12 +138,12 @@ void TrainWindow::retranslate() {
     fileMenu_->setTitle(tr("&File"));
     saveAction_->setText(tr("&Save as GPT-2 folder…"));
     closeAction_->setText(tr("&Close"));
-    trainMenu_->setTitle(tr("&Training"));
+    trainMenu_->setTitle(tr("T&raining"));
     startAction_->setText(tr("&Start or pause"));
     stepAction_->setText(tr("One training s&tep (looking back: the next snapshot)"));
     resetAction_->setText(tr("&Reset to step 0 with the chosen settings"));
     threadsMenu_->retranslate();
-    viewMenu_->setTitle(tr("&Timeline"));
+    viewMenu_->setTitle(tr("T&imeline"));
     backAction_->setText(tr("&Previous snapshot"));
     firstAction_->setText(tr("&First snapshot (step 0)"));
     newestAction_->setText(tr("&Newest snapshot"));
