@@ -84,7 +84,7 @@ void Generator::feed(int id, std::vector<std::vector<RowVector>>* attention_rows
     for (Index l = 0; l < s.num_layers; ++l) {
         const LayerWeights& w = weights_.layers[static_cast<std::size_t>(l)];
         KVCache& cache = kv_cache_[static_cast<std::size_t>(l)];
-        const Matrix a = layers::norm(h, w[R::AttnNormWeight], w[R::AttnNormBias], s);
+        const Matrix a = layers::attention_input(w, s, h);
         const layers::Projections p = layers::project_qkv(w, s, a, pos);
         cache.append(split_heads(p.keys, s.num_kv_heads), split_heads(p.values, s.num_kv_heads));
         attend_one_query(p.queries.row(0), cache, s.num_heads, divisor, attention_rows != nullptr,

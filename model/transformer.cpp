@@ -150,13 +150,12 @@ ModelForwardResult model_forward(const TransformerWeights& weights, const std::v
     check_weights(weights);
     const TransformerSpec& s = weights.spec;
     check_token_ids(s, ids, 0);
-    using R = TensorRole;
     Matrix h = layers::embed(weights, ids, 0);
     ModelForwardResult result;
     const bool fast = fast_path_applies(weights, options);
     FastAttentionWorkspace workspace;
     for (const LayerWeights& w : weights.layers) {
-        const Matrix a = layers::norm(h, w[R::AttnNormWeight], w[R::AttnNormBias], s);
+        const Matrix a = layers::attention_input(w, s, h);
         h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, options, result);
         layers::mlp_block(w, s, h);
     }

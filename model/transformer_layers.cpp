@@ -51,6 +51,11 @@ Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias
     return y;
 }
 
+Matrix attention_input(const LayerWeights& w, const TransformerSpec& spec, const Matrix& h) {
+    if (spec.attn_only) return h;
+    return norm(h, w[TensorRole::AttnNormWeight], w[TensorRole::AttnNormBias], spec);
+}
+
 void activate(Matrix& x, ActivationKind kind) {
     switch (kind) {
         case ActivationKind::GeluTanh: {
@@ -75,6 +80,7 @@ void activate(Matrix& x, ActivationKind kind) {
 
 void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
     using R = TensorRole;
+    if (spec.attn_only) return;
     const Matrix m = norm(h, w[R::MlpNormWeight], w[R::MlpNormBias], spec);
     Matrix up = project(m, w[R::UpWeight], w[R::UpBias]);
     if (spec.mlp == MlpKind::Gated) {
@@ -151,7 +157,8 @@ Matrix embed(const TransformerWeights& w, const std::vector<int>& ids, Index pos
 
 Matrix logits(const TransformerWeights& w, const Matrix& h) {
     using R = TensorRole;
-    const Matrix final_h = norm(h, w[R::FinalNormWeight], w[R::FinalNormBias], w.spec);
+    const Matrix final_h =
+        w.spec.attn_only ? h : norm(h, w[R::FinalNormWeight], w[R::FinalNormBias], w.spec);
     const WeightView& out = w.spec.tied_output ? w[R::TokenEmbedding] : w[R::OutputWeight];
     if (!out.quantized()) return matmul(final_h, Op::None, out.matrix(), Op::Transpose);
     Matrix y(final_h.rows(), out.rows);

@@ -17,11 +17,14 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
 // empty.
 Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias);
 
+// The attention half's input: norm(h; attn norm), or h itself for an attn_only spec.
+Matrix attention_input(const LayerWeights& w, const TransformerSpec& spec, const Matrix& h);
+
 // In place: GELU (tanh approximation or erf), ReLU or SiLU.
 void activate(Matrix& x, ActivationKind kind);
 
 // The MLP half of a pre-norm block, in place on h: h += down(act(up(norm(h)))), gated
-// down(act(gate(·)) * up(·)).
+// down(act(gate(·)) * up(·)); nothing for an attn_only spec.
 void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h);
 
 struct Projections {
@@ -39,7 +42,7 @@ Projections project_qkv(const LayerWeights& w, const TransformerSpec& spec, cons
 Matrix embed(const TransformerWeights& w, const std::vector<int>& ids,
              Eigen::Index position_offset);
 
-// Final norm and the output head: (T, d) → (T, V).
+// Final norm (none for attn_only) and the output head: (T, d) → (T, V).
 Matrix logits(const TransformerWeights& w, const Matrix& h);
 
 }  // namespace attn::layers

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -43,6 +44,25 @@ std::vector<TensorEntry> gpt2_table(const TransformerSpec& s) {
                  {"wpe.weight", R::PositionEmbedding, false, {s.max_positions, d}, L::Rows});
     if (!s.tied_output)
         t.push_back({"lm_head.weight", R::OutputWeight, false, {s.vocab_size, d}, L::Rows, false});
+    // Attention-only models have neither norms nor an MLP: those tensors are not in the file.
+    if (s.attn_only)
+        std::erase_if(t, [](const TensorEntry& e) {
+            switch (e.role) {
+                case R::AttnNormWeight:
+                case R::AttnNormBias:
+                case R::MlpNormWeight:
+                case R::MlpNormBias:
+                case R::UpWeight:
+                case R::UpBias:
+                case R::DownWeight:
+                case R::DownBias:
+                case R::FinalNormWeight:
+                case R::FinalNormBias:
+                    return true;
+                default:
+                    return false;
+            }
+        });
     return t;
 }
 
@@ -141,6 +161,11 @@ void check_spec(const TransformerSpec& s) {
         throw AttentionError(
             "post-norm blocks (norm after the residual, as BERT's) are not computed: only "
             "pre-norm decoders (GPT-2, LLaMA) are");
+    if (s.attn_only && s.family != ModelFamily::Gpt2)
+        throw AttentionError(
+            "attn_only (no norms, no MLP) is computed for the GPT-2 layout only, "
+            "but the spec's family is " +
+            family_name(s.family) + ": use family gpt2 or drop attn_only");
     if (s.sliding_window < 0)
         throw AttentionError("sliding_window = " + std::to_string(s.sliding_window) +
                              " is negative: give 0 (none) or a window of tokens");

@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/attention_kernels.h"
@@ -32,6 +33,7 @@
 #include "model/modules.h"
 #include "model/ops.h"
 #include "model/rng.h"
+#include "model/train.h"
 #include "model/transformer.h"
 #include "model/walkthrough.h"
 #include "tests/support/model_test_weights.h"
@@ -354,6 +356,52 @@ void BM_StreamRead(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * n * 4);
 }
 
+// --- training: one step of the Train window's presets -------------------------------------
+// forward_backward + adamw_step on a batch of 8 sequences, as attention-cli train steps;
+// tests/bench/torch_bench.py train times the same step in PyTorch (zero_grad, forward, loss,
+// backward, AdamW) on the same shapes. FLOPs: 6 per parameter per token (forward 2, backward 4)
+// for every matrix product, plus the causal core (forward 2·T²·d per sequence and layer,
+// backward twice that), as nanoGPT's estimate_mfu counts them.
+struct TrainPresetShape {
+    Eigen::Index layers, heads, d_model, d_ff, vocab, seq_len;
+    bool attn_only;
+};
+
+void BM_TrainStep(benchmark::State& state, TrainPresetShape shape) {
+    constexpr Eigen::Index kBatch = 8;
+    attn::TransformerSpec spec = attn::gpt2_spec(shape.layers, shape.heads, shape.d_model,
+                                                 shape.seq_len, shape.vocab, shape.d_ff);
+    spec.attn_only = shape.attn_only;
+    attn::ModelParameters params = attn::make_parameters(spec);
+    attn::TorchGenerator gen(0);
+    attn::init_gpt2(params, gen);
+    attn::TrainBatch batch{kBatch, shape.seq_len, {}, {}};
+    for (Eigen::Index i = 0; i < kBatch * shape.seq_len; ++i) {
+        batch.inputs.push_back(static_cast<int>((i * 7919) % shape.vocab));
+        batch.targets.push_back(static_cast<int>((i * 7919 + 13) % shape.vocab));
+    }
+    attn::TrainScratch scratch;
+    attn::AdamWState adamw;
+    std::vector<float> grads;
+    // The loss of the starting weights, which torch_bench.py train checks its own against.
+    state.counters["first_loss"] = attn::train_loss(params, batch, scratch);
+    for (auto _ : state) {
+        const float loss = attn::forward_backward(params, batch, grads, scratch);
+        attn::adamw_step(params.values, grads, adamw, {});
+        benchmark::DoNotOptimize(loss);
+        benchmark::ClobberMemory();
+    }
+    double matrix_params = 0.0;
+    for (const attn::ParameterTensor& t : params.tensors)
+        if (t.entry.layout == attn::TensorLayout::InOut)
+            matrix_params += static_cast<double>(t.size());
+    matrix_params += static_cast<double>(spec.vocab_size * spec.d_model);  // the tied head
+    const double tokens = static_cast<double>(kBatch * shape.seq_len);
+    const double t = static_cast<double>(shape.seq_len), d = static_cast<double>(shape.d_model);
+    report_gflops(state, 6.0 * matrix_params * tokens +
+                             3.0 * static_cast<double>(shape.layers * kBatch) * 2.0 * t * t * d);
+}
+
 // Registered here rather than with BENCHMARK() so that a multi-threaded run measures wall-clock
 // time: Google Benchmark's CPU time counts only the main thread, not OpenMP's workers.
 void register_benchmarks(int threads) {
@@ -382,6 +430,17 @@ void register_benchmarks(int threads) {
     add("BM_Gpt2Forward", BM_Gpt2Forward, {128, 1024}, benchmark::kMillisecond);
     add("BM_Gpt2DecodeToken", BM_Gpt2DecodeToken, {128, 1024}, benchmark::kMillisecond);
     add("BM_StreamRead", BM_StreamRead, {}, benchmark::kMillisecond);
+    // The presets of model/trainer.h, vocabulary 64 (the induction task's).
+    const std::pair<const char*, TrainPresetShape> presets[] = {
+        {"BM_TrainStep/attn-only-2l", {2, 4, 64, 256, 64, 32, true}},
+        {"BM_TrainStep/gpt-2l", {2, 4, 128, 512, 64, 64, false}},
+    };
+    for (const auto& [name, shape] : presets) {
+        benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
+            name, [shape = shape](benchmark::State& state) { BM_TrainStep(state, shape); });
+        b->Unit(benchmark::kMillisecond);
+        if (threads > 1) b->UseRealTime();
+    }
     register_quant_benchmarks(threads > 1);
 }
 

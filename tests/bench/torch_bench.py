@@ -12,7 +12,13 @@ What it measures (float32, one thread unless --threads N, torch.inference_mode()
             MultiHeadAttention on torch.rand(T, 768) after torch.manual_seed(123), the very input
             and parameters `attention-cli compute --module multi-head-attention --random-tokens T
             --summary` draws and times (their output checksums must match).
-  compare   runs the three above and their attention-cli counterparts on the same inputs
+  train     one training step of the Train window's presets (attn-only-2l: 2 layers, 4 heads,
+            d_model 64, vocab 64, T 32; gpt-2l: 2 layers, 4 heads, d_model 128, d_ff 512, vocab
+            64, T 64; batch 8): zero_grad, forward, mean cross-entropy, backward, AdamW, on the
+            weights attn::init_gpt2 draws with seed 0 and attention-bench's token batch. With
+            --bench build/bin/attention-bench it also runs BM_TrainStep/<preset> there, checks
+            that both start from the same loss, and prints the table of times.
+  compare   runs forward, generate and layer and their attention-cli counterparts on the same inputs
             (the same token ids, the same prompt ids), checks that both sides agree (top-5 ids,
             greedy new ids), and prints a markdown table of the times.
 
@@ -563,6 +569,161 @@ def run_layer(T, repeat, D=768, H=12, seed=123):
 
 
 # ---------------------------------------------------------------------------------------------
+# train
+
+TRAIN_PRESETS = {
+    "attn-only-2l": {"L": 2, "H": 4, "D": 64, "F": 256, "V": 64, "T": 32, "attn_only": True},
+    "gpt-2l": {"L": 2, "H": 4, "D": 128, "F": 512, "V": 64, "T": 64, "attn_only": False},
+}
+TRAIN_BATCH = 8
+
+
+def train_init(c, seed=0):
+    """attn::init_gpt2 with TorchGenerator(seed): the tensor table's order, normal_ draws for the
+    embeddings and weight matrices only (std 0.02; c_proj and mlp.c_proj 0.02 / sqrt(2 L))."""
+    torch.manual_seed(seed)
+    D, F_, proj = c["D"], c["F"], 0.02 / math.sqrt(2 * c["L"])
+    normal = lambda shape, std: torch.empty(shape).normal_(0.0, std)
+    p = {"wte": normal((c["V"], D), 0.02), "wpe": normal((c["T"], D), 0.02), "layers": []}
+    for _ in range(c["L"]):
+        w = {}
+        if not c["attn_only"]:
+            w["ln1_w"], w["ln1_b"] = torch.ones(D), torch.zeros(D)
+        w["qkv_w"], w["qkv_b"] = normal((D, 3 * D), 0.02), torch.zeros(3 * D)
+        w["proj_w"], w["proj_b"] = normal((D, D), proj), torch.zeros(D)
+        if not c["attn_only"]:
+            w["ln2_w"], w["ln2_b"] = torch.ones(D), torch.zeros(D)
+            w["fc_w"], w["fc_b"] = normal((D, F_), 0.02), torch.zeros(F_)
+            w["fc2_w"], w["fc2_b"] = normal((F_, D), proj), torch.zeros(D)
+        p["layers"].append(w)
+    if not c["attn_only"]:
+        p["ln_f_w"], p["ln_f_b"] = torch.ones(D), torch.zeros(D)
+    params = [p["wte"], p["wpe"]] + [t for w in p["layers"] for t in w.values()]
+    params += [p[k] for k in ("ln_f_w", "ln_f_b") if k in p]
+    for t in params:
+        t.requires_grad_()
+    return p, params
+
+
+def train_batch(c):
+    """attention-bench's batch: inputs (i * 7919) % V, targets (i * 7919 + 13) % V."""
+    n = TRAIN_BATCH * c["T"]
+    inputs = torch.tensor([(i * 7919) % c["V"] for i in range(n)]).view(TRAIN_BATCH, c["T"])
+    targets = torch.tensor([(i * 7919 + 13) % c["V"] for i in range(n)]).view(TRAIN_BATCH, c["T"])
+    return inputs, targets
+
+
+def train_attention(q, k, v, variant, blocked, scale):
+    """(B, H, T, hd) each -> context (B, H, T, hd), causal."""
+    if variant == "sdpa_causal":
+        return F._scaled_dot_product_attention(q, k, v, None, 0.0, False, True)[0]
+    if variant == "baddbmm":
+        B, H, T, hd = q.shape
+        additive = torch.zeros(T, T).masked_fill(blocked, float("-inf")).expand(B * H, T, T)
+        scores = torch.baddbmm(additive, q.reshape(B * H, T, hd),
+                               k.reshape(B * H, T, hd).transpose(1, 2), alpha=scale)
+        return torch.bmm(scores.softmax(dim=-1), v.reshape(B * H, T, hd)).view(B, H, T, hd)
+    weights = ((q @ k.transpose(-1, -2)) * scale).masked_fill(blocked, float("-inf"))
+    return weights.softmax(dim=-1) @ v
+
+
+def train_loss(p, c, inputs, targets, variant):
+    B, T, D, H = inputs.shape[0], inputs.shape[1], c["D"], c["H"]
+    blocked = torch.ones(T, T, dtype=torch.bool).triu(1)
+    scale = 1.0 / math.sqrt(D // H)
+    x = p["wte"][inputs] + p["wpe"][:T]
+    for w in p["layers"]:
+        a = x if c["attn_only"] else F.layer_norm(x, (D,), w["ln1_w"], w["ln1_b"], 1e-5)
+        q, k, v = ((a @ w["qkv_w"] + w["qkv_b"]).split(D, dim=2))
+        q, k, v = (t.view(B, T, H, D // H).transpose(1, 2) for t in (q, k, v))
+        context = train_attention(q, k, v, variant, blocked, scale)
+        x = x + context.transpose(1, 2).reshape(B, T, D) @ w["proj_w"] + w["proj_b"]
+        if not c["attn_only"]:
+            h = F.layer_norm(x, (D,), w["ln2_w"], w["ln2_b"], 1e-5)
+            x = x + gelu_new(h @ w["fc_w"] + w["fc_b"]) @ w["fc2_w"] + w["fc2_b"]
+    if not c["attn_only"]:
+        x = F.layer_norm(x, (D,), p["ln_f_w"], p["ln_f_b"], 1e-5)
+    logits = x @ p["wte"].t()
+    return F.cross_entropy(logits.reshape(-1, c["V"]), targets.reshape(-1))
+
+
+def run_train(name, repeat):
+    """One step (zero_grad, forward, loss, backward, AdamW) per timed run, for every attention
+    variant and for AdamW's single-tensor and foreach implementations; the fastest is reported.
+    Every variant starts from the same weights and must give the manual variant's first loss."""
+    c = TRAIN_PRESETS[name]
+    inputs, targets = train_batch(c)
+    results, errors, first_loss = {}, {}, None
+    for variant in ("manual", "baddbmm", "sdpa_causal"):
+        for foreach in (False, True):
+            key = f"{variant}+{'foreach' if foreach else 'single'}_adamw"
+            p, params = train_init(c)
+            opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01, foreach=foreach)
+
+            def step():
+                opt.zero_grad(set_to_none=True)
+                loss = train_loss(p, c, inputs, targets, variant)
+                loss.backward()
+                opt.step()
+                return loss.item()
+
+            try:
+                loss = step()
+            except Exception as e:
+                errors[key] = str(e).splitlines()[0]
+                continue
+            if first_loss is None:
+                first_loss = loss
+            if abs(loss - first_loss) > 1e-5 * first_loss:
+                errors[key] = f"first loss {loss} differs from manual's {first_loss}"
+                continue
+            best, median = time_runs(step, repeat)
+            results[key] = {"best_ms": round(best, 3), "median_ms": round(median, 3)}
+            log(f"train {name} {key}: best {best:.2f} ms, median {median:.2f} ms")
+    return {"preset": name, "batch": TRAIN_BATCH, **c, "first_loss": first_loss,
+            "variants": results, "errors": errors, "fastest": fastest_of(results),
+            "repeat": repeat}
+
+
+def train_compare(args):
+    """PyTorch's step against attention-bench's BM_TrainStep/<preset> (CPU time, median)."""
+    bench = os.path.abspath(args.bench)
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), ATTN_THREADS=str(args.threads))
+    r = subprocess.run([bench, "--benchmark_filter=BM_TrainStep", "--benchmark_format=json",
+                        f"--benchmark_repetitions={args.runs}"], capture_output=True, text=True,
+                       env=env)
+    if r.returncode != 0:
+        sys.exit(f"torch_bench: {bench} failed: {r.stderr.strip()}")
+    runs = {}
+    for b in json.loads(r.stdout)["benchmarks"]:
+        if b.get("run_type") == "iteration":
+            runs.setdefault(b["run_name"], []).append(b)
+    rows, details = [], {"machine": machine_info(), "gelu_max_abs_diff": check_gelu()}
+    for name in args.presets:
+        ours = run_train(name, args.repeat)
+        cpp = runs.get(f"BM_TrainStep/{name}")
+        if not cpp:
+            sys.exit(f"torch_bench: {bench} has no BM_TrainStep/{name}")
+        times = [b["cpu_time"] for b in cpp]  # time_unit ms
+        cpp_loss = cpp[0]["first_loss"]
+        agree = abs(cpp_loss - ours["first_loss"]) <= 1e-5 * ours["first_loss"]
+        log(f"train {name}: first loss attention-bench {cpp_loss:.7g}, PyTorch "
+            f"{ours['first_loss']:.7g}: {'agree' if agree else 'DIFFER'}")
+        details[f"train_{name}"] = {"torch": ours, "cpp": {"best_ms": min(times),
+                                                           "median_ms": statistics.median(times),
+                                                           "first_loss": cpp_loss},
+                                    "first_loss_agree": agree}
+        rows.append((f"train step {name} (ms)", min(times), statistics.median(times),
+                     ours["fastest"]["ms"], ours["variants"][ours["fastest"]["name"]]["median_ms"],
+                     ours["fastest"]["name"], "ms", agree))
+    md = markdown_table(rows, details, args.threads)
+    details["markdown"] = md
+    log("")
+    log(md)
+    print(json.dumps(details, indent=1))
+
+
+# ---------------------------------------------------------------------------------------------
 # compare
 
 def cli_supports_threads(cli, sub):
@@ -730,6 +891,11 @@ def main():
     la = sub.add_parser("layer", help="one causal multi-head attention layer")
     la.add_argument("--tokens", type=int, required=True)
     la.add_argument("--repeat", type=int, default=5)
+    tr = sub.add_parser("train", help="one training step of the presets")
+    tr.add_argument("--presets", nargs="+", default=list(TRAIN_PRESETS), choices=list(TRAIN_PRESETS))
+    tr.add_argument("--repeat", type=int, default=30, help="timed steps per variant")
+    tr.add_argument("--bench", help="attention-bench to compare with (BM_TrainStep)")
+    tr.add_argument("--runs", type=int, default=5, help="attention-bench repetitions")
     c = sub.add_parser("compare", help="all of the above against attention-cli")
     c.add_argument("--model", required=True)
     c.add_argument("--cli", default="build/bin/attention-cli")
@@ -742,7 +908,7 @@ def main():
                                         "after it brings you a little closer to")
     c.add_argument("--no-jit", action="store_true", help="skip the TorchScript variants")
     # Options given after the subcommand too (`compare ... --threads 2`).
-    for p in (f, g, la, c):
+    for p in (f, g, la, tr, c):
         p.add_argument("--threads", type=int, default=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -762,6 +928,11 @@ def main():
         out = run_generate(model, prompt, args.new_tokens, args.repeat)
     elif args.cmd == "layer":
         out = run_layer(args.tokens, args.repeat)
+    elif args.cmd == "train":
+        if args.bench:
+            train_compare(args)
+            return
+        out = {name: run_train(name, args.repeat) for name in args.presets}
     else:
         compare(args)
         return

@@ -74,6 +74,20 @@ void rope(Grid& x, Eigen::Index heads, Eigen::Index hd, double base) {
             }
 }
 
+// y = x · W + b for a Conv1D (in, out) weight, in double.
+Grid linear_in_out(const Grid& x, const attn::WeightView& w, const attn::WeightView& b) {
+    Grid y(x.size(), std::vector<double>(static_cast<std::size_t>(w.cols), 0.0));
+    for (std::size_t t = 0; t < x.size(); ++t)
+        for (Eigen::Index o = 0; o < w.cols; ++o) {
+            double sum = static_cast<double>(b.data[o]);
+            for (Eigen::Index i = 0; i < w.rows; ++i)
+                sum +=
+                    x[t][static_cast<std::size_t>(i)] * static_cast<double>(w.data[i * w.cols + o]);
+            y[t][static_cast<std::size_t>(o)] = sum;
+        }
+    return y;
+}
+
 struct NaiveResult {
     std::vector<std::vector<Grid>> attentions;  // [layer][head] (T, T)
     Grid logits;                                // (T, V)
@@ -139,6 +153,65 @@ NaiveResult naive_llama(const TransformerWeights& w, const std::vector<int>& ids
     return out;
 }
 
+// GPT-2's layout without norms or MLP (attn_only), loop by loop: h = wte[id] + wpe[t];
+// per layer h += c_proj(causal attention(c_attn(h))); logits = h · wteᵀ.
+NaiveResult naive_attn_only(const TransformerWeights& w, const std::vector<int>& ids) {
+    const TransformerSpec& s = w.spec;
+    const std::size_t T = ids.size(), hd = static_cast<std::size_t>(s.head_dim);
+    const std::size_t d = static_cast<std::size_t>(s.d_model);
+    Grid h(T, std::vector<double>(d));
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t c = 0; c < d; ++c)
+            h[t][c] =
+                static_cast<double>(
+                    w[TensorRole::TokenEmbedding].data[static_cast<std::size_t>(ids[t]) * d + c]) +
+                static_cast<double>(w[TensorRole::PositionEmbedding].data[t * d + c]);
+    NaiveResult out;
+    for (const attn::LayerWeights& l : w.layers) {
+        const Grid qkv = linear_in_out(h, l[TensorRole::QkvWeight], l[TensorRole::QkvBias]);
+        Grid context(T, std::vector<double>(d, 0.0));
+        std::vector<Grid> heads;
+        for (std::size_t head = 0; head < static_cast<std::size_t>(s.num_heads); ++head) {
+            const std::size_t qo = head * hd, ko = d + head * hd, vo = 2 * d + head * hd;
+            Grid weights(T, std::vector<double>(T, 0.0));
+            for (std::size_t i = 0; i < T; ++i) {
+                double max = -1e300, sum = 0.0;
+                std::vector<double> score(i + 1, 0.0);
+                for (std::size_t j = 0; j <= i; ++j) {
+                    for (std::size_t c = 0; c < hd; ++c)
+                        score[j] += qkv[i][qo + c] * qkv[j][ko + c];
+                    score[j] /= std::sqrt(static_cast<double>(hd));
+                    max = std::max(max, score[j]);
+                }
+                for (std::size_t j = 0; j <= i; ++j) sum += std::exp(score[j] - max);
+                for (std::size_t j = 0; j <= i; ++j) {
+                    weights[i][j] = std::exp(score[j] - max) / sum;
+                    for (std::size_t c = 0; c < hd; ++c)
+                        context[i][qo + c] += weights[i][j] * qkv[j][vo + c];
+                }
+            }
+            heads.push_back(std::move(weights));
+        }
+        out.attentions.push_back(std::move(heads));
+        const Grid o = linear_in_out(context, l[TensorRole::OutWeight], l[TensorRole::OutBias]);
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t c = 0; c < d; ++c) h[t][c] += o[t][c];
+    }
+    const attn::WeightView& wte = w[TensorRole::TokenEmbedding];
+    out.logits.assign(T, std::vector<double>(static_cast<std::size_t>(s.vocab_size), 0.0));
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t v = 0; v < static_cast<std::size_t>(s.vocab_size); ++v)
+            for (std::size_t c = 0; c < d; ++c)
+                out.logits[t][v] += h[t][c] * static_cast<double>(wte.data[v * d + c]);
+    return out;
+}
+
+TransformerSpec attn_only_spec() {
+    TransformerSpec spec = attn::gpt2_spec(2, 2, 8, 16, 32);
+    spec.attn_only = true;
+    return spec;
+}
+
 }  // namespace
 
 class TestTransformerCore : public QObject {
@@ -154,6 +227,9 @@ private slots:
     void slidingWindowBlocksOldKeys();
     void threadsDoNotChangeABit();
     void runHeadsStepDrawsCrossAttention();
+    void attnOnlyTableHasNoNormsNorMlp();
+    void attnOnlyEqualsNaiveLoops();
+    void attnOnlyGeneratorEqualsFullPass();
 };
 
 void TestTransformerCore::gpt2TableInFileOrder() {
@@ -437,6 +513,79 @@ void TestTransformerCore::runHeadsStepDrawsCrossAttention() {
         QCOMPARE(QString(e.what()), QString("run_heads_step: head 1 is 3 × 2 but the labels give 2 "
                                             "queries × 2 keys"));
     }
+}
+
+void TestTransformerCore::attnOnlyTableHasNoNormsNorMlp() {
+    TransformerSpec spec = attn_only_spec();
+    spec.num_layers = 1;
+    const std::vector<std::string> want = {"wte.weight",
+                                           "wpe.weight",
+                                           "h.0.attn.c_attn.weight",
+                                           "h.0.attn.c_attn.bias",
+                                           "h.0.attn.c_proj.weight",
+                                           "h.0.attn.c_proj.bias"};
+    QCOMPARE(file_order(spec), want);
+    spec.family = attn::ModelFamily::Llama;
+    try {
+        attn::check_spec(spec);
+        QFAIL("attn_only LLaMA accepted");
+    } catch (const attn::AttentionError& e) {
+        QVERIFY2(QString(e.what()).contains("GPT-2 layout only"), e.what());
+        QVERIFY2(QString(e.what()).contains("llama"), e.what());
+    }
+}
+
+// Both paths of model_forward (every attention kept, and the fast kernel) against the loops.
+void TestTransformerCore::attnOnlyEqualsNaiveLoops() {
+    const TransformerWeights w = attn::make_random_weights(attn_only_spec(), 11);
+    const std::vector<int> ids = {3, 17, 0, 31, 8, 8, 21};
+    const NaiveResult naive = naive_attn_only(w, ids);
+    for (const bool keep : {true, false}) {
+        attn::ModelForwardOptions options;
+        options.all_logits = true;
+        options.keep_attentions = keep;
+        const attn::ModelForwardResult r = attn::model_forward(w, ids, options);
+        QCOMPARE(r.attentions.size(), keep ? std::size_t{2} : std::size_t{0});
+        for (std::size_t l = 0; l < r.attentions.size(); ++l)
+            for (std::size_t h = 0; h < 2; ++h)
+                for (Eigen::Index i = 0; i < 7; ++i)
+                    for (Eigen::Index j = 0; j < 7; ++j)
+                        QVERIFY(std::abs(static_cast<double>(r.attentions[l][h](i, j)) -
+                                         naive.attentions[l][h][static_cast<std::size_t>(i)]
+                                                         [static_cast<std::size_t>(j)]) <= 2e-6);
+        QCOMPARE(r.logits.rows(), Eigen::Index{7});
+        for (Eigen::Index t = 0; t < 7; ++t)
+            for (Eigen::Index v = 0; v < 32; ++v) {
+                const double want =
+                    naive.logits[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
+                QVERIFY2(std::abs(static_cast<double>(r.logits(t, v)) - want) <=
+                             1e-5 * std::max(1.0, std::abs(want)),
+                         qPrintable(QString("logit (%1, %2): %3 vs %4")
+                                        .arg(t)
+                                        .arg(v)
+                                        .arg(r.logits(t, v))
+                                        .arg(want)));
+            }
+    }
+}
+
+void TestTransformerCore::attnOnlyGeneratorEqualsFullPass() {
+    const TransformerWeights w = attn::make_random_weights(attn_only_spec(), 12);
+    attn::GenerationOptions options;
+    options.max_new_tokens = 6;
+    attn::Generator generator(w, {4, 9, 1}, options);
+    std::vector<int> sequence = {4, 9, 1};
+    while (!generator.finished()) {
+        const attn::GenerationStep step = generator.step();
+        attn::ModelForwardOptions o;
+        o.keep_attentions = false;
+        Eigen::Index best = 0;
+        attn::model_forward(w, sequence, o).logits.row(0).maxCoeff(&best);
+        QCOMPARE(step.id, static_cast<int>(best));
+        sequence.push_back(step.id);
+    }
+    QCOMPARE(sequence.size(), std::size_t{9});
+    QVERIFY(attn::max_abs_diff_vs_full_pass(w, generator) <= 1e-5f);
 }
 
 QTEST_APPLESS_MAIN(TestTransformerCore)
