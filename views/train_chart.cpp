@@ -16,12 +16,19 @@ namespace views {
 
 namespace {
 
-// Tick labels through the app's one number formatter (never "0,5" under a German locale).
-class CompactTicker : public QCPAxisTicker {
+// Tick labels through the app's one number formatter (never "0,5" under a German locale);
+// steps as whole numbers ("12000", not "1.2 · 10⁴").
+class NumberTicker : public QCPAxisTicker {
+public:
+    explicit NumberTicker(bool whole) : whole_(whole) {}
+
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override {
-        return compactText(tick);
+        return whole_ ? fixedText(tick, 0) : compactText(tick);
     }
+
+private:
+    bool whole_;
 };
 
 }  // namespace
@@ -33,8 +40,8 @@ TrainChart::TrainChart(QWidget* parent) : QWidget(parent) {
     layout->addWidget(plot_);
     plot_->plotLayout()->insertRow(0);
     plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString()));
-    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis})
-        axis->setTicker(QSharedPointer<QCPAxisTicker>(new CompactTicker));
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberTicker(true)));
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberTicker(false)));
     // The legend in a column of its own right of the plot, so no line hides behind it.
     auto* legendRect = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 1, legendRect);

@@ -314,13 +314,15 @@ void TrainSession::pause() {
 
 void TrainSession::stepOnce() {
     if (!ready_) return;
-    pause();
     {
+        // A run stops first; steps asked for in a row all happen.
         const std::lock_guard<std::mutex> lock(worker_->mutex);
+        worker_->running = false;
         worker_->snapshotWanted = false;  // the step takes its own
         ++worker_->stepsWanted;
     }
     worker_->wake.notify_all();
+    setRunning(false);
 }
 
 void TrainSession::save(const QString& folder) {

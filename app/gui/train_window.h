@@ -34,6 +34,7 @@ class QSlider;
 class QSpinBox;
 class QSplitter;
 class QTextBrowser;
+class QTimer;
 class ThreadsMenu;
 
 namespace views {
@@ -131,8 +132,13 @@ private:
     int shown_ = -1;         // shown snapshot
     bool following_ = true;  // the timeline follows the newest snapshot
     std::shared_ptr<const TrainSession::Snapshot> headPageSnapshot_;  // what headPage_ shows
-    int layer_ = 0, head_ = 0;                                        // the head shown large
-    int lossPoints_ = 0;  // losses already in the loss chart
+    // While training runs, the large head is rebuilt at most once a second (a page replaced
+    // faster never settles on screen); the timer brings it up to date.
+    QTimer* headPageTimer_ = nullptr;
+    std::shared_ptr<const TrainSession::Snapshot> mosaicSnapshot_;  // what mosaic_ shows
+    qint64 headPageBuiltMs_ = 0;
+    int layer_ = 0, head_ = 0;  // the head shown large
+    int lossPoints_ = 0;        // losses already in the loss chart
     QString lastMessage_;
     qint64 rateStartMs_ = 0;          // steps per second: since this time …
     std::int64_t rateStartStep_ = 0;  // … and this step

@@ -41,6 +41,9 @@ QWidget* labelled(QWidget* parent, QLabel* label, QWidget* field) {
     return box;
 }
 
+// While training runs, the large head follows the newest snapshot at most this often.
+constexpr qint64 kHeadPageIntervalMs = 1000;
+
 }  // namespace
 
 QWidget* TrainWindow::buildControls() {
@@ -126,6 +129,9 @@ QWidget* TrainWindow::buildViews() {
     mosaic_->setMaximumHeight(260);
     connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this, &TrainWindow::selectHead);
     headsLayout->addWidget(mosaic_);
+    headPageTimer_ = new QTimer(this);
+    headPageTimer_->setSingleShot(true);
+    connect(headPageTimer_, &QTimer::timeout, this, &TrainWindow::updateHeadPage);
     headBox_ = new QWidget(heads);
     auto* headBoxLayout = new QVBoxLayout(headBox_);
     headBoxLayout->setContentsMargins(0, 0, 0, 0);
@@ -173,6 +179,7 @@ void TrainWindow::onResetDone() {
     shown_ = 0;
     following_ = true;
     headPageSnapshot_ = nullptr;
+    mosaicSnapshot_.reset();
     stepsPerSecond_ = 0.0;
     onProgressed();
 }
@@ -182,9 +189,9 @@ void TrainWindow::onProgressed() {
     const int last = static_cast<int>(snapshots.size()) - 1;
     if (following_ || shown_ > last) {
         shown_ = last;
-    } else if (shown_ >= 0 && headPageSnapshot_) {
+    } else if (shown_ >= 0 && mosaicSnapshot_) {
         // Old snapshots thin out as the run grows: keep the shown step, or the one before it.
-        const std::int64_t step = headPageSnapshot_->step;
+        const std::int64_t step = mosaicSnapshot_->step;
         int index = 0;
         for (int i = 0; i <= last; ++i)
             if (snapshots[static_cast<std::size_t>(i)]->step <= step) index = i;
@@ -266,6 +273,7 @@ void TrainWindow::updateSnapshotViews() {
     }
     if (shown_ < 0 || shown_ >= count) {
         timelineLabel_->setText(QString());
+        mosaicSnapshot_.reset();
         mosaic_->setAttentions({});
         for (views::TrainChart* c : {lossChart_, previousChart_, inductionChart_})
             c->setMarker(-1.0);
@@ -277,7 +285,8 @@ void TrainWindow::updateSnapshotViews() {
     const TrainSession::Snapshot& s = *snapshots[static_cast<std::size_t>(shown_)];
     timelineLabel_->setText(
         tr("step %1 (snapshot %2 of %3)").arg(s.step).arg(shown_ + 1).arg(count));
-    if (headPageSnapshot_.get() != &s) {
+    if (mosaicSnapshot_ != snapshots[static_cast<std::size_t>(shown_)]) {
+        mosaicSnapshot_ = snapshots[static_cast<std::size_t>(shown_)];
         mosaic_->setAttentions(s.attentions);
         mosaic_->setSelected(layer_, head_);
     }
@@ -300,6 +309,12 @@ void TrainWindow::updateHeadPage() {
         snapshots[static_cast<std::size_t>(shown_)];
     const TrainSession::Snapshot& s = *shown;
     if (headPageSnapshot_ == shown && headPage_) return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (session_->running() && headPage_ && now - headPageBuiltMs_ < kHeadPageIntervalMs) {
+        if (!headPageTimer_->isActive())
+            headPageTimer_->start(static_cast<int>(kHeadPageIntervalMs - (now - headPageBuiltMs_)));
+        return;
+    }
     const auto l = static_cast<std::size_t>(layer_);
     if (l >= s.attentions.size()) return;
     std::vector<std::string> tokens;
@@ -326,11 +341,13 @@ void TrainWindow::updateHeadPage() {
     step.matrices = {kept};
     auto* page = new views::StepPage(std::move(step), headBox_);
     page->setFitToHeight(true);
-    page->setSmallestFitScale(0.6);
+    page->setSmallestFitScale(0.45);
     delete headPage_;
     headBox_->layout()->addWidget(page);
+    page->show();
     headPage_ = page;
     headPageSnapshot_ = shown;
+    headPageBuiltMs_ = now;
 }
 
 void TrainWindow::updateSample() {
