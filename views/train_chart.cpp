@@ -42,11 +42,15 @@ TrainChart::TrainChart(QWidget* parent) : QWidget(parent) {
     plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString()));
     plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberTicker(true)));
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new NumberTicker(false)));
-    // The legend in a column of its own right of the plot, so no line hides behind it.
-    auto* legendRect = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(1, 1, legendRect);
-    legendRect->addElement(0, 0, plot_->legend);
+    // The legend in a column of its own right of the plot, so no line hides behind it: one
+    // column per layer, a head per row.
+    auto* legendColumn = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 1, legendColumn);
+    legendColumn->addElement(0, 0, plot_->legend);
+    legendColumn->setMargins(QMargins(0, 0, 0, 0));
+    plot_->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
     plot_->legend->setRowSpacing(0);
+    plot_->legend->setColumnSpacing(2);
     plot_->legend->setVisible(false);
     plot_->plotLayout()->setColumnStretchFactor(1, 0.001);
     markerLine_ = new QCPItemStraightLine(plot_);
@@ -81,6 +85,10 @@ void TrainChart::setSeries(const std::vector<Series>& series) {
         layers_.push_back(s.layer);
         heads_.push_back(s.head);
     }
+    // One legend column per layer: wrap after the heads of a layer.
+    int headsPerLayer = 1;
+    for (const Series& s : series) headsPerLayer = std::max(headsPerLayer, s.head + 1);
+    plot_->legend->setWrap(headsPerLayer);
     plot_->legend->setVisible(series.size() > 1);
     applyColours();
     rescale();

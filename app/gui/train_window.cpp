@@ -163,8 +163,9 @@ void TrainWindow::retranslate() {
            "to see it large and point at a cell for its q·k arithmetic"));
     sampleHeading_->setText(tr("What the model writes"));
     timelineHeading_->setText(tr("Timeline:"));
-    lossChart_->setLabels(tr("Loss"), tr("step"), tr("cross-entropy"));
-    previousChart_->setLabels(tr("Previous-token score of each head"), tr("step"), tr("score"));
+    // The three charts share their steps: only the lowest names its axis.
+    lossChart_->setLabels(tr("Loss"), QString(), tr("cross-entropy"));
+    previousChart_->setLabels(tr("Previous-token score of each head"), QString(), tr("score"));
     inductionChart_->setLabels(tr("Induction score of each head"), tr("step"), tr("score"));
     updateControls();
     updateScoreCharts();

@@ -101,11 +101,13 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     using Settings = TrainSession::Settings;
 
     void buildMenus();
+    void sizeSplits();
     QWidget* buildControls();
     QWidget* buildViews();
     void retranslate();
@@ -160,6 +162,9 @@ private:
     QLabel* status_ = nullptr;
     // Views
     QSplitter* splitter_ = nullptr;
+    QSplitter* headsSplitter_ = nullptr;
+    bool splitsSized_ = false;
+    int sizedLayers_ = -1;  // the mosaic's layers when the splits were last sized
     views::TrainChart* lossChart_ = nullptr;
     views::TrainChart* previousChart_ = nullptr;
     views::TrainChart* inductionChart_ = nullptr;

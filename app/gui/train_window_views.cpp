@@ -117,25 +117,31 @@ QWidget* TrainWindow::buildViews() {
     chartsLayout->addWidget(previousChart_, 3);
     chartsLayout->addWidget(inductionChart_, 3);
 
-    auto* heads = new QWidget(splitter_);
-    auto* headsLayout = new QVBoxLayout(heads);
-    headsLayout->setContentsMargins(0, 0, 0, 0);
-    headsHeading_ = new QLabel(heads);
+    // The heads: the small multiples above, the chosen head large below; the learner drags the
+    // split (a short screen gives the large head little room otherwise).
+    auto* heads = new QSplitter(Qt::Vertical, splitter_);
+    headsSplitter_ = heads;
+    auto* top = new QWidget(heads);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    headsHeading_ = new QLabel(top);
     headsHeading_->setWordWrap(true);
-    headsLayout->addWidget(headsHeading_);
-    mosaic_ = new views::ModelHeadsMosaic(heads);
+    topLayout->addWidget(headsHeading_);
+    mosaic_ = new views::ModelHeadsMosaic(top);
     // One range for every head: uniform attention looks pale, a formed head bright.
     mosaic_->setRange(views::ModelHeadsMosaic::Range::Shared);
-    mosaic_->setMaximumHeight(260);
     connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this, &TrainWindow::selectHead);
-    headsLayout->addWidget(mosaic_);
+    topLayout->addWidget(mosaic_, 1);
     headPageTimer_ = new QTimer(this);
     headPageTimer_->setSingleShot(true);
     connect(headPageTimer_, &QTimer::timeout, this, &TrainWindow::updateHeadPage);
     headBox_ = new QWidget(heads);
     auto* headBoxLayout = new QVBoxLayout(headBox_);
     headBoxLayout->setContentsMargins(0, 0, 0, 0);
-    headsLayout->addWidget(headBox_, 1);
+    heads->addWidget(top);
+    heads->addWidget(headBox_);
+    heads->setStretchFactor(0, 2);
+    heads->setStretchFactor(1, 3);
 
     auto* side = new QWidget(splitter_);
     auto* sideLayout = new QVBoxLayout(side);
@@ -152,7 +158,7 @@ QWidget* TrainWindow::buildViews() {
     splitter_->addWidget(charts);
     splitter_->addWidget(heads);
     splitter_->addWidget(side);
-    splitter_->setStretchFactor(0, 4);
+    splitter_->setStretchFactor(0, 3);
     splitter_->setStretchFactor(1, 4);
     splitter_->setStretchFactor(2, 2);
     layout->addWidget(splitter_, 1);
@@ -171,6 +177,25 @@ QWidget* TrainWindow::buildViews() {
     return page;
 }
 
+void TrainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (splitsSized_) return;
+    splitsSized_ = true;
+    // Once the window has its size: the mosaic as tall as its thumbnails need, the large head
+    // the rest (the learner's dragging is kept after that).
+    QTimer::singleShot(0, this, &TrainWindow::sizeSplits);
+}
+
+void TrainWindow::sizeSplits() {
+    const int width = splitter_->width();
+    splitter_->setSizes({width * 4 / 10, width * 4 / 10, width - width * 8 / 10});
+    const int height = headsSplitter_->height();
+    const int top = std::min(height * 2 / 5, headsHeading_->sizeHint().height() + 8 +
+                                                 mosaic_->heightForWidth(width * 4 / 10));
+    headsSplitter_->setSizes({top, height - top});
+    sizedLayers_ = mosaic_->layerCount();
+}
+
 void TrainWindow::onResetDone() {
     lossPoints_ = 0;
     lossChart_->setSeries({views::TrainChart::Series{tr("loss"), 0, 0, {}, {}}});
@@ -182,6 +207,9 @@ void TrainWindow::onResetDone() {
     mosaicSnapshot_.reset();
     stepsPerSecond_ = 0.0;
     onProgressed();
+    // A model with another number of layers wants another height for its mosaic.
+    if (splitsSized_ && sizedLayers_ != mosaic_->layerCount())
+        QTimer::singleShot(0, this, &TrainWindow::sizeSplits);
 }
 
 void TrainWindow::onProgressed() {
