@@ -63,11 +63,11 @@ TrainBatch induction_batch(Index vocab_size, Index seq_len, Index batch, TorchGe
     return out;
 }
 
-std::vector<std::vector<int>> induction_probes(Index vocab_size, Index seq_len, Index count,
+std::vector<std::vector<int>> induction_probes(Index vocab_size, Index repeat_len, Index count,
                                                std::uint64_t seed) {
-    check_induction_sizes(vocab_size, seq_len);
+    check_induction_sizes(vocab_size, 2 * repeat_len + 1);
     TorchGenerator gen(seed);
-    const Index n = (seq_len - 1) / 2;
+    const Index n = repeat_len;
     std::vector<std::vector<int>> probes;
     for (Index p = 0; p < count; ++p) {
         std::vector<int> tokens(static_cast<std::size_t>(2 * n + 1));
@@ -78,6 +78,8 @@ std::vector<std::vector<int>> induction_probes(Index vocab_size, Index seq_len, 
     }
     return probes;
 }
+
+Index probe_repeat_len(Index seq_len) { return std::max<Index>(2, seq_len / 5); }
 
 TextWindows::TextWindows(std::vector<int> tokens, Index seq_len, bool shuffle, std::uint64_t seed)
     : tokens_(std::move(tokens)), seq_len_(seq_len), shuffle_(shuffle), gen_(seed) {

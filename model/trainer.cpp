@@ -35,7 +35,7 @@ void check_options(const TransformerSpec& spec, const TrainerOptions& o) {
                                  " outside the model's vocabulary of " + str(spec.vocab_size));
 }
 
-// Probes of the longest [BOS] r r that fits seq_len, the same for every run of this size.
+// The probes are the same for every run of one size.
 constexpr std::uint64_t kProbeSeed = 20221208;  // the day TransformerLens shipped its scores
 
 }  // namespace
@@ -53,12 +53,12 @@ Trainer::Trainer(ModelParameters params, const TrainerOptions& options)
     if (options_.task == TrainTask::Text)
         windows_ = std::make_unique<TextWindows>(options_.text_tokens, options_.seq_len,
                                                  options_.shuffle, options_.seed);
-    probes_ = induction_probes(params_.spec.vocab_size, std::max<Index>(options_.seq_len, 5),
-                               options_.probe_count, kProbeSeed);
-    // Probes longer than the model's positions (a tiny seq_len) are cut to what fits.
-    for (auto& p : probes_)
-        if (static_cast<Index>(p.size()) > params_.spec.max_positions)
-            p.resize(static_cast<std::size_t>(params_.spec.max_positions));
+    // Probes fit the model's positions; a model of fewer than 5 positions has none (no scores).
+    const Index repeat_len =
+        std::min(probe_repeat_len(options_.seq_len), (params_.spec.max_positions - 1) / 2);
+    if (repeat_len >= 2)
+        probes_ =
+            induction_probes(params_.spec.vocab_size, repeat_len, options_.probe_count, kProbeSeed);
 }
 
 TrainBatch Trainer::next_batch() {
@@ -79,10 +79,12 @@ TrainStepResult Trainer::step() {
 }
 
 std::vector<std::vector<Matrix>> Trainer::probe_attentions(std::size_t probe) {
-    return train_attentions(params_, probes_.at(probe), scratch_);
+    if (probe >= probes_.size()) return {};
+    return train_attentions(params_, probes_[probe], scratch_);
 }
 
 std::vector<HeadScore> Trainer::scores() {
+    if (probes_.empty()) return {};
     std::vector<std::vector<std::vector<Matrix>>> attentions;
     for (const auto& p : probes_) attentions.push_back(train_attentions(params_, p, scratch_));
     return head_scores(attentions, (static_cast<Index>(probes_.front().size()) - 1) / 2);

@@ -31,11 +31,16 @@ enum class TrainTask { Induction, Text };
 // Sequences of the induction task, B × (T + 1) tokens split into inputs and targets.
 TrainBatch induction_batch(Eigen::Index vocab_size, Eigen::Index seq_len, Eigen::Index batch,
                            TorchGenerator& gen);
-// The probes the scores are measured on: `count` sequences [BOS] r r with r of length
-// (seq_len − 1) / 2 (so 2n + 1 <= seq_len), drawn from a generator of their own (the same probes
-// for every step of a run).
-std::vector<std::vector<int>> induction_probes(Eigen::Index vocab_size, Eigen::Index seq_len,
+// The probes the scores are measured on: `count` sequences [BOS] r r with r of `repeat_len`
+// random tokens, drawn from a generator of their own (the same probes for every step of a run).
+std::vector<std::vector<int>> induction_probes(Eigen::Index vocab_size, Eigen::Index repeat_len,
                                                Eigen::Index count, std::uint64_t seed);
+// The probes' repeat length for a run of seq_len: seq_len / 5 (at least 2), short against the
+// longest repeats the task trains on ((seq_len − 1) / 2). Then a probe's query position does not
+// tell where its earlier occurrence is, and a head that attends by position alone (all a
+// one-layer model can do) scores about 2 / (1.5 · repeat_len); only copying through a
+// previous-token head scores high.
+Eigen::Index probe_repeat_len(Eigen::Index seq_len);
 
 // Windows of a token list as above. Throws AttentionError naming the sizes when the tokens make
 // no window ("the text has 40 tokens, fewer than seq_len + 1 = 65: give a longer text or a
@@ -115,7 +120,8 @@ public:
     const ModelParameters& parameters() const { return params_; }
     const TrainerOptions& options() const { return options_; }
 
-    // The probes' attentions [probe][layer][head] and the scores they give.
+    // The probes' attentions [layer][head] and the scores they give; empty for a model of fewer
+    // than 5 positions, which holds no probe.
     const std::vector<std::vector<int>>& probes() const { return probes_; }
     std::vector<std::vector<Matrix>> probe_attentions(std::size_t probe = 0);
     std::vector<HeadScore> scores();

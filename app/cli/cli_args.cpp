@@ -52,3 +52,21 @@ std::optional<double> parseProbabilityOption(const QString& option, const QStrin
     }
     return value;
 }
+
+std::optional<double> parseNumberOption(const QString& option, const QString& text, double min,
+                                        double max, const QString& example, QString* error) {
+    bool ok = false;
+    const double value = text.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(value)) {
+        *error = QStringLiteral("%1 %2 is not a number: give a number such as %1 %3")
+                     .arg(option, shown(text), example);
+        return std::nullopt;
+    }
+    if (value < min || value > max) {
+        *error =
+            QStringLiteral("%1 %2 is outside [%3, %4]: give a number in that range, e.g. %1 %5")
+                .arg(option, text.trimmed(), QString::number(min), QString::number(max), example);
+        return std::nullopt;
+    }
+    return value;
+}

@@ -66,3 +66,6 @@ void addForwardOptions(QCommandLineParser& parser);
 QByteArray runForward(const QCommandLineParser& parser);
 void addGenerateOptions(QCommandLineParser& parser);
 QByteArray runGenerate(const QCommandLineParser& parser);
+// Training (cli_train.cpp): prints its logged steps as it goes and returns the last one.
+void addTrainOptions(QCommandLineParser& parser);
+QByteArray runTrain(const QCommandLineParser& parser);

@@ -39,10 +39,13 @@ const CliCommand kCommands[] = {
      addForwardOptions, runForward},
     {"generate", "Continue a text with a model and a KV cache per layer", addGenerateOptions,
      runGenerate},
+    {"train", "Train a small transformer on induction or a text and watch its heads",
+     addTrainOptions, runTrain},
 };
 
 const char kOutputNote[] =
-    "Output is JSON on stdout (export and handout: the files written, one per line).\n"
+    "Output is JSON on stdout (export and handout: the files written, one per line; train: one\n"
+    "line per logged step, printed as it trains).\n"
     "Every number reads back as the same 32-bit float; NaN and infinity, which JSON cannot hold,\n"
     "are printed as null. On an error the message goes to stderr, stdout stays empty, and the\n"
     "exit status is 2.\n";

@@ -32,6 +32,9 @@ struct BpeBuilder {
     bool byteFallback = false;
     bool ignoreMerges = false;
     bool fuseUnk = false;
+    // Byte-level: a byte without a token encodes as "<|endoftext|>", as GPT2Tokenizer maps a
+    // token missing from vocab.json to its unk_token (small vocabularies of trained models).
+    bool missingBytesAsEndOfText = false;
     std::optional<QString> unkToken;
     // BOS and EOS by name, and whether they are added; unset: the usual names, not added.
     std::optional<QString> bosToken;

@@ -9,7 +9,9 @@
 //                           add_bos_token / add_eos_token and name bos_token / eos_token.
 //   vocab.json + merges.txt GPT-2's original form: {"Ġjourney": 7002, ...} and one merge "a b" per
 //                           line in rank order (a first line "#version: ..." is skipped); here
-//                           "<|endoftext|>", when in the vocabulary, is the one added token
+//                           "<|endoftext|>", when in the vocabulary, is the one added token,
+//                           and bytes without a token of their own (the small vocabularies of
+//                           models trained here) encode as it, GPT2Tokenizer's unk_token
 //
 // or the vocabulary comes from a GGUF file (GgufVocab, fromGgufVocab).
 //
@@ -134,6 +136,11 @@ public:
     // list) are decoded as displayToken does; others keep their text, SentencePiece's "▁" shown
     // as "␣".
     static QStringList displayVocabTokens(const QStringList& tokens);
+    // GPT-2's two files for this tokenizer, what fromVocabAndMerges reads back to the same ids:
+    // every token (added ones too, as GPT-2's vocab.json has "<|endoftext|>") and the merges in
+    // rank order after a "#version: 0.2" line. Byte-level tokenizers only (a trained model's).
+    QByteArray vocabJson() const;
+    QByteArray mergesTxt() const;
     // One more than the largest id (50,257 for GPT-2).
     int vocabSize() const { return static_cast<int>(tokens_.size()); }
     // The id of "<|endoftext|>" (50256 for GPT-2), if the tokenizer has that token.

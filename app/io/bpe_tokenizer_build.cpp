@@ -134,6 +134,10 @@ std::shared_ptr<BpeTokenizer> BpeBuilder::build() const {
         for (int b = 0; b < 256; ++b) {
             const QString symbol(QChar(map.toChar[b]));
             const auto it = ids.find(symbol);
+            if (it == ids.end() && missingBytesAsEndOfText && t->endOfText_) {
+                t->byteSymbol_[b] = *t->endOfText_;
+                continue;
+            }
             if (it == ids.end()) {
                 throw JsonError{QStringLiteral("%1: the vocabulary has no token for the byte 0x%2 "
                                                "(%3): a byte-level BPE vocabulary has all 256 "

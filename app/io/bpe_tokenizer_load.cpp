@@ -6,8 +6,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <utility>
@@ -124,6 +126,7 @@ BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
         const QString endOfText = QLatin1String(kEndOfTextToken);
         if (const std::optional<int> id = jsonId(root->value(endOfText))) {
             b.added.push_back({endOfText, *id});
+            b.missingBytesAsEndOfText = true;
         }
         std::vector<qsizetype> lineStarts;  // merge index -> offset of its line
         b.readMergesTxt(mergesText, &lineStarts);
@@ -139,6 +142,26 @@ BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
     } catch (const JsonError& failure) {
         return BpeLoadResult{nullptr, failure.message};
     }
+}
+
+QByteArray BpeTokenizer::vocabJson() const {
+    QJsonObject vocab;
+    for (std::size_t id = 0; id < tokens_.size(); ++id)
+        if (!tokens_[id].isNull()) vocab.insert(tokens_[id], static_cast<int>(id));
+    return QJsonDocument(vocab).toJson(QJsonDocument::Compact);
+}
+
+QByteArray BpeTokenizer::mergesTxt() const {
+    std::vector<std::pair<int, quint64>> byRank;
+    byRank.reserve(merges_.size());
+    for (const auto& [pair, merge] : merges_) byRank.emplace_back(merge.rank, pair);
+    std::sort(byRank.begin(), byRank.end());
+    QByteArray out("#version: 0.2\n");
+    for (const auto& [rank, pair] : byRank) {
+        out += token(static_cast<int>(pair >> 32)).toUtf8() + ' ' +
+               token(static_cast<int>(pair & 0xFFFFFFFFu)).toUtf8() + '\n';
+    }
+    return out;
 }
 
 namespace {

@@ -89,6 +89,14 @@ ModelConfigResult parseGpt2Config(const JsonText& text, const QJsonObject& o) {
                                .arg(describeJsonValue(tie))));
         spec.tied_output = tie.toBool();
     }
+    // Attention-only models trained here (TransformerLens's key): no norms, no MLP.
+    const QJsonValue attnOnly = o.value(QLatin1String("attn_only"));
+    if (!attnOnly.isUndefined()) {
+        if (!attnOnly.isBool())
+            return fail(at("attn_only", QStringLiteral("\"attn_only\" is %1: give true or false")
+                                            .arg(describeJsonValue(attnOnly))));
+        spec.attn_only = attnOnly.toBool();
+    }
     ModelConfigResult result;
     result.spec = spec;
     return result;

@@ -2,7 +2,7 @@
 // a JSON header {"name": {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}
 // and the raw tensor bytes. The reader memory-maps the file, checks every header entry before
 // anything is read, and hands out float32 views: F32 points into the mapping (no copy), F16 and
-// BF16 are converted. (Tests write files with tests/support/safetensors_writer.h.)
+// BF16 are converted. (The writer is app/io/safetensors_writer.h.)
 #pragma once
 
 #include <QByteArray>

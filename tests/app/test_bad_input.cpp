@@ -62,6 +62,8 @@ private slots:
     void cliIntegers();
     void cliProbabilities_data();
     void cliProbabilities();
+    void cliNumbers_data();
+    void cliNumbers();
 
     // --- saving -------------------------------------------------------------------------------
     void refusedSaveLeavesFileAlone();
@@ -234,6 +236,38 @@ void TestBadInputApp::cliProbabilities() {
     } else {
         QVERIFY(!p.has_value());
     }
+}
+
+void TestBadInputApp::cliNumbers_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("lr 0.001") << " 0.001 " << 0.001 << QString();
+    QTest::newRow("lr 1e-3") << "1e-3" << 0.001 << QString();
+    QTest::newRow("lr 10 (the maximum)") << "10" << 10.0 << QString();
+    QTest::newRow("lr 0") << "0" << 0.0
+                          << "--lr 0 is outside [1e-06, 10]: give a number in that range, e.g. "
+                             "--lr 0.001";
+    QTest::newRow("lr 11") << "11" << 0.0
+                           << "--lr 11 is outside [1e-06, 10]: give a number in that range, e.g. "
+                              "--lr 0.001";
+    QTest::newRow("German comma") << "0,001" << 0.0
+                                  << "--lr \"0,001\" is not a number: give a number such as --lr "
+                                     "0.001";
+    QTest::newRow("nan") << "nan" << 0.0
+                         << "--lr \"nan\" is not a number: give a number such as --lr 0.001";
+}
+
+void TestBadInputApp::cliNumbers() {
+    QFETCH(QString, text);
+    QFETCH(double, value);
+    QFETCH(QString, expected);
+    QString error;
+    const std::optional<double> v = parseNumberOption(QStringLiteral("--lr"), text, 1e-6, 10.0,
+                                                      QStringLiteral("0.001"), &error);
+    QCOMPARE(error, expected);
+    QCOMPARE(v.has_value(), expected.isEmpty());
+    if (v) QCOMPARE(*v, value);
 }
 
 // A save refused for NaN leaves the previous file byte for byte and no temporary file behind.

@@ -3,7 +3,8 @@
 //
 // Input: bounds (one of the CLI's own option ranges, or arbitrary ones) then the option's text.
 // Beyond "no crash": exactly one of a value and a message; a value lies in its range (a
-// probability in [0, 1]); and a plain decimal whole number in range is always accepted as itself.
+// probability in [0, 1], a number in its range); and a plain decimal whole number in range is
+// always accepted as itself.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <QString>
@@ -96,6 +97,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (p && !(std::isfinite(*p) && *p >= 0.0 && *p <= 1.0)) {
         fail("probability outside [0, 1] for", text);
+    }
+
+    error.clear();
+    const std::optional<double> lr = parseNumberOption(QStringLiteral("--lr"), text, 1e-6, 10.0,
+                                                       QStringLiteral("0.001"), &error);
+    if (lr.has_value() == !error.isEmpty() || (!lr && !error.startsWith(QStringLiteral("--lr")))) {
+        fail("number: expected a value or a message naming the option; message:", error);
+    }
+    if (lr && !(std::isfinite(*lr) && *lr >= 1e-6 && *lr <= 10.0)) {
+        fail("number outside [1e-6, 10] for", text);
     }
     return 0;
 }

@@ -14,7 +14,7 @@
 
 #include "app/io/model_folder.h"
 #include "app/io/safetensors.h"
-#include "tests/support/safetensors_writer.h"
+#include "app/io/safetensors_writer.h"
 
 namespace {
 

@@ -69,16 +69,20 @@ private slots:
         QCOMPARE(attn::induction_batch(V, T, B, again).inputs, batch.inputs);
     }
 
-    void probesAreTheLongestRepeat() {
-        const auto probes = attn::induction_probes(10, 32, 3, 5);
+    void probesRepeatAfterBos() {
+        const auto probes = attn::induction_probes(10, 6, 3, 5);
         QCOMPARE(probes.size(), std::size_t(3));
         for (const auto& p : probes) {
-            QCOMPARE(p.size(), std::size_t(31));  // [BOS] + 15 + 15
+            QCOMPARE(p.size(), std::size_t(13));  // [BOS] + 6 + 6
             QCOMPARE(p[0], 0);
-            for (std::size_t i = 1; i <= 15; ++i) QCOMPARE(p[i + 15], p[i]);
+            for (std::size_t i = 1; i <= 6; ++i) QCOMPARE(p[i + 6], p[i]);
         }
         QVERIFY(probes[0] != probes[1]);
-        QCOMPARE(attn::induction_probes(10, 32, 3, 5), probes);
+        QCOMPARE(attn::induction_probes(10, 6, 3, 5), probes);
+        // Short against the task's longest repeat, (seq_len - 1) / 2.
+        QCOMPARE(attn::probe_repeat_len(48), Index(9));
+        QCOMPARE(attn::probe_repeat_len(64), Index(12));
+        QCOMPARE(attn::probe_repeat_len(5), Index(2));
     }
 
     void inductionRefusesTinySizes() {

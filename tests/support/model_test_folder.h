@@ -14,7 +14,7 @@
 
 #include "app/io/atomic_file.h"
 #include "model/transformer_spec.h"
-#include "tests/support/safetensors_writer.h"
+#include "app/io/safetensors_writer.h"
 
 namespace model_test {
 

@@ -6,7 +6,7 @@
 
 #include "app/io/safetensors.h"
 #include "model/rng.h"
-#include "tests/support/safetensors_writer.h"
+#include "app/io/safetensors_writer.h"
 
 namespace attn {
 

@@ -1,6 +1,6 @@
-// Writing safetensors files and rounding float32 to F16/BF16, for tests that make their own
-// model folders and for the fuzz target's seeds. The product only reads safetensors
-// (app/io/safetensors.h).
+// Writing safetensors files and rounding float32 to F16/BF16: a trained model's weights
+// (app/io/train_data.h), the tests' own model folders and the fuzz target's seeds. The reader is
+// app/io/safetensors.h.
 #pragma once
 
 #include <QByteArray>

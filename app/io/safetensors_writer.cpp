@@ -1,4 +1,4 @@
-#include "tests/support/safetensors_writer.h"
+#include "app/io/safetensors_writer.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
