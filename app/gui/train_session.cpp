@@ -163,9 +163,10 @@ void TrainSession::Worker::rebuild(std::uint64_t gen, const Settings& settings) 
     const std::lock_guard<std::mutex> lock(mutex);
     posted.reset = true;
     posted.spec = trainer->parameters().spec;
-    posted.probeIds = trainer->probes().front();
+    if (!trainer->probes().empty()) posted.probeIds = trainer->probes().front();
     for (const int id : posted.probeIds) posted.probeTokens << tokenizer->displayToken(id);
-    posted.repeatLength = static_cast<int>((trainer->options().seq_len - 1) / 2);
+    posted.repeatLength =
+        static_cast<int>((static_cast<Eigen::Index>(posted.probeIds.size()) - 1) / 2);
     posted.tokenizer = tokenizer;
     posted.snapshots.push_back(std::move(first));
 }
@@ -198,6 +199,7 @@ std::shared_ptr<const TrainSession::Snapshot> TrainSession::Worker::snapshot() {
     s->step = trainer->steps_done();
     s->attentions = trainer->probe_attentions(0);
     s->scores = trainer->scores();
+    if (trainer->probes().empty()) return s;  // a model too short for a probe: no heads to show
     try {
         attn::ModelForwardOptions options;
         options.keep_qkv = true;

@@ -87,7 +87,7 @@ public:
     // Probe 0 as ids and as the tokenizer shows them ("<|endoftext|>", "a", ...).
     const std::vector<int>& probeIds() const { return probeIds_; }
     const QStringList& probeTokens() const { return probeTokens_; }
-    // n of the probe [BOS] r r, r of n tokens.
+    // n of the probe [BOS] r r, r of n tokens (attn::probe_repeat_len of the run's seq_len).
     int repeatLength() const { return repeatLength_; }
     std::shared_ptr<const attn::BpeTokenizer> tokenizer() const { return tokenizer_; }
 
