@@ -1,6 +1,7 @@
 #include "app/gui/train_window.h"
 
 #include <QAction>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -175,6 +176,11 @@ void TrainWindow::retranslate() {
 void TrainWindow::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange && fileMenu_) retranslate();
     QMainWindow::changeEvent(event);
+}
+
+void TrainWindow::closeEvent(QCloseEvent* event) {
+    session_->pause();
+    QMainWindow::closeEvent(event);
 }
 
 void TrainWindow::fillTaskCombo() {

@@ -102,6 +102,8 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    // A closed window does not train on in the background: closing pauses.
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     using Settings = TrainSession::Settings;

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
 #include <QKeySequence>
@@ -17,10 +18,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <algorithm>
 #include <cmath>
 
 #include "app/gui/gui_setup.h"
+#include "app/gui/main_window.h"
 #include "app/gui/train_guide.h"
 #include "app/gui/train_session.h"
 #include "app/gui/train_window.h"
@@ -82,6 +85,7 @@ private slots:
     void textTaskShowsASample();
     void oneLayerModelSaysNoInductionHead();
     void commandLineOpensTheWindow();
+    void uiStaysResponsiveWhileTraining();
 };
 
 void TestTrainWindow::opensAtStepZeroWithUniformHeads() {
@@ -402,6 +406,48 @@ void TestTrainWindow::commandLineOpensTheWindow() {
     QVERIFY(parsed.options.train);
     parsed = parseGuiOptions({QStringLiteral("attention-visualizer"), QStringLiteral("--help")});
     QVERIFY(parsed.text.contains(QStringLiteral("--train")));
+    // The walkthrough window opens it from File ▸ Train a model… (and the Train menu).
+    MainWindow main;
+    QAction* train = nullptr;
+    for (QAction* a : main.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Train a model…")) train = a;
+    QVERIFY(train);
+    train->trigger();
+    auto* window = main.findChild<TrainWindow*>(QString(), Qt::FindDirectChildrenOnly);
+    QVERIFY(window && window->isVisible());
+    QVERIFY(window->session()->waitForIdle());
+    // Closing it while it trains pauses the run.
+    window->session()->start();
+    QVERIFY(window->session()->waitForStep(5));
+    window->close();
+    QVERIFY(!window->session()->running());
+    QVERIFY(window->session()->waitForIdle());
+}
+
+// The worker trains; the UI thread only takes the results in: its event loop keeps turning.
+void TestTrainWindow::uiStaysResponsiveWhileTraining() {
+    TrainWindow w;
+    w.show();
+    TrainSession& s = *w.session();
+    QVERIFY(s.waitForIdle());
+    s.start();
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, longest = 0;
+    QTimer tick;
+    connect(&tick, &QTimer::timeout, this, [&] {
+        longest = std::max(longest, clock.elapsed() - last);
+        last = clock.elapsed();
+    });
+    tick.start(10);
+    QTest::qWait(1500);
+    s.pause();
+    QVERIFY(s.waitForIdle());
+    QVERIFY(s.stepsDone() > 0);
+    // Training on the UI thread would stop its loop for the whole run; drawing a snapshot (the
+    // large head is rebuilt once a second) takes a fraction of a second on a loaded machine.
+    qInfo("longest pause of the UI thread while training: %lld ms", longest);
+    QVERIFY2(longest < 1000, qPrintable(QString::number(longest)));
 }
 
 QTEST_MAIN(TestTrainWindow)
