@@ -18,7 +18,8 @@
 
 namespace {
 
-// The text task's samples: the first tokens of the text as the prompt, then this many more.
+// The text task's samples: the first tokens of the text as the prompt (at most a quarter of the
+// model's positions), then as many more as fit, up to kSampleTokens.
 constexpr int kPromptTokens = 24;
 constexpr Eigen::Index kSampleTokens = 160;
 // Sampled, not greedy: a small model's greedy text loops on one word.
@@ -224,9 +225,12 @@ std::shared_ptr<const TrainSession::Snapshot> TrainSession::Worker::snapshot() {
 TrainSession::Sample TrainSession::Worker::sample() {
     Sample s;
     s.step = trainer->steps_done();
-    const std::size_t n = std::min<std::size_t>(kPromptTokens, textIds.size());
-    const std::vector<int> prompt(textIds.begin(), textIds.begin() + static_cast<long>(n));
     const attn::TransformerSpec& spec = trainer->parameters().spec;
+    // The model reads at most max_positions tokens: the prompt takes a quarter of them.
+    const std::size_t n = std::min<std::size_t>(
+        {kPromptTokens, textIds.size(),
+         static_cast<std::size_t>(std::max<Eigen::Index>(1, spec.max_positions / 4))});
+    const std::vector<int> prompt(textIds.begin(), textIds.begin() + static_cast<long>(n));
     attn::GenerationOptions options;
     options.max_new_tokens =
         std::min<Eigen::Index>(kSampleTokens, spec.max_positions - static_cast<Eigen::Index>(n));

@@ -373,9 +373,11 @@ void TestTrainWindow::textTaskShowsASample() {
     QVERIFY(!s.samples().empty());
     const TrainSession::Sample& sample = s.samples().front();
     QCOMPARE(sample.step, TrainSession::kSampleEvery);
-    // The prompt is the text's first 24 characters (one token per character).
-    QCOMPARE(sample.prompt, attn::bundledText().left(24));
-    QVERIFY(!sample.text.isEmpty());
+    // The prompt is the text's first characters (one token per character), a quarter of the
+    // model's 32 positions; the sample fills the rest.
+    QCOMPARE(s.spec().max_positions, 32);
+    QCOMPARE(sample.prompt, attn::bundledText().left(8));
+    QCOMPARE(sample.text.size(), 24);
     const QString shown = w.sampleView()->toPlainText();
     QVERIFY2(shown.contains(sample.prompt + s.samples().back().text), qPrintable(shown));
     QVERIFY(w.guide()->toPlainText().contains(attn::bundledTextName()));
