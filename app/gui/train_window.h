@@ -102,6 +102,7 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     // A closed window does not train on in the background: closing pauses.
     void closeEvent(QCloseEvent* event) override;
 
@@ -166,7 +167,8 @@ private:
     QSplitter* splitter_ = nullptr;
     QSplitter* headsSplitter_ = nullptr;
     bool splitsSized_ = false;
-    int sizedLayers_ = -1;  // the mosaic's layers when the splits were last sized
+    bool userSplit_ = false;  // the learner dragged a split: it stays as they left it
+    int sizedLayers_ = -1;    // the mosaic's layers when the splits were last sized
     views::TrainChart* lossChart_ = nullptr;
     views::TrainChart* previousChart_ = nullptr;
     views::TrainChart* inductionChart_ = nullptr;

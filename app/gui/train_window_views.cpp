@@ -121,6 +121,7 @@ QWidget* TrainWindow::buildViews() {
     // split (a short screen gives the large head little room otherwise).
     auto* heads = new QSplitter(Qt::Vertical, splitter_);
     headsSplitter_ = heads;
+    connect(heads, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
     auto* top = new QWidget(heads);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -162,6 +163,7 @@ QWidget* TrainWindow::buildViews() {
     splitter_->setStretchFactor(1, 4);
     splitter_->setStretchFactor(2, 2);
     layout->addWidget(splitter_, 1);
+    connect(splitter_, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
 
     auto* timelineRow = new QHBoxLayout;
     timelineHeading_ = new QLabel(page);
@@ -186,12 +188,25 @@ void TrainWindow::showEvent(QShowEvent* event) {
     QTimer::singleShot(0, this, &TrainWindow::sizeSplits);
 }
 
+void TrainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // The window may be fitted to the screen after it is shown: the splits follow until the
+    // learner drags one.
+    if (splitsSized_ && !userSplit_) QTimer::singleShot(0, this, &TrainWindow::sizeSplits);
+}
+
 void TrainWindow::sizeSplits() {
     const int width = splitter_->width();
     splitter_->setSizes({width * 4 / 10, width * 4 / 10, width - width * 8 / 10});
+    // The mosaic whole, in at most half the column's height: on a short screen its thumbnails
+    // get narrower rather than cut off; the large head takes the rest.
     const int height = headsSplitter_->height();
-    const int top = std::min(height * 2 / 5, headsHeading_->sizeHint().height() + 8 +
-                                                 mosaic_->heightForWidth(width * 4 / 10));
+    const int heading = headsHeading_->heightForWidth(width * 4 / 10) + 8;
+    int mosaicWidth = width * 4 / 10;
+    while (mosaicWidth > 160 && heading + mosaic_->heightForWidth(mosaicWidth) > height / 2)
+        mosaicWidth -= 16;
+    mosaic_->setMaximumWidth(mosaicWidth);
+    const int top = heading + mosaic_->heightForWidth(mosaicWidth);
     headsSplitter_->setSizes({top, height - top});
     sizedLayers_ = mosaic_->layerCount();
 }
