@@ -1,6 +1,7 @@
 #include "train.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "train_layers.h"
@@ -57,7 +58,7 @@ void check_tokens(const std::vector<int>& ids, Index vocab, Index seq_len, const
                 std::to_string(vocab) + "): use ids of the model's vocabulary");
 }
 
-void check_batch(const TransformerSpec& s, const TrainBatch& batch, bool with_targets) {
+void check_batch(const TransformerSpec& s, const TrainBatch& batch) {
     if (batch.batch < 1 || batch.seq_len < 1)
         throw AttentionError("the batch is " + std::to_string(batch.batch) + " × " +
                              std::to_string(batch.seq_len) +
@@ -68,77 +69,35 @@ void check_batch(const TransformerSpec& s, const TrainBatch& batch, bool with_ta
                              " positions: give at most " + std::to_string(s.max_positions) +
                              " tokens per sequence");
     const auto n = static_cast<std::size_t>(batch.batch * batch.seq_len);
-    if (batch.inputs.size() != n || (with_targets && batch.targets.size() != n))
+    if (batch.inputs.size() != n || batch.targets.size() != n)
         throw AttentionError("the batch has " + std::to_string(batch.inputs.size()) +
                              " inputs and " + std::to_string(batch.targets.size()) +
                              " targets but B · T = " + std::to_string(batch.batch) + " · " +
                              std::to_string(batch.seq_len) + " = " + std::to_string(n) +
                              ": give one input and one target per position");
     check_tokens(batch.inputs, s.vocab_size, batch.seq_len, "input");
-    if (with_targets) check_tokens(batch.targets, s.vocab_size, batch.seq_len, "target");
+    check_tokens(batch.targets, s.vocab_size, batch.seq_len, "target");
 }
 
-// Where each tensor of one block lives in a flat vector laid out as the parameters (values or
-// gradients).
-struct LayerPointers {
-    float *ln_1_w = nullptr, *ln_1_b = nullptr, *attn_w = nullptr, *attn_b = nullptr;
-    float *proj_w = nullptr, *proj_b = nullptr, *ln_2_w = nullptr, *ln_2_b = nullptr;
-    float *fc_w = nullptr, *fc_b = nullptr, *down_w = nullptr, *down_b = nullptr;
+// Where each tensor lives in a flat vector laid out as the parameters (values or gradients),
+// by role.
+struct TensorPointers {
+    std::array<float*, kTensorRoles> at{};
+    float* operator[](TensorRole role) const { return at[static_cast<std::size_t>(role)]; }
 };
 
 struct Pointers {
     const ModelParameters* params = nullptr;
     float* base = nullptr;
-    float *wte = nullptr, *wpe = nullptr, *ln_f_w = nullptr, *ln_f_b = nullptr;
+    TensorPointers model;  // the model-level tensors
 
-    // The block's tensors, found by a scan of the table (a few dozen entries) rather than kept
-    // in a vector: a step allocates nothing.
-    LayerPointers layer(std::size_t index) const {
-        LayerPointers l;
-        for (const ParameterTensor& t : params->tensors) {
-            if (!t.entry.per_layer || t.layer != static_cast<Index>(index)) continue;
-            float* at = base + t.offset;
-            switch (t.entry.role) {
-                case R::AttnNormWeight:
-                    l.ln_1_w = at;
-                    break;
-                case R::AttnNormBias:
-                    l.ln_1_b = at;
-                    break;
-                case R::QkvWeight:
-                    l.attn_w = at;
-                    break;
-                case R::QkvBias:
-                    l.attn_b = at;
-                    break;
-                case R::OutWeight:
-                    l.proj_w = at;
-                    break;
-                case R::OutBias:
-                    l.proj_b = at;
-                    break;
-                case R::MlpNormWeight:
-                    l.ln_2_w = at;
-                    break;
-                case R::MlpNormBias:
-                    l.ln_2_b = at;
-                    break;
-                case R::UpWeight:
-                    l.fc_w = at;
-                    break;
-                case R::UpBias:
-                    l.fc_b = at;
-                    break;
-                case R::DownWeight:
-                    l.down_w = at;
-                    break;
-                case R::DownBias:
-                    l.down_b = at;
-                    break;
-                default:
-                    break;
-            }
-        }
+    // A block's tensors, found by a scan of the table (a few dozen entries) rather than kept in
+    // a vector: a step allocates nothing.
+    TensorPointers layer(std::size_t index) const {
+        TensorPointers l;
+        for (const ParameterTensor& t : params->tensors)
+            if (t.entry.per_layer && t.layer == static_cast<Index>(index))
+                l.at[static_cast<std::size_t>(t.entry.role)] = base + t.offset;
         return l;
     }
 };
@@ -147,25 +106,9 @@ Pointers pointers(const ModelParameters& p, float* base) {
     Pointers out;
     out.params = &p;
     out.base = base;
-    for (const ParameterTensor& t : p.tensors) {
-        float* at = base + t.offset;
-        switch (t.entry.role) {
-            case R::TokenEmbedding:
-                out.wte = at;
-                break;
-            case R::PositionEmbedding:
-                out.wpe = at;
-                break;
-            case R::FinalNormWeight:
-                out.ln_f_w = at;
-                break;
-            case R::FinalNormBias:
-                out.ln_f_b = at;
-                break;
-            default:
-                break;
-        }
-    }
+    for (const ParameterTensor& t : p.tensors)
+        if (!t.entry.per_layer)
+            out.model.at[static_cast<std::size_t>(t.entry.role)] = base + t.offset;
     return out;
 }
 
@@ -175,38 +118,43 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
                   TrainActivations& acts, bool head) {
     const TransformerSpec& s = params.spec;
     const Index B = acts.batch, T = acts.seq_len, N = B * T, d = s.d_model, f = s.d_ff;
-    tl::embedding_forward(acts.embedded, inputs, w.wte, w.wpe, B, T, d);
+    tl::embedding_forward(acts.embedded, inputs, w.model[R::TokenEmbedding],
+                          w.model[R::PositionEmbedding], B, T, d);
     const float* input = acts.embedded;
     for (std::size_t i = 0; i < acts.layers.size(); ++i) {
         LayerActivations& a = acts.layers[i];
-        const LayerPointers l = w.layer(i);
+        const TensorPointers l = w.layer(i);
         if (!s.attn_only)
-            tl::layernorm_forward(a.ln_1_out, a.ln_1_mean, a.ln_1_rstd, input, l.ln_1_w, l.ln_1_b,
-                                  N, d, s.norm_eps);
-        tl::conv1d_forward(a.qkv, a.ln_1, l.attn_w, l.attn_b, N, d, 3 * d, false);
+            tl::layernorm_forward(a.ln_1_out, a.ln_1_mean, a.ln_1_rstd, input, l[R::AttnNormWeight],
+                                  l[R::AttnNormBias], N, d, s.norm_eps);
+        tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], N, d, 3 * d, false);
         tl::attention_forward(a.context_vecs, a.attn_weights, a.qkv, B, T, s.num_heads, s.head_dim);
         // residual_mid = input + c_proj(context_vecs): the projection lands on a copy of the
         // stream.
         std::copy(input, input + N * d, a.residual_mid);
-        tl::conv1d_forward(a.residual_mid, a.context_vecs, l.proj_w, l.proj_b, N, d, d, true);
+        tl::conv1d_forward(a.residual_mid, a.context_vecs, l[R::OutWeight], l[R::OutBias], N, d, d,
+                           true);
         if (!s.attn_only) {
-            tl::layernorm_forward(a.ln_2, a.ln_2_mean, a.ln_2_rstd, a.residual_mid, l.ln_2_w,
-                                  l.ln_2_b, N, d, s.norm_eps);
-            tl::conv1d_forward(a.fc, a.ln_2, l.fc_w, l.fc_b, N, d, f, false);
+            tl::layernorm_forward(a.ln_2, a.ln_2_mean, a.ln_2_rstd, a.residual_mid,
+                                  l[R::MlpNormWeight], l[R::MlpNormBias], N, d, s.norm_eps);
+            tl::conv1d_forward(a.fc, a.ln_2, l[R::UpWeight], l[R::UpBias], N, d, f, false);
             tl::gelu_forward(a.fc_gelu, a.fc, N * f);
             std::copy(a.residual_mid, a.residual_mid + N * d, a.residual_out);
-            tl::conv1d_forward(a.residual_out, a.fc_gelu, l.down_w, l.down_b, N, f, d, true);
+            tl::conv1d_forward(a.residual_out, a.fc_gelu, l[R::DownWeight], l[R::DownBias], N, f, d,
+                               true);
         }
         input = a.residual_out;
     }
     if (!head) return;
     if (!s.attn_only)
-        tl::layernorm_forward(acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd, input, w.ln_f_w, w.ln_f_b,
-                              N, d, s.norm_eps);
-    tl::logits_forward(acts.logits, acts.final_in, w.wte, N, d, s.vocab_size);
+        tl::layernorm_forward(acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd, input,
+                              w.model[R::FinalNormWeight], w.model[R::FinalNormBias], N, d,
+                              s.norm_eps);
+    tl::logits_forward(acts.logits, acts.final_in, w.model[R::TokenEmbedding], N, d, s.vocab_size);
 }
 
-// d loss / d every parameter into g (zeroed here), from acts.logits holding the probabilities.
+// d loss / d every parameter added into g (zeroed by the caller), from acts.logits holding the
+// probabilities.
 void backward_pass(const ModelParameters& params, const Pointers& w, const Pointers& g,
                    const int* inputs, const int* targets, TrainActivations& acts) {
     const TransformerSpec& s = params.spec;
@@ -216,44 +164,49 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
     const float* last = acts.layers.back().residual_out;
     float* dres = acts.d_residual;
     if (s.attn_only) {
-        tl::logits_backward(dres, g.wte, acts.logits, acts.final_in, w.wte, N, d, V, false);
+        tl::logits_backward(dres, g.model[R::TokenEmbedding], acts.logits, acts.final_in,
+                            w.model[R::TokenEmbedding], N, d, V, false);
     } else {
-        tl::logits_backward(acts.d_ln, g.wte, acts.logits, acts.final_in, w.wte, N, d, V, false);
+        tl::logits_backward(acts.d_ln, g.model[R::TokenEmbedding], acts.logits, acts.final_in,
+                            w.model[R::TokenEmbedding], N, d, V, false);
         std::fill(dres, dres + N * d, 0.0f);
-        tl::layernorm_backward(dres, g.ln_f_w, g.ln_f_b, acts.d_ln, last, w.ln_f_w, acts.ln_f_mean,
+        tl::layernorm_backward(dres, g.model[R::FinalNormWeight], g.model[R::FinalNormBias],
+                               acts.d_ln, last, w.model[R::FinalNormWeight], acts.ln_f_mean,
                                acts.ln_f_rstd, N, d);
     }
     for (std::size_t i = acts.layers.size(); i-- > 0;) {
         const LayerActivations& a = acts.layers[i];
-        const LayerPointers l = w.layer(i);
-        const LayerPointers dl = g.layer(i);
+        const TensorPointers l = w.layer(i);
+        const TensorPointers dl = g.layer(i);
         const float* input = i == 0 ? acts.embedded : acts.layers[i - 1].residual_out;
         if (!s.attn_only) {
             // residual_out = residual_mid + c_proj(gelu(c_fc(ln_2(residual_mid))))
-            tl::conv1d_backward(acts.d_fc, dl.down_w, dl.down_b, dres, a.fc_gelu, l.down_w, N, f, d,
-                                false);
+            tl::conv1d_backward(acts.d_fc, dl[R::DownWeight], dl[R::DownBias], dres, a.fc_gelu,
+                                l[R::DownWeight], N, f, d, false);
             tl::gelu_backward(acts.d_fc, a.fc, acts.d_fc, N * f);
-            tl::conv1d_backward(acts.d_ln, dl.fc_w, dl.fc_b, acts.d_fc, a.ln_2, l.fc_w, N, d, f,
-                                false);
-            tl::layernorm_backward(dres, dl.ln_2_w, dl.ln_2_b, acts.d_ln, a.residual_mid, l.ln_2_w,
-                                   a.ln_2_mean, a.ln_2_rstd, N, d);
+            tl::conv1d_backward(acts.d_ln, dl[R::UpWeight], dl[R::UpBias], acts.d_fc, a.ln_2,
+                                l[R::UpWeight], N, d, f, false);
+            tl::layernorm_backward(dres, dl[R::MlpNormWeight], dl[R::MlpNormBias], acts.d_ln,
+                                   a.residual_mid, l[R::MlpNormWeight], a.ln_2_mean, a.ln_2_rstd, N,
+                                   d);
         }
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
-        tl::conv1d_backward(acts.d_context, dl.proj_w, dl.proj_b, dres, a.context_vecs, l.proj_w, N,
-                            d, d, false);
-        tl::attention_backward(acts.d_qkv, acts.d_attn_row, acts.d_context, a.qkv, a.attn_weights,
-                               B, T, s.num_heads, s.head_dim);
+        tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], dres, a.context_vecs,
+                            l[R::OutWeight], N, d, d, false);
+        tl::attention_backward(acts.d_qkv, acts.d_attn, acts.d_context, a.qkv, a.attn_weights, B, T,
+                               s.num_heads, s.head_dim);
         if (s.attn_only) {
-            tl::conv1d_backward(dres, dl.attn_w, dl.attn_b, acts.d_qkv, a.ln_1, l.attn_w, N, d,
-                                3 * d, true);
+            tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
+                                l[R::QkvWeight], N, d, 3 * d, true);
         } else {
-            tl::conv1d_backward(acts.d_ln, dl.attn_w, dl.attn_b, acts.d_qkv, a.ln_1, l.attn_w, N, d,
-                                3 * d, false);
-            tl::layernorm_backward(dres, dl.ln_1_w, dl.ln_1_b, acts.d_ln, input, l.ln_1_w,
-                                   a.ln_1_mean, a.ln_1_rstd, N, d);
+            tl::conv1d_backward(acts.d_ln, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
+                                l[R::QkvWeight], N, d, 3 * d, false);
+            tl::layernorm_backward(dres, dl[R::AttnNormWeight], dl[R::AttnNormBias], acts.d_ln,
+                                   input, l[R::AttnNormWeight], a.ln_1_mean, a.ln_1_rstd, N, d);
         }
     }
-    tl::embedding_backward(g.wte, g.wpe, dres, inputs, B, T, d);
+    tl::embedding_backward(g.model[R::TokenEmbedding], g.model[R::PositionEmbedding], dres, inputs,
+                           B, T, d);
 }
 
 TrainActivations& activations(TrainScratch& scratch, const TransformerSpec& s, Index batch,
@@ -381,7 +334,7 @@ TransformerWeights weights_copy(const ModelParameters& params) {
 
 float train_loss(const ModelParameters& params, const TrainBatch& batch, TrainScratch& scratch) {
     check_parameters(params);
-    check_batch(params.spec, batch, true);
+    check_batch(params.spec, batch);
     TrainActivations& acts = activations(scratch, params.spec, batch.batch, batch.seq_len);
     return forward_loss(params, const_pointers(params), batch, acts);
 }
@@ -389,7 +342,7 @@ float train_loss(const ModelParameters& params, const TrainBatch& batch, TrainSc
 float forward_backward(const ModelParameters& params, const TrainBatch& batch,
                        std::vector<float>& grads, TrainScratch& scratch) {
     check_parameters(params);
-    check_batch(params.spec, batch, true);
+    check_batch(params.spec, batch);
     TrainActivations& acts = activations(scratch, params.spec, batch.batch, batch.seq_len);
     const Pointers w = const_pointers(params);
     const float loss = forward_loss(params, w, batch, acts);
@@ -418,6 +371,25 @@ std::vector<std::vector<Matrix>> train_attentions(const ModelParameters& params,
     return out;
 }
 
+namespace {
+
+// The update of n values, one pass over the four arrays.
+ATTN_TRAIN_CLONES void adamw_update(float* p, float* m, float* v, const float* g, std::size_t n,
+                                    float decay, float b1, float one_minus_b1, float b2,
+                                    float one_minus_b2, float step_size, float correction2_sqrt,
+                                    float eps) {
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) {
+        p[i] *= decay;
+        m[i] = m[i] * b1 + one_minus_b1 * g[i];
+        v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
+        const float denom = std::sqrt(v[i]) / correction2_sqrt + eps;
+        p[i] += -step_size * (m[i] / denom);
+    }
+}
+
+}  // namespace
+
 void adamw_step(std::vector<float>& values, const std::vector<float>& grads, AdamWState& state,
                 const AdamWOptions& o) {
     if (grads.size() != values.size())
@@ -434,25 +406,11 @@ void adamw_step(std::vector<float>& values, const std::vector<float>& grads, Ada
     // where the tensor operation takes them, as torch 1.13's _single_tensor_adamw does.
     const double lr = o.lr, beta1 = o.beta1, beta2 = o.beta2;
     const auto step = static_cast<double>(state.step);
-    const auto decay = static_cast<float>(1.0 - lr * static_cast<double>(o.weight_decay));
-    const auto b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
-    const auto one_minus_b1 = static_cast<float>(1.0 - beta1);
-    const auto one_minus_b2 = static_cast<float>(1.0 - beta2);
-    const auto step_size = static_cast<float>(lr / (1.0 - std::pow(beta1, step)));
-    const auto correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
-    const float eps = o.eps;
-    float* p = values.data();
-    float* m = state.exp_avg.data();
-    float* v = state.exp_avg_sq.data();
-    const float* g = grads.data();
-    const std::size_t n = values.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        p[i] *= decay;
-        m[i] = m[i] * b1 + one_minus_b1 * g[i];
-        v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
-        const float denom = std::sqrt(v[i]) / correction2_sqrt + eps;
-        p[i] += -step_size * (m[i] / denom);
-    }
+    adamw_update(values.data(), state.exp_avg.data(), state.exp_avg_sq.data(), grads.data(),
+                 values.size(), static_cast<float>(1.0 - lr * static_cast<double>(o.weight_decay)),
+                 o.beta1, static_cast<float>(1.0 - beta1), o.beta2, static_cast<float>(1.0 - beta2),
+                 static_cast<float>(lr / (1.0 - std::pow(beta1, step))),
+                 static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step))), o.eps);
 }
 
 float clip_grad_norm(std::vector<float>& grads, float max_norm) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention_kernels.h"
 #include "matmul.h"
 
 namespace attn {
@@ -13,7 +14,6 @@ using Index = Eigen::Index;
 using Map = Eigen::Map<Matrix>;
 using ConstMap = Eigen::Map<const Matrix>;
 using Array = Eigen::Map<Eigen::ArrayXf>;
-using ConstArray = Eigen::Map<const Eigen::ArrayXf>;
 
 }  // namespace
 
@@ -73,7 +73,7 @@ void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index 
         d_qkv = take(n * 3 * d);
         d_context = take(n * d);
         d_fc = mlp ? take(n * f) : nullptr;
-        d_attn_row = take(tokens);
+        d_attn = take(tokens * tokens);
         if (pass == 0 && memory.size() < used) memory.resize(used);
         base = memory.data();
     }
@@ -106,28 +106,32 @@ void embedding_backward(float* dwte, float* dwpe, const float* dout, const int* 
         }
 }
 
-void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
-                       const float* bias, Index N, Index d, float eps) {
+ATTN_TRAIN_CLONES void layernorm_forward(float* out, float* mean, float* rstd, const float* inp,
+                                         const float* weight, const float* bias, Index N, Index d,
+                                         float eps) {
     const float inv_d = 1.0f / static_cast<float>(d);
     for (Index n = 0; n < N; ++n) {
         const float* x = inp + n * d;
         float m = 0.0f;
+#pragma omp simd reduction(+ : m)
         for (Index i = 0; i < d; ++i) m += x[i];
         m *= inv_d;
         float var = 0.0f;
+#pragma omp simd reduction(+ : var)
         for (Index i = 0; i < d; ++i) var += (x[i] - m) * (x[i] - m);
         var *= inv_d;  // biased, as torch.nn.LayerNorm
         const float r = 1.0f / std::sqrt(var + eps);
         float* o = out + n * d;
+#pragma omp simd
         for (Index i = 0; i < d; ++i) o[i] = (x[i] - m) * r * weight[i] + bias[i];
         mean[n] = m;
         rstd[n] = r;
     }
 }
 
-void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                        const float* inp, const float* weight, const float* mean, const float* rstd,
-                        Index N, Index d) {
+ATTN_TRAIN_CLONES void layernorm_backward(float* dinp, float* dweight, float* dbias,
+                                          const float* dout, const float* inp, const float* weight,
+                                          const float* mean, const float* rstd, Index N, Index d) {
     const float inv_d = 1.0f / static_cast<float>(d);
     for (Index n = 0; n < N; ++n) {
         const float* x = inp + n * d;
@@ -136,6 +140,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
         // The two means the input's gradient subtracts: the norm's outputs are centred and
         // scaled, so moving one input moves every output of the row.
         float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+#pragma omp simd reduction(+ : dnorm_mean, dnorm_norm_mean)
         for (Index i = 0; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
@@ -145,6 +150,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
         dnorm_mean *= inv_d;
         dnorm_norm_mean *= inv_d;
         float* dx = dinp + n * d;
+#pragma omp simd
         for (Index i = 0; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
@@ -174,6 +180,21 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
     for (Index n = 0; n < N; ++n) db += g.row(n);
 }
 
+namespace {
+
+// One head's (T, hd) block of a row-major buffer whose rows are `stride` floats apart.
+using HeadMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+using ConstHeadMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+ConstHeadMap head_block(const float* p, Index T, Index hd, Index stride) {
+    return {p, T, hd, Eigen::OuterStride<>(stride)};
+}
+HeadMap head_block(float* p, Index T, Index hd, Index stride) {
+    return {p, T, hd, Eigen::OuterStride<>(stride)};
+}
+
+}  // namespace
+
 void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
                        Index H, Index hd) {
     const Index d = H * hd, row = 3 * d;
@@ -181,100 +202,103 @@ void attention_forward(float* context_vecs, float* attn_weights, const float* qk
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
             const float* base = qkv + b * T * row + h * hd;
+            float* w = attn_weights + (b * H + h) * T * T;
+            Map weights(w, T, T);
+            // (T, T) scores = queries · keysᵀ, the whole square: one product beats skipping the
+            // blocked half at these sizes.
+            gemm(head_block(base, T, hd, row), Op::None, head_block(base + d, T, hd, row),
+                 Op::Transpose, weights);
             for (Index t = 0; t < T; ++t) {
-                const float* q = base + t * row;
-                float* w = attn_weights + ((b * H + h) * T + t) * T;
-                float max = -INFINITY;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* k = base + j * row + d;
-                    float dot = 0.0f;
-                    for (Index i = 0; i < hd; ++i) dot += q[i] * k[i];
-                    w[j] = dot * scale;
-                    max = std::max(max, w[j]);
-                }
-                // Subtract the row's max: exp() of large scores overflows float.
-                float sum = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    w[j] = std::exp(w[j] - max);
-                    sum += w[j];
-                }
-                const float inv = 1.0f / sum;
-                for (Index j = 0; j <= t; ++j) w[j] *= inv;
-                for (Index j = t + 1; j < T; ++j) w[j] = 0.0f;  // the causal mask
-                float* c = context_vecs + (b * T + t) * d + h * hd;
-                for (Index i = 0; i < hd; ++i) c[i] = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* v = base + j * row + 2 * d;
-                    for (Index i = 0; i < hd; ++i) c[i] += w[j] * v[i];
-                }
+                float* p = w + t * T;
+                Eigen::Map<RowVector> valid(p, t + 1);
+                valid *= scale;
+                // Keys after t are blocked (causal): softmax over 0..t, zeros after.
+                const float sum =
+                    kernels::softmax_row_shift(p, t + 1, T, kernels::row_max(p, t + 1));
+                valid *= 1.0f / sum;
             }
+            gemm(weights, Op::None, head_block(base + 2 * d, T, hd, row), Op::None,
+                 head_block(context_vecs + b * T * d + h * hd, T, hd, d));
         }
 }
 
-void attention_backward(float* dqkv, float* d_attn_row, const float* dcontext, const float* qkv,
+void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
                         const float* attn_weights, Index B, Index T, Index H, Index hd) {
     const Index d = H * hd, row = 3 * d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    std::fill(dqkv, dqkv + B * T * row, 0.0f);
+    Map d_weights(d_attn, T, T);
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
             const float* base = qkv + b * T * row + h * hd;
             float* dbase = dqkv + b * T * row + h * hd;
+            const ConstMap weights(attn_weights + (b * H + h) * T * T, T, T);
+            const ConstHeadMap dc = head_block(dcontext + b * T * d + h * hd, T, hd, d);
+            // context = weights · values
+            gemm(dc, Op::None, head_block(base + 2 * d, T, hd, row), Op::Transpose, d_weights);
+            gemm(weights, Op::Transpose, dc, Op::None, head_block(dbase + 2 * d, T, hd, row));
+            // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
+            // zero where blocked.
             for (Index t = 0; t < T; ++t) {
-                const float* w = attn_weights + ((b * H + h) * T + t) * T;
-                const float* dc = dcontext + (b * T + t) * d + h * hd;
-                // context = Σ_j w[j] · v[j]
-                float wdw = 0.0f;
-                for (Index j = 0; j <= t; ++j) {
-                    const float* v = base + j * row + 2 * d;
-                    float* dv = dbase + j * row + 2 * d;
-                    float dot = 0.0f;
-                    for (Index i = 0; i < hd; ++i) {
-                        dot += v[i] * dc[i];
-                        dv[i] += w[j] * dc[i];
-                    }
-                    d_attn_row[j] = dot;
-                    wdw += w[j] * dot;
-                }
-                // softmax: d score[j] = w[j] (dw[j] − Σ w · dw); score = q · k · scale
-                const float* q = base + t * row;
-                float* dq = dbase + t * row;
-                for (Index j = 0; j <= t; ++j) {
-                    const float ds = w[j] * (d_attn_row[j] - wdw) * scale;
-                    const float* k = base + j * row + d;
-                    float* dk = dbase + j * row + d;
-                    for (Index i = 0; i < hd; ++i) {
-                        dq[i] += ds * k[i];
-                        dk[i] += ds * q[i];
-                    }
-                }
+                auto dw = d_weights.row(t);
+                const auto w = weights.row(t);
+                const float wdw = w.head(t + 1).dot(dw.head(t + 1));
+                dw.head(t + 1) =
+                    (w.head(t + 1).array() * (dw.head(t + 1).array() - wdw) * scale).matrix();
+                dw.tail(T - t - 1).setZero();
             }
+            // scores = queries · keysᵀ
+            gemm(d_weights, Op::None, head_block(base + d, T, hd, row), Op::None,
+                 head_block(dbase, T, hd, row));
+            gemm(d_weights, Op::Transpose, head_block(base, T, hd, row), Op::None,
+                 head_block(dbase + d, T, hd, row));
         }
 }
 
 namespace {
+
+// √(2/π) rounded as layers::activate rounds it.
 const float kGeluScale = std::sqrt(2.0f / 3.14159265358979323846f);
+
+// tanh as Eigen computes it for float vectors without FMA (generic_fast_tanh_float), the tanh of
+// layers::activate: a rational function of x clamped to ±7.905, x itself below 0.0004. Written
+// out so that every clone below vectorises it.
+inline float rational_tanh(float a) {
+    constexpr float kClamp = 7.90531110763549805f;
+    float x = a < kClamp ? a : kClamp;
+    x = x > -kClamp ? x : -kClamp;
+    const float x2 = x * x;
+    float p = x2 * -2.76076847742355e-16f + 2.00018790482477e-13f;
+    p = x2 * p + -8.60467152213735e-11f;
+    p = x2 * p + 5.12229709037114e-08f;
+    p = x2 * p + 1.48572235717979e-05f;
+    p = x2 * p + 6.37261928875436e-04f;
+    p = x2 * p + 4.89352455891786e-03f;
+    p = x * p;
+    float q = x2 * 1.19825839466702e-06f + 1.18534705686654e-04f;
+    q = x2 * q + 2.26843463243900e-03f;
+    q = x2 * q + 4.89352518554385e-03f;
+    const float abs_a = a < 0.0f ? -a : a;
+    return abs_a < 0.0004f ? x : p / q;
 }
 
-void gelu_forward(float* out, const float* inp, Index n) {
-    // The expression of layers::activate, so training and model_forward agree.
-    const ConstArray x(inp, n);
-    Array(out, n) = 0.5f * x * (1.0f + (kGeluScale * (x + 0.044715f * x.cube())).tanh());
+}  // namespace
+
+ATTN_TRAIN_CLONES void gelu_forward(float* out, const float* inp, Index n) {
+#pragma omp simd
+    for (Index i = 0; i < n; ++i) {
+        const float x = inp[i];
+        out[i] = 0.5f * x * (1.0f + rational_tanh(kGeluScale * (x + 0.044715f * (x * x * x))));
+    }
 }
 
-void gelu_backward(float* dinp, const float* inp, const float* dout, Index n) {
-    // In blocks, so tanh(u) is computed once per value without a buffer of n floats.
-    constexpr Index kBlock = 1024;
-    Eigen::Array<float, kBlock, 1> th;
-    for (Index start = 0; start < n; start += kBlock) {
-        const Index len = std::min(kBlock, n - start);
-        const ConstArray x(inp + start, len);
-        th.head(len) = (kGeluScale * (x + 0.044715f * x.cube())).tanh();
+ATTN_TRAIN_CLONES void gelu_backward(float* dinp, const float* inp, const float* dout, Index n) {
+#pragma omp simd
+    for (Index i = 0; i < n; ++i) {
+        const float x = inp[i];
+        const float th = rational_tanh(kGeluScale * (x + 0.044715f * (x * x * x)));
         // d/dx: 0.5 (1 + tanh u) + 0.5 x (1 − tanh² u) · √(2/π) (1 + 3 · 0.044715 x²)
-        Array(dinp + start, len) =
-            ConstArray(dout + start, len) *
-            (0.5f * (1.0f + th.head(len)) + 0.5f * x * (1.0f - th.head(len).square()) * kGeluScale *
-                                                (1.0f + 3.0f * 0.044715f * x.square()));
+        dinp[i] = dout[i] * (0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * kGeluScale *
+                                                      (1.0f + 3.0f * 0.044715f * x * x));
     }
 }
 
@@ -292,11 +316,12 @@ void logits_backward(float* dx, float* dwte, const float* dlogits, const float* 
 float crossentropy_forward(float* logits, const int* targets, Index N, Index V) {
     double total = 0.0;
     for (Index n = 0; n < N; ++n) {
-        Array row(logits + n * V, V);
-        const float max = row.maxCoeff();
-        const float shifted_target = row[targets[n]] - max;
-        row = (row - max).exp();
-        const float sum = row.sum();
+        float* p = logits + n * V;
+        const float max = kernels::row_max(p, V);
+        const float shifted_target = p[targets[n]] - max;
+        // The vectorised exp of the attention's softmax.
+        const float sum = kernels::softmax_row_shift(p, V, V, max);
+        Array row(p, V);
         // −log p = log Σ exp(l − max) − (l_target − max): no log of a p that underflowed to 0.
         total += static_cast<double>(std::log(sum) - shifted_target);
         row *= 1.0f / sum;

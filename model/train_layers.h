@@ -47,7 +47,7 @@ struct TrainActivations {
     float* d_qkv = nullptr;       // (N, 3d)
     float* d_context = nullptr;   // (N, d)
     float* d_fc = nullptr;        // (N, F)
-    float* d_attn_row = nullptr;  // (T) one query's d loss / d attn_weights
+    float* d_attn = nullptr;      // (T, T) one head's d loss / d attn_weights
 
     // Points every buffer into `memory` for this spec and batch shape, growing it when needed.
     void layout(const TransformerSpec& spec, Eigen::Index batch_size, Eigen::Index tokens);
@@ -56,6 +56,11 @@ struct TrainActivations {
 namespace train_layers {
 
 using Index = Eigen::Index;
+
+// The element-wise loops compiled for AVX-512, AVX2 and plain x86-64 side by side, the CPU's best
+// chosen when the program starts (GCC's target_clones): the build has no -march, and these loops
+// are a third of a small model's step. Their loops are `omp simd`, so each clone is vectorised.
+#define ATTN_TRAIN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // out (N, d) = wte[inputs[n]] + wpe[n mod T].
 void embedding_forward(float* out, const int* inputs, const float* wte, const float* wpe, Index B,
@@ -85,8 +90,8 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
 // context_vecs (N, d) = attn_weights · values, heads merged in place.
 void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
                        Index H, Index hd);
-// dqkv (N, 3d) = d loss / d qkv (overwritten); d_attn_row: T floats of scratch.
-void attention_backward(float* dqkv, float* d_attn_row, const float* dcontext, const float* qkv,
+// dqkv (N, 3d) = d loss / d qkv (overwritten); d_attn: T·T floats of scratch.
+void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
                         const float* attn_weights, Index B, Index T, Index H, Index hd);
 
 // GPT-2's gelu_new: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), n values.

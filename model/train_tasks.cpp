@@ -180,16 +180,20 @@ std::vector<std::string> train_preset_names() { return {"attn-only-1l", "attn-on
 TrainPreset train_preset(const std::string& name, Index vocab_size, Index seq_len) {
     TrainPreset p;
     p.name = name;
-    p.seq_len = seq_len > 0 ? seq_len : 32;
+    p.seq_len = seq_len;
     if (name == "attn-only-1l" || name == "attn-only-2l") {
+        // Eight heads of 8: more heads, more chances for a previous-token head to start; 40
+        // positions: repeats up to 19 long, twice the probes' 8 (probe_repeat_len).
+        if (seq_len <= 0) p.seq_len = 40;
         const Index layers = name == "attn-only-1l" ? 1 : 2;
-        p.spec = train_spec(layers, 4, 64, vocab_size, p.seq_len, true);
+        p.spec = train_spec(layers, 8, 64, vocab_size, p.seq_len, true);
         p.lr = 3e-3f;
-        p.batch = 16;
+        p.batch = 32;
     } else if (name == "gpt-2l") {
+        // A character-level text model that learns words in a minute on one thread.
         if (seq_len <= 0) p.seq_len = 64;
-        p.spec = train_spec(2, 4, 128, vocab_size, p.seq_len, false);
-        p.lr = 1e-3f;
+        p.spec = train_spec(2, 4, 64, vocab_size, p.seq_len, false);
+        p.lr = 3e-3f;
         p.batch = 16;
     } else {
         std::string names;

@@ -94,7 +94,7 @@ struct TrainerOptions {
     std::vector<int> text_tokens;  // the text task's tokens
     bool shuffle = true;           // text task
     AdamWOptions adamw;
-    float grad_clip = 0.0f;  // 0: no clipping
+    float grad_clip = 1.0f;  // the global norm clipped to; 0: no clipping
     std::uint64_t seed = 0;  // the initial weights (when not given), the batches, the shuffling
     Eigen::Index probe_count = 8;
 };

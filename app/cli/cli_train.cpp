@@ -214,9 +214,12 @@ void addTrainOptions(QCommandLineParser& parser) {
          QStringLiteral("The induction task's vocabulary, 3 to %1 (default 64).")
              .arg(attn::maxInductionVocab()),
          QStringLiteral("V")},
-        {opt("seq-len"), QStringLiteral("Tokens per sequence (default: the preset's, 32 or 64)."),
+        {opt("seq-len"), QStringLiteral("Tokens per sequence (default: the preset's, 40 or 64)."),
          QStringLiteral("T")},
-        {opt("batch"), QStringLiteral("Sequences per step (default 16)."), QStringLiteral("B")},
+        {opt("batch"),
+         QStringLiteral(
+             "Sequences per step (default: the preset's, 32 or 16; 16 for your own model)."),
+         QStringLiteral("B")},
         {opt("steps"),
          QStringLiteral("Steps to train (default 1000; unlimited when only --seconds is given)."),
          QStringLiteral("S")},

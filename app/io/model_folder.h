@@ -35,10 +35,11 @@ struct ModelConfigResult {
 
 // config.json's text as the family's spec (app/io/model_config.cpp). GPT-2: n_inner null or
 // missing resolves to 4 · n_embd, activation_function gelu_new / gelu_pytorch_tanh (tanh GELU),
-// gelu (erf) or relu, and "attn_only" (TransformerLens's name; default false). LLaMA-layout families ("llama", "mistral", "qwen2", "qwen3"): the
-// transformers config's names and defaults (num_key_value_heads = num_attention_heads, head_dim
-// = hidden_size / num_attention_heads, rope_theta 10000, rms_norm_eps 1e-6, untied), rope_scaling
-// none, linear or llama3, Mistral's sliding_window.
+// gelu (erf) or relu, and "attn_only" (TransformerLens's name; default false). LLaMA-layout
+// families ("llama", "mistral", "qwen2", "qwen3"): the transformers config's names and defaults
+// (num_key_value_heads = num_attention_heads, head_dim = hidden_size / num_attention_heads,
+// rope_theta 10000, rms_norm_eps 1e-6, untied), rope_scaling none, linear or llama3, Mistral's
+// sliding_window.
 ModelConfigResult parseModelConfig(const QByteArray& json);
 
 struct ModelLoadOptions {

@@ -29,12 +29,14 @@ TrainTextResult readTrainText(const QString& path);
 
 // A GPT-2 byte-level tokenizer with one token per character of `text` (each character's UTF-8
 // bytes joined by merges, so transformers' GPT2Tokenizer gives the same ids), ids in the order
-// of the characters' code points, plus "<|endoftext|>" as the last id.
+// of the characters' code points, then the bytes and byte prefixes those merges pass through, plus
+// "<|endoftext|>" as the last id. A character not in `text` encodes as "<|endoftext|>".
 std::shared_ptr<const BpeTokenizer> characterTokenizer(const QString& text);
 // The induction task's vocabulary: id 0 is "<|endoftext|>" (the task's BOS), ids 1 .. V − 1 are
-// single printable characters (a-z, A-Z, 0-9, punctuation, then Latin-1 letters), so typing
-// "abcdabcd" in the model window shows a trained induction head. V from 2 to
-// maxInductionVocab().
+// single printable ASCII characters (a-z, A-Z, 0-9, then punctuation in code point order), so
+// typing "abcdabcd" in the model window shows a trained induction head; other characters encode
+// as "<|endoftext|>". V from 2 to maxInductionVocab() (95), else AttentionError: a letter of
+// several UTF-8 bytes would need its bytes as tokens too, ids the model does not have.
 std::shared_ptr<const BpeTokenizer> inductionTokenizer(int vocabSize);
 int maxInductionVocab();
 

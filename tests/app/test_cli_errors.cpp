@@ -97,11 +97,12 @@ private slots:
         QTest::newRow("unknown subcommand")
             << QStringList{"plot"}
             << "attention-cli: unknown subcommand \"plot\": use one of compute, decode, export, "
-               "steps, handout, models, tokenize, forward, generate (see attention-cli --help)";
+               "steps, handout, models, tokenize, forward, generate, train (see attention-cli "
+               "--help)";
         QTest::newRow("no subcommand")
             << QStringList{}
             << "attention-cli: give a subcommand: compute, decode, export, steps, handout, "
-               "models, tokenize, forward, generate (see "
+               "models, tokenize, forward, generate, train (see "
                "attention-cli --help)";
         QTest::newRow("input and random tokens")
             << QStringList{"compute",         "--module", "causal-attention", "--input", "x.json",

@@ -193,7 +193,7 @@ void TestCliTrain::zeroStepsSavesTheInitialModel() {
     const attn::WeightView& wte = (*loaded.weights)[attn::TensorRole::TokenEmbedding];
     double sumSquares = 0.0;
     for (Eigen::Index i = 0; i < wte.rows * wte.cols; ++i)
-        sumSquares += static_cast<double>(wte.data[i]) * wte.data[i];
+        sumSquares += static_cast<double>(wte.data[i]) * static_cast<double>(wte.data[i]);
     const double std = std::sqrt(sumSquares / static_cast<double>(wte.rows * wte.cols));
     QVERIFY2(std > 0.015 && std < 0.025, qPrintable(QString::number(std)));
 }

@@ -203,6 +203,11 @@ void TestTrainData::unseenCharactersBecomeEndOfText() {
     const auto tokenizer = attn::characterTokenizer(QStringLiteral("ab"));
     QCOMPARE(tokenizer->encode(QStringLiteral("abc")), (std::vector<int>{0, 1, 2}));
     QCOMPARE(tokenizer->encode(QStringLiteral("a中")), (std::vector<int>{0, 2, 2, 2}));
+    // An unpaired surrogate is U+FFFD for the tokenizer, and so a character of its own.
+    const QString lone = QString(QChar(0xD800)) + QLatin1Char('a');
+    const auto withLone = attn::characterTokenizer(lone);
+    QCOMPARE(withLone->encode(lone), (std::vector<int>{1, 0}));
+    QCOMPARE(*withLone->decode({1}).text, QString(QChar(0xFFFD)));
 }
 
 void TestTrainData::inductionTokenizerAlphabet() {

@@ -3,7 +3,10 @@
 
     build/bin/attention-bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
         --benchmark_out=bench.json --benchmark_out_format=json
-    python3 tests/bench/bench_ratios.py bench.json
+    python3 tests/bench/bench_ratios.py bench.json [torch_train.json]
+
+torch_train.json, the output of `/usr/bin/python3 tests/bench/torch_bench.py train` (PyTorch's
+training step of each preset, one thread), adds the ratio of BM_TrainStep/<preset> to it.
 
 Uses the median of the repetitions when there are several, the single run otherwise. Times are
 CPU times (the benchmarks are single-threaded unless run with --threads=N). The GEMM-relative
@@ -48,10 +51,27 @@ def quant_ratios(runs):
               f" = {r:.2f}  (>= 0.7)")
 
 
+def train_ratios(runs, path):
+    """PyTorch's fastest training step over BM_TrainStep/<preset>, CPU time on both sides (target
+    >= 2)."""
+    with open(path, encoding="utf-8") as f:
+        torch_runs = json.load(f)
+    for name, t in torch_runs.items():
+        ours = runs.get(f"BM_TrainStep/{name}")
+        if ours is None or not isinstance(t, dict) or "fastest" not in t:
+            continue
+        ms = seconds(ours) * 1e3
+        print(f"  TrainStep/{name}: PyTorch {t['fastest']['ms']:.2f} ms ({t['fastest']['name']}) / "
+              f"ours {ms:.2f} ms = {t['fastest']['ms'] / ms:.2f}  (>= 2)")
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: bench_ratios.py bench.json")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: bench_ratios.py bench.json [torch_train.json]")
     context, runs = load(sys.argv[1])
+    if len(sys.argv) == 3:
+        print("training step against PyTorch")
+        train_ratios(runs, sys.argv[2])
     print(f"threads: {context.get('attn_threads', '?')}, kernels: {context.get('attn_kernels', '?')}")
     print(f"BLAS: {context.get('attn_blas', '?')}")
     # The machine's rate: the best one-thread SGEMM among the libraries on offer (OpenBLAS, BLIS,

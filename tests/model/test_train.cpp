@@ -347,13 +347,20 @@ void TestTrain::weightsViewGivesTrainsNumbers() {
         const float loss = attn::train_loss(p, {1, 7, ids, targets}, scratch);
         double want_loss = 0.0;
         for (Eigen::Index t = 0; t < 7; ++t) {
-            const Eigen::RowVectorXd row = r.logits.row(t).cast<double>();
-            const Eigen::RowVectorXd probs = (row.array() - row.maxCoeff()).exp().matrix();
-            const Eigen::RowVectorXd softmax = probs / probs.sum();
-            want_loss -= std::log(softmax[targets[static_cast<std::size_t>(t)]]);
+            // softmax of model_forward's logits, in double
+            const double max = static_cast<double>(r.logits.row(t).maxCoeff());
+            std::vector<double> softmax;
+            double sum = 0.0;
+            for (Eigen::Index v = 0; v < ref::kVocab; ++v) {
+                softmax.push_back(std::exp(static_cast<double>(r.logits(t, v)) - max));
+                sum += softmax.back();
+            }
+            for (double& prob : softmax) prob /= sum;
+            want_loss -=
+                std::log(softmax[static_cast<std::size_t>(targets[static_cast<std::size_t>(t)])]);
             for (Eigen::Index v = 0; v < ref::kVocab; ++v)
                 QVERIFY(std::abs(static_cast<double>(scratch.acts->logits[t * ref::kVocab + v]) -
-                                 softmax[v]) <= 1e-5);
+                                 softmax[static_cast<std::size_t>(v)]) <= 1e-5);
         }
         QVERIFY(std::abs(static_cast<double>(loss) - want_loss / 7.0) <= 1e-5 * want_loss);
         const std::vector<std::vector<Matrix>> attentions = attn::train_attentions(p, ids, scratch);

@@ -37,12 +37,15 @@ def table(attn_only):
         h = f"h.{l}."
         if not attn_only:
             t += [(h + "ln_1.weight", (D,), "ones"), (h + "ln_1.bias", (D,), "zeros")]
-        t += [(h + "attn.c_attn.weight", (D, 3 * D), 0.02), (h + "attn.c_attn.bias", (3 * D,), "zeros"),
-              (h + "attn.c_proj.weight", (D, D), proj_std), (h + "attn.c_proj.bias", (D,), "zeros")]
+        t += [(h + "attn.c_attn.weight", (D, 3 * D), 0.02),
+              (h + "attn.c_attn.bias", (3 * D,), "zeros"),
+              (h + "attn.c_proj.weight", (D, D), proj_std),
+              (h + "attn.c_proj.bias", (D,), "zeros")]
         if not attn_only:
             t += [(h + "ln_2.weight", (D,), "ones"), (h + "ln_2.bias", (D,), "zeros"),
                   (h + "mlp.c_fc.weight", (D, FF), 0.02), (h + "mlp.c_fc.bias", (FF,), "zeros"),
-                  (h + "mlp.c_proj.weight", (FF, D), proj_std), (h + "mlp.c_proj.bias", (D,), "zeros")]
+                  (h + "mlp.c_proj.weight", (FF, D), proj_std),
+                  (h + "mlp.c_proj.bias", (D,), "zeros")]
     if not attn_only:
         t += [("ln_f.weight", (D,), "ones"), ("ln_f.bias", (D,), "zeros")]
     return t

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "app/io/atomic_file.h"
-#include "model/transformer_spec.h"
 #include "app/io/safetensors_writer.h"
+#include "model/transformer_spec.h"
 
 namespace model_test {
 

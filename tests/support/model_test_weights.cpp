@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "app/io/safetensors.h"
-#include "model/rng.h"
 #include "app/io/safetensors_writer.h"
+#include "model/rng.h"
 
 namespace attn {
 
