@@ -27,8 +27,6 @@ constexpr float kSampleTemperature = 0.8f;
 // The queries and keys of the hover are the probe's own when a plain forward pass gives the
 // trainer's weights to within float rounding.
 constexpr float kSameAttention = 1e-4f;
-// Gradients clipped to this global norm, as llm.c and nanoGPT train.
-constexpr float kGradClip = 1.0f;
 
 }  // namespace
 
@@ -139,7 +137,6 @@ void TrainSession::Worker::rebuild(std::uint64_t gen, const Settings& settings) 
         attn::TrainerOptions options;
         options.task = settings.task;
         options.seed = settings.seed;
-        options.grad_clip = kGradClip;
         Eigen::Index vocab = kInductionVocab;
         if (settings.task == attn::TrainTask::Text) {
             tokenizer = attn::characterTokenizer(settings.text);

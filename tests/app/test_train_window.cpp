@@ -40,7 +40,7 @@
 namespace {
 
 // The Trainer the window builds for the induction task with `preset` and `seed`, built here
-// from the same documented settings (the preset's batch, seq_len and lr, clipping at 1).
+// from the same documented settings (the preset's batch, seq_len and lr, the default clipping).
 attn::Trainer referenceTrainer(const std::string& preset, std::uint64_t seed) {
     const attn::TrainPreset p = attn::train_preset(preset, TrainSession::kInductionVocab, 0);
     attn::TrainerOptions o;
@@ -48,7 +48,6 @@ attn::Trainer referenceTrainer(const std::string& preset, std::uint64_t seed) {
     o.batch = p.batch;
     o.seq_len = p.seq_len;
     o.adamw.lr = p.lr;
-    o.grad_clip = 1.0f;
     o.seed = seed;
     return attn::Trainer(p.spec, o);
 }
@@ -98,11 +97,11 @@ void TestTrainWindow::opensAtStepZeroWithUniformHeads() {
     QCOMPARE(s.settings().preset, QStringLiteral("attn-only-2l"));
     QCOMPARE(s.snapshots().size(), std::size_t{1});
     QCOMPARE(w.shownSnapshot(), 0);
-    // attn-only-2l: 2 layers × 4 heads on the probe [BOS] r r, r of seq_len 32 / 5 = 6 tokens.
+    // attn-only-2l: 2 layers × 8 heads on the probe [BOS] r r, r of seq_len 40 / 5 = 8 tokens.
     QCOMPARE(w.mosaic()->layerCount(), 2);
-    QCOMPARE(w.mosaic()->headCount(), 4);
-    QCOMPARE(s.probeIds().size(), std::size_t{13});
-    QCOMPARE(s.repeatLength(), 6);
+    QCOMPARE(w.mosaic()->headCount(), 8);
+    QCOMPARE(s.probeIds().size(), std::size_t{17});
+    QCOMPARE(s.repeatLength(), 8);
     QCOMPARE(s.probeTokens().front(), QStringLiteral("<|endoftext|>"));
 
     // The head view shows the fresh trainer's weights on its probe.
@@ -113,19 +112,19 @@ void TestTrainWindow::opensAtStepZeroWithUniformHeads() {
     const QString id = w.headPage()->matrixIds().constFirst();
     QCOMPARE(id, QStringLiteral("layer-1-head-1"));
     QVERIFY(maxDiff(w.headPage()->shownValues(id), attentions[0][0]) < 1e-6f);
-    // Step 0 is close to uniform: the last query gives no token much more than 1/13.
+    // Step 0 is close to uniform: the last query gives no token much more than 1/17.
     float largest = 0.0f;
     for (const auto& layer : attentions)
-        for (const attn::Matrix& head : layer) largest = std::max(largest, head.row(12).maxCoeff());
-    QVERIFY2(largest < 1.2f / 13.0f, qPrintable(QString::number(largest)));
+        for (const attn::Matrix& head : layer) largest = std::max(largest, head.row(16).maxCoeff());
+    QVERIFY2(largest < 1.2f / 17.0f, qPrintable(QString::number(largest)));
     // The guide says so with that number, computed from the snapshot.
     const QString guide = w.guide()->toPlainText();
     QVERIFY2(guide.contains(QStringLiteral("Step 0: uniform attention")), qPrintable(guide));
     QVERIFY2(guide.contains(views::fixedText(largest, 3)), qPrintable(guide));
-    QVERIFY(guide.contains(views::fixedText(1.0 / 13.0, 3)));
+    QVERIFY(guide.contains(views::fixedText(1.0 / 17.0, 3)));
     QCOMPARE(w.lossChart()->pointCount(0), 0);
-    QCOMPARE(w.previousTokenChart()->seriesCount(), 8);
-    QCOMPARE(w.previousTokenChart()->seriesName(5), QStringLiteral("L2 H2"));
+    QCOMPARE(w.previousTokenChart()->seriesCount(), 16);
+    QCOMPARE(w.previousTokenChart()->seriesName(9), QStringLiteral("L2 H2"));
     QVERIFY(!w.sampleView()->isVisible());  // the induction task has no sample
 }
 
@@ -169,8 +168,8 @@ void TestTrainWindow::startTrainsPauseStops() {
     QVERIFY(maxDiff(w.headPage()->shownValues(id), attentions[0][0]) < 1e-6f);
     const std::vector<attn::HeadScore> scores = reference.scores();
     const int points = static_cast<int>(s.snapshots().size());
-    QCOMPARE(w.inductionChart()->seriesCount(), 8);
-    for (int h = 0; h < 8; ++h) {
+    QCOMPARE(w.inductionChart()->seriesCount(), 16);
+    for (int h = 0; h < 16; ++h) {
         QCOMPARE(w.inductionChart()->pointCount(h), points);
         QCOMPARE(w.previousTokenChart()->pointCount(h), points);
         const auto k = static_cast<std::size_t>(h);
@@ -339,7 +338,7 @@ void TestTrainWindow::savesAFolderTheLoaderOpens() {
     const attn::ModelLoadResult loaded = attn::loadModelFolder(folder);
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));
     QCOMPARE(loaded.weights->spec.num_layers, 2);
-    QCOMPARE(loaded.weights->spec.num_heads, 4);
+    QCOMPARE(loaded.weights->spec.num_heads, 8);
     QVERIFY(loaded.weights->spec.attn_only);
     // The weights of step 5.
     attn::Trainer reference = referenceTrainer("attn-only-2l", 0);
@@ -374,10 +373,10 @@ void TestTrainWindow::textTaskShowsASample() {
     const TrainSession::Sample& sample = s.samples().front();
     QCOMPARE(sample.step, TrainSession::kSampleEvery);
     // The prompt is the text's first characters (one token per character), a quarter of the
-    // model's 32 positions; the sample fills the rest.
-    QCOMPARE(s.spec().max_positions, 32);
-    QCOMPARE(sample.prompt, attn::bundledText().left(8));
-    QCOMPARE(sample.text.size(), 24);
+    // model's 40 positions; the sample fills the rest.
+    QCOMPARE(s.spec().max_positions, 40);
+    QCOMPARE(sample.prompt, attn::bundledText().left(10));
+    QCOMPARE(sample.text.size(), 30);
     const QString shown = w.sampleView()->toPlainText();
     QVERIFY2(shown.contains(sample.prompt + s.samples().back().text), qPrintable(shown));
     QVERIFY(w.guide()->toPlainText().contains(attn::bundledTextName()));
