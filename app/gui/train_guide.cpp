@@ -12,6 +12,11 @@ struct TrainGuide {
     Q_DECLARE_TR_FUNCTIONS(TrainGuide)
 };
 
+// Two sentences in a row: a space in English, none after a Chinese full stop.
+QString sentences(const QString& first, const QString& second) {
+    return TrainGuide::tr("%1 %2", "two sentences in a row").arg(first, second);
+}
+
 QString score(float value) { return views::fixedText(value, 2); }
 
 // "L1 H2": layers and heads from 1, as the mosaic and the legends name them.
@@ -89,14 +94,14 @@ QString previousTokenText(const TrainSession& session, int shownIndex) {
                        "Best in layer 1 now: %1, previous-token score %2.")
                        .arg(headName(e->layer, e->head), score(e->score));
     if (e->formedAt)
-        text += QStringLiteral(" ") + TrainGuide::tr("It passed %1 at step %2 (score %3).")
-                                          .arg(score(kFormedScore))
-                                          .arg(*e->formedAt)
-                                          .arg(score(e->formedScore));
+        text = sentences(text, TrainGuide::tr("It passed %1 at step %2 (score %3).")
+                                   .arg(score(kFormedScore))
+                                   .arg(*e->formedAt)
+                                   .arg(score(e->formedScore)));
     else
-        text += QStringLiteral(" ") +
-                TrainGuide::tr("Watch for a layer-1 score climbing toward 1 (none above %1 yet).")
-                    .arg(score(kFormedScore));
+        text = sentences(
+            text, TrainGuide::tr("Watch for a layer-1 score climbing toward 1 (none above %1 yet).")
+                      .arg(score(kFormedScore)));
     return paragraph(TrainGuide::tr("Layer 1: a previous-token head"), text);
 }
 
@@ -133,26 +138,25 @@ QString inductionText(const TrainSession& session, int shownIndex) {
             .arg(session.repeatLength() - 1)
             .arg(headName(e->layer, e->head), score(e->score));
     if (e->formedAt) {
-        text +=
-            QStringLiteral(" ") +
-            TrainGuide::tr("It passed %1 at step %2.").arg(score(kFormedScore)).arg(*e->formedAt);
+        text = sentences(
+            text,
+            TrainGuide::tr("It passed %1 at step %2.").arg(score(kFormedScore)).arg(*e->formedAt));
         const std::int64_t window = TrainSession::kSnapshotEvery;
         const std::int64_t before = std::max<std::int64_t>(window, *e->formedAt - 4 * window);
         const std::optional<double> lossBefore = meanLoss(session, before, window);
         const std::optional<double> lossNow = meanLoss(session, shown.step, window);
         if (lossBefore && lossNow && shown.step > before)
-            text +=
-                QStringLiteral(" ") +
+            text = sentences(
+                text,
                 TrainGuide::tr("Mean loss of the %1 steps up to step %2: %3; up to step %4: %5.")
                     .arg(window)
                     .arg(before)
                     .arg(views::fixedText(*lossBefore, 3))
                     .arg(shown.step)
-                    .arg(views::fixedText(*lossNow, 3));
+                    .arg(views::fixedText(*lossNow, 3)));
     } else {
-        text += QStringLiteral(" ") +
-                TrainGuide::tr("None above %1 yet: keep an eye on the loss curve.")
-                    .arg(score(kFormedScore));
+        text = sentences(text, TrainGuide::tr("None above %1 yet: keep an eye on the loss curve.")
+                                   .arg(score(kFormedScore)));
     }
     return paragraph(TrainGuide::tr("Layer 2: the induction head and the loss drop"), text);
 }

@@ -2003,6 +2003,11 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <source>Keys</source>
         <translation>按键</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences in a row</comment>
+        <translation>%1%2</translation>
+    </message>
 </context>
 <context>
     <name>TrainSession</name>
