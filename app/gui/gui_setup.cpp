@@ -16,6 +16,7 @@
 #include "app/gui/model_window.h"
 #include "app/gui/presentation_mode.h"
 #include "app/gui/threads_menu.h"
+#include "app/gui/train_window.h"
 #include "app/io/example_file.h"
 #include "views/language.h"
 
@@ -81,7 +82,13 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
         QStringLiteral("text"),
         QApplication::translate("GuiOptions", "With --model: the text to run the model on."),
         QStringLiteral("TEXT"));
-    for (const QCommandLineOption& o : {step, lang, example, presentation, model, dump, text})
+    const QCommandLineOption train(
+        QStringLiteral("train"),
+        QApplication::translate("GuiOptions",
+                                "Open the Train window: train a small transformer and watch "
+                                "its heads learn (an induction head forms in two layers)."));
+    for (const QCommandLineOption& o :
+         {step, lang, example, presentation, model, dump, text, train})
         parser.addOption(o);
 
     GuiParseResult result;
@@ -134,6 +141,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     o.model = parser.value(model);
     o.dump = parser.value(dump);
     o.modelText = parser.value(text);
+    o.train = parser.isSet(train);
     if (!o.model.isEmpty() && !o.dump.isEmpty())
         return fail(QApplication::translate("GuiOptions",
                                             "--model and --dump both open the model window: "
@@ -249,6 +257,7 @@ int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks)
         else
             modelWindow->openDump(options.dump);
     }
+    if (options.train) TrainWindow::showFor(&window);
     if (hooks.insteadOfEventLoop) return hooks.insteadOfEventLoop(window);
     return QApplication::exec();
 }

@@ -1,7 +1,7 @@
 // Start-up of the window application: its identity (QSettings keys), default fonts that render
 // Chinese, the command line
 //   attention-visualizer [--step N] [--lang en|zh_CN] [--example FILE] [--presentation]
-//                        [--model DIR|NAME [--text TEXT] | --dump FILE]
+//                        [--model DIR|NAME [--text TEXT] | --dump FILE] [--train]
 // read by a pure function so tests can check it without starting a process, and the whole
 // start-up, which main() runs and a test program runs with hooks.
 #pragma once
@@ -27,6 +27,7 @@ struct GuiOptions {
     QString model;              // --model DIR|NAME: the model window on a GPT-2
     QString dump;               // --dump FILE: the model window on an attention dump
     QString modelText;          // --text: the model's text
+    bool train = false;         // --train: the Train window
 };
 
 struct GuiParseResult {

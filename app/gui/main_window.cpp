@@ -36,6 +36,7 @@
 #include "app/gui/export_actions.h"
 #include "app/gui/model_window.h"
 #include "app/gui/presentation_mode.h"
+#include "app/gui/train_window.h"
 #include "views/language.h"
 #include "views/step_page.h"
 #include "views/step_texts.h"
@@ -200,6 +201,9 @@ void MainWindow::buildMenus() {
         QMetaObject::invokeMethod(window, "openModelWithDialog", Qt::QueuedConnection);
     });
     openModelAction_->setShortcut(QKeySequence::Open);
+    // Training a small model while its heads learn (app/gui/train_window.h).
+    trainFileAction_ =
+        fileMenu_->addAction(QString(), this, [this] { TrainWindow::showFor(this); });
     fileMenu_->addSeparator();
     exports_ = new ExportActions(this, fileMenu_,
                                  {[this] { return currentPage(); }, [this] { return builtPages(); },
@@ -277,6 +281,8 @@ void MainWindow::buildMenus() {
     modelAction_ = menuBar()->addAction(tr("&Model"));
     modelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
     connect(modelAction_, &QAction::triggered, this, [this] { ModelWindow::showFor(this); });
+    trainAction_ = menuBar()->addAction(tr("&Train"));
+    connect(trainAction_, &QAction::triggered, this, [this] { TrainWindow::showFor(this); });
 }
 
 views::StepPage* MainWindow::page(int number) {
@@ -437,6 +443,8 @@ void MainWindow::retranslate() {
     if (exploreAction_) exploreAction_->setText(tr("&Explore"));
     if (modelAction_) modelAction_->setText(tr("&Model"));
     openModelAction_->setText(tr("Open &model…"));
+    trainFileAction_->setText(tr("&Train a model…"));
+    if (trainAction_) trainAction_->setText(tr("&Train"));
     stepsHeading_->setText(tr("&Steps"));
     previous_->setText(tr("◀ &Previous"));
     next_->setText(tr("&Next ▶"));

@@ -141,6 +141,8 @@ private:
     QAction* exploreAction_ = nullptr;
     QAction* modelAction_ = nullptr;
     QAction* openModelAction_ = nullptr;
+    QAction* trainAction_ = nullptr;
+    QAction* trainFileAction_ = nullptr;
     QActionGroup* languageGroup_ = nullptr;
     ExportActions* exports_ = nullptr;
     PresentationMode* presentation_ = nullptr;

@@ -689,6 +689,10 @@
         <source>Open the model window on a model: a Hugging Face folder, a .gguf file, ollama:NAME[:TAG], or a name found in the Hugging Face cache (e.g. gpt2).</source>
         <translation>用一个模型打开模型窗口：Hugging Face 文件夹、.gguf 文件、ollama:NAME[:TAG]，或 Hugging Face 缓存中的模型名称（例如 gpt2）。</translation>
     </message>
+    <message>
+        <source>Open the Train window: train a small transformer and watch its heads learn (an induction head forms in two layers).</source>
+        <translation>打开训练窗口：训练一个小型 Transformer，观察它的注意力头如何学习（两层模型会形成归纳头）。</translation>
+    </message>
 </context>
 <context>
     <name>Handout</name>
@@ -886,6 +890,14 @@
     <message>
         <source>Open &amp;model…</source>
         <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Train</source>
+        <translation>训练(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Train a model…</source>
+        <translation>训练模型(&amp;T)…</translation>
     </message>
 </context>
 <context>
@@ -1907,6 +1919,322 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Every core (%1)</source>
         <translation>全部核心（%1）</translation>
+    </message>
+</context>
+<context>
+    <name>TrainGuide</name>
+    <message>
+        <source>L%1 H%2</source>
+        <translation>L%1 H%2</translation>
+    </message>
+    <message>
+        <source>The weights start random and small, so every query spreads its attention almost evenly over the tokens it can see: in the last row (%1 tokens) no head gives any token more than %2, against %3 for a perfectly even spread. The heatmaps are pale triangles.</source>
+        <translation>权重一开始是随机的小数，所以每个查询几乎把注意力平均分给它能看到的词元：在最后一行（%1 个词元）中，没有哪个头给任何词元超过 %2 的权重，而完全均匀时每个是 %3。热图是一片浅色的三角形。</translation>
+    </message>
+    <message>
+        <source>Step 0: uniform attention</source>
+        <translation>第 0 步：均匀的注意力</translation>
+    </message>
+    <message>
+        <source>At step 0</source>
+        <translation>在第 0 步</translation>
+    </message>
+    <message>
+        <source>A previous-token head puts each token&apos;s attention on the token just before it: its heatmap becomes the diagonal right under the main one. Best in layer 1 now: %1, previous-token score %2.</source>
+        <translation>前一词元头把每个词元的注意力放在紧挨着它前面的词元上：它的热图变成主对角线正下方的那条对角线。第 1 层目前最好的是 %1，前一词元分数 %2。</translation>
+    </message>
+    <message>
+        <source>It passed %1 at step %2 (score %3).</source>
+        <translation>它在第 %2 步超过了 %1（分数 %3）。</translation>
+    </message>
+    <message>
+        <source>Watch for a layer-1 score climbing toward 1 (none above %1 yet).</source>
+        <translation>留意第 1 层有没有分数逐渐升向 1（目前还没有超过 %1 的）。</translation>
+    </message>
+    <message>
+        <source>Layer 1: a previous-token head</source>
+        <translation>第 1 层：前一词元头</translation>
+    </message>
+    <message>
+        <source>One layer: no induction head</source>
+        <translation>只有一层：没有归纳头</translation>
+    </message>
+    <message>
+        <source>An induction head reads what a previous-token head in an earlier layer wrote, so a one-layer attention-only model cannot form one: its best induction score at step %1 is %2 (%3), and the loss never makes the sudden drop. Choose a two-layer preset to see one form.</source>
+        <translation>归纳头要读取更早一层中前一词元头写下的信息，所以只有一层的纯注意力模型无法形成归纳头：它在第 %1 步的最佳归纳分数是 %2（%3），损失也不会突然下降。选择两层的模型就能看到归纳头形成。</translation>
+    </message>
+    <message>
+        <source>An induction head attends from each token of the repeat to the token after that token&apos;s earlier occurrence, a stripe %1 places left of the diagonal in the second half, and copies it: the loss drops suddenly when it appears. Best in the later layers now: %2, induction score %3.</source>
+        <translation>归纳头让重复部分的每个词元关注它上一次出现时紧随其后的那个词元（后半部分中对角线左侧 %1 格处的一条斜线），并把它复制过来：它一出现，损失就突然下降。后面各层目前最好的是 %2，归纳分数 %3。</translation>
+    </message>
+    <message>
+        <source>It passed %1 at step %2.</source>
+        <translation>它在第 %2 步超过了 %1。</translation>
+    </message>
+    <message>
+        <source>Mean loss of the %1 steps up to step %2: %3; up to step %4: %5.</source>
+        <translation>到第 %2 步为止的 %1 步平均损失：%3；到第 %4 步为止：%5。</translation>
+    </message>
+    <message>
+        <source>None above %1 yet: keep an eye on the loss curve.</source>
+        <translation>目前还没有超过 %1 的：请留意损失曲线。</translation>
+    </message>
+    <message>
+        <source>Layer 2: the induction head and the loss drop</source>
+        <translation>第 2 层：归纳头与损失的下降</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>The scores are measured on probes of random tokens repeated once, also here. Every %1 steps the model writes a sample after the first tokens of %2 (below): first common letters and spaces, then words.</source>
+        <translation>这里的分数同样是在“随机词元重复一次”的探针序列上测量的。每 %1 步，模型会接着 %2 开头的几个词元写一段样例（见下方）：先是常见的字母和空格，然后是单词。</translation>
+    </message>
+    <message>
+        <source>Preparing the model</source>
+        <translation>正在准备模型</translation>
+    </message>
+    <message>
+        <source>The window builds the model with the chosen settings.</source>
+        <translation>窗口正在按所选设置构建模型。</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences in a row</comment>
+        <translation>%1%2</translation>
+    </message>
+</context>
+<context>
+    <name>TrainSession</name>
+    <message>
+        <source>There is no model to save yet.</source>
+        <translation>还没有可以保存的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>TrainWindow</name>
+    <message>
+        <source>Could not save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved to %1: the model window opens it (File ▸ Open model folder…).</source>
+        <translation>已保存到 %1：模型窗口可以打开它（文件 ▸ 打开模型文件夹…）。</translation>
+    </message>
+    <message>
+        <source>Attention Visualizer — train a model</source>
+        <translation>注意力可视化 — 训练模型</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Save as GPT-2 folder…</source>
+        <translation>另存为 GPT-2 文件夹(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>T&amp;raining</source>
+        <translation>训练(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Start or pause</source>
+        <translation>开始或暂停(&amp;S)</translation>
+    </message>
+    <message>
+        <source>One training s&amp;tep (looking back: the next snapshot)</source>
+        <translation>训练一步(&amp;T)（回看时：下一个快照）</translation>
+    </message>
+    <message>
+        <source>&amp;Reset to step 0 with the chosen settings</source>
+        <translation>按所选设置重置到第 0 步(&amp;R)</translation>
+    </message>
+    <message>
+        <source>T&amp;imeline</source>
+        <translation>时间轴(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Previous snapshot</source>
+        <translation>上一个快照(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;First snapshot (step 0)</source>
+        <translation>第一个快照（第 0 步）(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Newest snapshot</source>
+        <translation>最新的快照(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Task:</source>
+        <translation>任务(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>S&amp;eed:</source>
+        <translation>随机种子(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>&amp;Learning rate:</source>
+        <translation>学习率(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>the model&apos;s own</source>
+        <translation>模型自己的</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <source>Train exactly one step (→ or PageDown)</source>
+        <translation>只训练一步（→ 或 PageDown）</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Back to step 0 with the chosen settings (Ctrl+R)</source>
+        <translation>按所选设置回到第 0 步（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>Save as GPT-2 folder…</source>
+        <translation>另存为 GPT-2 文件夹…</translation>
+    </message>
+    <message>
+        <source>Every head on the probe (rows: layers, columns: heads); click one to see it large and point at a cell for its q·k arithmetic</source>
+        <translation>探针序列上的每个头（行：层，列：头）；点击一个头可放大查看，指向某个单元格可看到它的 q·k 计算</translation>
+    </message>
+    <message>
+        <source>What the model writes</source>
+        <translation>模型写出的文字</translation>
+    </message>
+    <message>
+        <source>Timeline:</source>
+        <translation>时间轴：</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>cross-entropy</source>
+        <translation>交叉熵</translation>
+    </message>
+    <message>
+        <source>Previous-token score of each head</source>
+        <translation>每个头的前一词元分数</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>Induction score of each head</source>
+        <translation>每个头的归纳分数</translation>
+    </message>
+    <message>
+        <source>Induction: copy a repeated random sequence</source>
+        <translation>归纳：复制一段重复的随机序列</translation>
+    </message>
+    <message>
+        <source>Text: %1 (Edith Wharton)</source>
+        <translation>文本：%1（伊迪丝·华顿）</translation>
+    </message>
+    <message>
+        <source>Text: a file…</source>
+        <translation>文本：选择文件…</translation>
+    </message>
+    <message>
+        <source>Text: %1</source>
+        <translation>文本：%1</translation>
+    </message>
+    <message>
+        <source>A text to train on</source>
+        <translation>用于训练的文本</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt);;All (*)</source>
+        <translation>文本文件 (*.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Reset applies the new settings (the run so far is kept until then).</source>
+        <translation>重置时才会应用新设置（在那之前保留目前的训练）。</translation>
+    </message>
+    <message>
+        <source>Save the model as a GPT-2 folder</source>
+        <translation>将模型另存为 GPT-2 文件夹</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>L%1 H%2</source>
+        <translation>L%1 H%2</translation>
+    </message>
+    <message>
+        <source>step %1 (snapshot %2 of %3)</source>
+        <translation>第 %1 步（快照 %2 / %3）</translation>
+    </message>
+    <message>
+        <source>After %1 steps, from “%2”:
+%2%3</source>
+        <translation>训练 %1 步后，从“%2”开始：
+%2%3</translation>
+    </message>
+    <message>
+        <source>A sample follows every %1 steps.</source>
+        <translation>每 %1 步生成一段样例。</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Pause training (Space)</source>
+        <translation>暂停训练（空格）</translation>
+    </message>
+    <message>
+        <source>Start training (Space)</source>
+        <translation>开始训练（空格）</translation>
+    </message>
+    <message>
+        <source>Building the model…</source>
+        <translation>正在构建模型…</translation>
+    </message>
+    <message>
+        <source>%1 layers × %2 heads, d_model %3 · step %4</source>
+        <translation>%1 层 × %2 个头，d_model %3 · 第 %4 步</translation>
+    </message>
+    <message>
+        <source> · loss %1</source>
+        <translation> · 损失 %1</translation>
+    </message>
+    <message>
+        <source> · %1 steps/s</source>
+        <translation> · 每秒 %1 步</translation>
     </message>
 </context>
 <context>
