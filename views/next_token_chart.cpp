@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/chart_axes.h"
 #include "views/colormaps.h"
 #include "views/figure_paint.h"
 #include "views/heatmap_style.h"
@@ -118,17 +119,7 @@ void NextTokenChart::applyColours(bool figure) const {
     const QColor muted =
         figure ? heatmap_style::kSubtitleColor : pal.color(QPalette::PlaceholderText);
     plot_->setBackground(figure ? QBrush(Qt::NoBrush) : pal.base());
-    QFont font = this->font();
-    font.setFamilies({font.family(), heatmap_style::kCjkFallback});
-    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
-        axis->setLabelFont(font);
-        axis->setTickLabelFont(font);
-        axis->setLabelColor(text);
-        axis->setTickLabelColor(text);
-        axis->setBasePen(QPen(muted));
-        axis->setTickPen(QPen(muted));
-        axis->setSubTickPen(QPen(muted));
-    }
+    const QFont font = styleChartAxes(plot_, this->font(), text, muted);
     plot_->xAxis->grid()->setPen(
         QPen(figure ? QColor(0xd0, 0xd0, 0xd0) : pal.color(QPalette::Mid), 1, Qt::DotLine));
     plot_->yAxis->setTickLength(0, 0);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "views/chart_axes.h"
 #include "views/explore_lines_view.h"
 #include "views/heatmap_style.h"
 #include "views/number_text.h"
@@ -141,18 +142,9 @@ void TrainChart::applyColours() {
     const QColor text = pal.color(QPalette::Text);
     const QColor muted = pal.color(QPalette::PlaceholderText);
     plot_->setBackground(pal.base());
-    QFont font = this->font();
-    font.setFamilies({font.family(), heatmap_style::kCjkFallback});
-    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
-        axis->setLabelFont(font);
-        axis->setTickLabelFont(font);
-        axis->setLabelColor(text);
-        axis->setTickLabelColor(text);
-        axis->setBasePen(QPen(muted));
-        axis->setTickPen(QPen(muted));
-        axis->setSubTickPen(QPen(muted));
+    const QFont font = styleChartAxes(plot_, this->font(), text, muted);
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis})
         axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 1, Qt::DotLine));
-    }
     if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
         QFont bold = font;
         bold.setBold(true);
