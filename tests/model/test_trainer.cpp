@@ -169,6 +169,41 @@ private slots:
         QVERIFY(std::abs(double(u[0].previous_token_score) - expected) < 1e-7);
     }
 
+    void trainerRefusesBadOptions() {
+        const attn::TransformerSpec spec = attn::train_spec(1, 2, 8, 16, 12, true);
+        const auto refused = [&](const attn::TransformerSpec& sp, attn::TrainerOptions o,
+                                 const char* expected) {
+            try {
+                attn::Trainer trainer(sp, o);
+                QFAIL("bad options were accepted");
+            } catch (const AttentionError& e) {
+                QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+            }
+        };
+        attn::TrainerOptions o;
+        o.seq_len = 12;
+        o.batch = 0;
+        refused(spec, o, "batch must be at least 1");
+        o.batch = 2;
+        o.seq_len = 13;
+        refused(spec, o, "seq_len 13 must be from 2 to the model's 12 positions");
+        o.seq_len = 12;
+        o.adamw.lr = 0.0f;
+        refused(spec, o, "learning rate");
+        o.adamw.lr = 1e-3f;
+        refused(attn::train_spec(1, 2, 8, 2, 12, true), o,
+                "training needs a vocabulary of at least 3 tokens, not 2");
+        o.task = attn::TrainTask::Text;
+        o.text_tokens = {1, 2, 16, 3};
+        refused(spec, o, "token id 16 outside the model's vocabulary of 16");
+        // A valid run steps and scores every head.
+        o.text_tokens.assign(40, 1);
+        o.text_tokens[5] = 2;
+        attn::Trainer trainer(spec, o);
+        QCOMPARE(trainer.step().step, std::int64_t(1));
+        QCOMPARE(trainer.scores().size(), std::size_t(2));
+    }
+
     void presets() {
         const auto names = attn::train_preset_names();
         QCOMPARE(names, (std::vector<std::string>{"attn-only-1l", "attn-only-2l", "gpt-2l"}));
