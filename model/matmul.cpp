@@ -1,5 +1,6 @@
 #include "matmul.h"
 
+#include <algorithm>
 #include <atomic>
 #include <limits>
 #include <sstream>
@@ -138,9 +139,18 @@ int default_threads() {
 
 }  // namespace
 
+// A count for the calling thread alone (set_thread_engine_threads); 0 follows g_threads.
+thread_local int t_threads = 0;
+
 int engine_threads() {
+    if (t_threads > 0) return t_threads;
     const int n = g_threads.load(std::memory_order_relaxed);
     return n > 0 ? n : default_threads();
+}
+
+void set_thread_engine_threads(int n) {
+    t_threads = std::max(0, n);
+    use_engine_threads();
 }
 
 void use_engine_threads() {

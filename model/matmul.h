@@ -32,6 +32,10 @@ Matrix matmul(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b
 int engine_threads();
 void set_engine_threads(int n);
 void use_engine_threads();
+// The calling thread alone computes with n threads, whatever set_engine_threads chose (0: follow
+// it again). Training's small products run fastest on one thread, and a training worker says so
+// without changing the count the rest of the app computes with.
+void set_thread_engine_threads(int n);
 // The cores this machine offers, what a person waiting gets by default.
 int available_cores();
 

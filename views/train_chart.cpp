@@ -27,6 +27,11 @@ protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override {
         return whole_ ? fixedText(tick, 0) : compactText(tick);
     }
+    // Steps tick at whole numbers: a chart of one step shows 0 and 1, not 0, 0, 0, 1, 1, 1.
+    double getTickStep(const QCPRange& range) override {
+        const double step = QCPAxisTicker::getTickStep(range);
+        return whole_ ? std::max(1.0, std::round(step)) : step;
+    }
 
 private:
     bool whole_;

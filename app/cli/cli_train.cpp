@@ -13,6 +13,7 @@
 #include "app/cli/cli_model.h"
 #include "app/io/json_text.h"
 #include "app/io/train_data.h"
+#include "model/matmul.h"
 #include "model/trainer.h"
 
 namespace {
@@ -264,6 +265,9 @@ QByteArray runTrain(const QCommandLineParser& parser) {
                     .arg(QDir::toNativeSeparators(save)));
 
     TrainSetup setup = setupRun(parser, task);
+    // The presets' products are small: one thread computes them fastest (more only with
+    // --threads).
+    if (!parser.isSet(QStringLiteral("threads"))) attn::set_engine_threads(1);
     attn::Trainer trainer = setup.start ? attn::Trainer(std::move(*setup.start), setup.options)
                                         : attn::Trainer(setup.spec, setup.options);
     const Index tokensPerStep = setup.options.batch * setup.options.seq_len;

@@ -79,6 +79,9 @@ struct TrainSession::Worker {
 };
 
 void TrainSession::Worker::run() {
+    // The presets' products are small: one thread computes them fastest, and the model window
+    // keeps the count its Threads menu chose.
+    attn::set_thread_engine_threads(1);
     for (;;) {
         std::optional<std::pair<std::uint64_t, Settings>> reset;
         std::vector<QString> toSave;
