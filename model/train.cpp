@@ -128,7 +128,8 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
             tl::layernorm_forward(a.ln_1_out, a.ln_1_mean, a.ln_1_rstd, input, l[R::AttnNormWeight],
                                   l[R::AttnNormBias], N, d, s.norm_eps);
         tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], N, d, 3 * d, false);
-        tl::attention_forward(a.context_vecs, a.attn_weights, a.qkv, B, T, s.num_heads, s.head_dim);
+        tl::attention_forward(a.context_vecs, a.attn_weights, acts.attn_scratch, a.qkv, B, T,
+                              s.num_heads, s.head_dim);
         // residual_mid = input + c_proj(context_vecs): the projection lands on a copy of the
         // stream.
         std::copy(input, input + N * d, a.residual_mid);
@@ -193,8 +194,8 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
         tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], dres, a.context_vecs,
                             l[R::OutWeight], N, d, d, false);
-        tl::attention_backward(acts.d_qkv, acts.d_attn, acts.d_context, a.qkv, a.attn_weights, B, T,
-                               s.num_heads, s.head_dim);
+        tl::attention_backward(acts.d_qkv, acts.attn_scratch, acts.d_context, a.qkv, a.attn_weights,
+                               B, T, s.num_heads, s.head_dim);
         if (s.attn_only) {
             tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
                                 l[R::QkvWeight], N, d, 3 * d, true);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "attention_kernels.h"
 #include "matmul.h"
@@ -73,7 +74,7 @@ void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index 
         d_qkv = take(n * 3 * d);
         d_context = take(n * d);
         d_fc = mlp ? take(n * f) : nullptr;
-        d_attn = take(tokens * tokens);
+        attn_scratch = take(train_layers::attention_scratch_size(tokens, s.head_dim));
         if (pass == 0 && memory.size() < used) memory.resize(used);
         base = memory.data();
     }
@@ -182,76 +183,216 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
 
 namespace {
 
-// One head's (T, hd) block of a row-major buffer whose rows are `stride` floats apart.
-using HeadMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
-using ConstHeadMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+// A head's width in the products below is walked in chunks of one vector type V: GCC's vector
+// extensions, which each clone compiles for its own registers (a 16-float chunk is one AVX-512
+// register, two AVX2 ones), so the accumulators of a row block stay in registers. float itself
+// for head widths that are not a multiple of 4.
+using Floats16 = float __attribute__((vector_size(64)));
+using Floats8 = float __attribute__((vector_size(32)));
+using Floats4 = float __attribute__((vector_size(16)));
 
-ConstHeadMap head_block(const float* p, Index T, Index hd, Index stride) {
-    return {p, T, hd, Eigen::OuterStride<>(stride)};
+// By reference: a vector passed by value has a different ABI in each clone.
+template <class V>
+[[gnu::always_inline]] inline void load(V& v, const float* p) {
+    std::memcpy(&v, p, sizeof(V));
 }
-HeadMap head_block(float* p, Index T, Index hd, Index stride) {
-    return {p, T, hd, Eigen::OuterStride<>(stride)};
+template <class V>
+[[gnu::always_inline]] inline void store(float* p, const V& v) {
+    std::memcpy(p, &v, sizeof(V));
+}
+template <class V>
+constexpr Index kWidth = static_cast<Index>(sizeof(V) / sizeof(float));
+template <std::size_t R>
+constexpr Index kRows = static_cast<Index>(R);
+
+// Rows i0 .. i0 + R − 1 of out = m · x over the keys j ≤ i (m (T, T) row-major, zeros above the
+// diagonal, so the block's last row bounds every row's keys): context = attn_weights · values,
+// d queries = d scores · keys. R rows at once: R independent chains of additions per chunk.
+template <class V, std::size_t R>
+[[gnu::always_inline]] inline void lower_rows(float* out, Index ldo, const float* m, const float* x,
+                                              Index ldx, Index T, Index hd, Index i0) {
+    for (Index c0 = 0; c0 < hd; c0 += kWidth<V>) {
+        V acc[R] = {};
+        for (Index j = 0; j < i0 + kRows<R>; ++j) {
+            V xj;
+            load(xj, x + j * ldx + c0);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < R; ++r)
+                acc[r] += m[(i0 + static_cast<Index>(r)) * T + j] * xj;
+        }
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r)
+            store(out + (i0 + static_cast<Index>(r)) * ldo + c0, acc[r]);
+    }
+}
+
+// Rows j0 .. j0 + R − 1 of out = mᵀ · y over the queries i ≥ j: d values = attn_weightsᵀ ·
+// d context, d keys = d scoresᵀ · queries.
+template <class V, std::size_t R>
+[[gnu::always_inline]] inline void upper_rows(float* out, Index ldo, const float* m, const float* y,
+                                              Index ldy, Index T, Index hd, Index j0) {
+    for (Index c0 = 0; c0 < hd; c0 += kWidth<V>) {
+        V acc[R] = {};
+        for (Index i = j0; i < T; ++i) {
+            V yi;
+            load(yi, y + i * ldy + c0);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < R; ++r)
+                acc[r] += m[i * T + j0 + static_cast<Index>(r)] * yi;
+        }
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r)
+            store(out + (j0 + static_cast<Index>(r)) * ldo + c0, acc[r]);
+    }
+}
+
+constexpr std::size_t kRowBlock = 4;
+
+template <class V>
+[[gnu::always_inline]] inline void lower_product(float* out, Index ldo, const float* m,
+                                                 const float* x, Index ldx, Index T, Index hd) {
+    Index i = 0;
+    for (; i + kRows<kRowBlock> <= T; i += kRows<kRowBlock>)
+        lower_rows<V, kRowBlock>(out, ldo, m, x, ldx, T, hd, i);
+    for (; i < T; ++i) lower_rows<V, 1>(out, ldo, m, x, ldx, T, hd, i);
+}
+
+template <class V>
+[[gnu::always_inline]] inline void upper_product(float* out, Index ldo, const float* m,
+                                                 const float* y, Index ldy, Index T, Index hd) {
+    Index j = 0;
+    for (; j + kRows<kRowBlock> <= T; j += kRows<kRowBlock>)
+        upper_rows<V, kRowBlock>(out, ldo, m, y, ldy, T, hd, j);
+    for (; j < T; ++j) upper_rows<V, 1>(out, ldo, m, y, ldy, T, hd, j);
+}
+
+// Keys are scored 16 at a time, a row's last chunk reaching past the diagonal: the transposed
+// keys (or values) are padded with zeros to a whole number of chunks.
+constexpr Index kKeyChunk = 16;
+Index padded_keys(Index T) { return (T + kKeyChunk - 1) / kKeyChunk * kKeyChunk; }
+
+// xt (hd, Tp) = x (T, hd)ᵀ, rows of x `ldx` apart; columns T .. Tp stay as they are (zeros).
+void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Index hd) {
+    for (Index j = 0; j < T; ++j)
+        for (Index c = 0; c < hd; ++c) xt[c * Tp + j] = x[j * ldx + c];
+}
+
+// out[j] = Σ_c a[c] · bt[c][j] for the keys j ≤ i, in whole chunks (bt (hd, Tp)): a query's
+// scores, or a row of d attn_weights = d context · valuesᵀ.
+[[gnu::always_inline]] inline void row_times_transposed(float* out, const float* a, const float* bt,
+                                                        Index Tp, Index hd, Index i) {
+    for (Index j0 = 0; j0 <= i; j0 += kKeyChunk) {
+        Floats16 acc = {};
+        for (Index c = 0; c < hd; ++c) {
+            Floats16 bc;
+            load(bc, bt + c * Tp + j0);
+            acc += a[c] * bc;
+        }
+        store(out + j0, acc);
+    }
+}
+
+// Per (batch, head) with the head's width in chunks of V (template_forward/backward below).
+template <class V>
+[[gnu::always_inline]] inline void attention_forward_heads(float* context_vecs, float* attn_weights,
+                                                           float* scratch, const float* qkv,
+                                                           Index B, Index T, Index H, Index hd) {
+    const Index d = H * hd, row = 3 * d, Tp = padded_keys(T);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    float* keys_t = scratch;            // (hd, Tp)
+    float* scores = scratch + hd * Tp;  // (Tp)
+    std::fill(keys_t, keys_t + hd * Tp, 0.0f);
+    for (Index b = 0; b < B; ++b)
+        for (Index h = 0; h < H; ++h) {
+            const float* queries = qkv + b * T * row + h * hd;
+            float* w = attn_weights + (b * H + h) * T * T;
+            transpose_head(keys_t, queries + d, row, T, Tp, hd);
+            for (Index i = 0; i < T; ++i) {
+                row_times_transposed(scores, queries + i * row, keys_t, Tp, hd, i);
+                // Keys after i are blocked (causal): softmax over 0..i, zeros after.
+                for (Index j = 0; j <= i; ++j) scores[j] *= scale;
+                const float sum = kernels::softmax_row_shift(scores, i + 1, i + 1,
+                                                             kernels::row_max(scores, i + 1));
+                const float inv = 1.0f / sum;
+                float* wi = w + i * T;
+                for (Index j = 0; j <= i; ++j) wi[j] = scores[j] * inv;
+                std::fill(wi + i + 1, wi + T, 0.0f);
+            }
+            lower_product<V>(context_vecs + b * T * d + h * hd, d, w, queries + 2 * d, row, T, hd);
+        }
+}
+
+template <class V>
+[[gnu::always_inline]] inline void attention_backward_heads(float* dqkv, float* scratch,
+                                                            const float* dcontext, const float* qkv,
+                                                            const float* attn_weights, Index B,
+                                                            Index T, Index H, Index hd) {
+    const Index d = H * hd, row = 3 * d, Tp = padded_keys(T);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    float* values_t = scratch;             // (hd, Tp)
+    float* d_weights = scratch + hd * Tp;  // (Tp) one row of d loss / d attn_weights
+    float* d_scores = d_weights + Tp;      // (T, T)
+    std::fill(values_t, values_t + hd * Tp, 0.0f);
+    for (Index b = 0; b < B; ++b)
+        for (Index h = 0; h < H; ++h) {
+            const float* queries = qkv + b * T * row + h * hd;
+            float* d_queries = dqkv + b * T * row + h * hd;
+            const float* w = attn_weights + (b * H + h) * T * T;
+            const float* dc = dcontext + b * T * d + h * hd;
+            transpose_head(values_t, queries + 2 * d, row, T, Tp, hd);
+            // context = weights · values
+            for (Index i = 0; i < T; ++i) {
+                row_times_transposed(d_weights, dc + i * d, values_t, Tp, hd, i);
+                // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
+                // zero where blocked.
+                const float* wi = w + i * T;
+                float wdw = 0.0f;
+#pragma omp simd reduction(+ : wdw)
+                for (Index j = 0; j <= i; ++j) wdw += wi[j] * d_weights[j];
+                float* ds = d_scores + i * T;
+#pragma omp simd
+                for (Index j = 0; j <= i; ++j) ds[j] = wi[j] * (d_weights[j] - wdw) * scale;
+                std::fill(ds + i + 1, ds + T, 0.0f);
+            }
+            upper_product<V>(d_queries + 2 * d, row, w, dc, d, T, hd);
+            // scores = queries · keysᵀ
+            lower_product<V>(d_queries, row, d_scores, queries + d, row, T, hd);
+            upper_product<V>(d_queries + d, row, d_scores, queries, row, T, hd);
+        }
 }
 
 }  // namespace
 
-void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
-                       Index H, Index hd) {
-    const Index d = H * hd, row = 3 * d;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    for (Index b = 0; b < B; ++b)
-        for (Index h = 0; h < H; ++h) {
-            const float* base = qkv + b * T * row + h * hd;
-            float* w = attn_weights + (b * H + h) * T * T;
-            Map weights(w, T, T);
-            // (T, T) scores = queries · keysᵀ, the whole square: one product beats skipping the
-            // blocked half at these sizes.
-            gemm(head_block(base, T, hd, row), Op::None, head_block(base + d, T, hd, row),
-                 Op::Transpose, weights);
-            for (Index t = 0; t < T; ++t) {
-                float* p = w + t * T;
-                Eigen::Map<RowVector> valid(p, t + 1);
-                valid *= scale;
-                // Keys after t are blocked (causal): softmax over 0..t, zeros after.
-                const float sum =
-                    kernels::softmax_row_shift(p, t + 1, T, kernels::row_max(p, t + 1));
-                valid *= 1.0f / sum;
-            }
-            gemm(weights, Op::None, head_block(base + 2 * d, T, hd, row), Op::None,
-                 head_block(context_vecs + b * T * d + h * hd, T, hd, d));
-        }
+Index attention_scratch_size(Index T, Index hd) {
+    const Index Tp = padded_keys(T);
+    return hd * Tp + Tp + T * T;
 }
 
-void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
-                        const float* attn_weights, Index B, Index T, Index H, Index hd) {
-    const Index d = H * hd, row = 3 * d;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    Map d_weights(d_attn, T, T);
-    for (Index b = 0; b < B; ++b)
-        for (Index h = 0; h < H; ++h) {
-            const float* base = qkv + b * T * row + h * hd;
-            float* dbase = dqkv + b * T * row + h * hd;
-            const ConstMap weights(attn_weights + (b * H + h) * T * T, T, T);
-            const ConstHeadMap dc = head_block(dcontext + b * T * d + h * hd, T, hd, d);
-            // context = weights · values
-            gemm(dc, Op::None, head_block(base + 2 * d, T, hd, row), Op::Transpose, d_weights);
-            gemm(weights, Op::Transpose, dc, Op::None, head_block(dbase + 2 * d, T, hd, row));
-            // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
-            // zero where blocked.
-            for (Index t = 0; t < T; ++t) {
-                auto dw = d_weights.row(t);
-                const auto w = weights.row(t);
-                const float wdw = w.head(t + 1).dot(dw.head(t + 1));
-                dw.head(t + 1) =
-                    (w.head(t + 1).array() * (dw.head(t + 1).array() - wdw) * scale).matrix();
-                dw.tail(T - t - 1).setZero();
-            }
-            // scores = queries · keysᵀ
-            gemm(d_weights, Op::None, head_block(base + d, T, hd, row), Op::None,
-                 head_block(dbase, T, hd, row));
-            gemm(d_weights, Op::Transpose, head_block(base, T, hd, row), Op::None,
-                 head_block(dbase + d, T, hd, row));
-        }
+// One clone per instruction set; the head width picks the chunk (always_inline above, so each
+// clone compiles the loops for its own registers).
+ATTN_TRAIN_CLONES void attention_forward(float* context_vecs, float* attn_weights, float* scratch,
+                                         const float* qkv, Index B, Index T, Index H, Index hd) {
+    if (hd % 16 == 0)
+        attention_forward_heads<Floats16>(context_vecs, attn_weights, scratch, qkv, B, T, H, hd);
+    else if (hd % 8 == 0)
+        attention_forward_heads<Floats8>(context_vecs, attn_weights, scratch, qkv, B, T, H, hd);
+    else if (hd % 4 == 0)
+        attention_forward_heads<Floats4>(context_vecs, attn_weights, scratch, qkv, B, T, H, hd);
+    else
+        attention_forward_heads<float>(context_vecs, attn_weights, scratch, qkv, B, T, H, hd);
+}
+
+ATTN_TRAIN_CLONES void attention_backward(float* dqkv, float* scratch, const float* dcontext,
+                                          const float* qkv, const float* attn_weights, Index B,
+                                          Index T, Index H, Index hd) {
+    if (hd % 16 == 0)
+        attention_backward_heads<Floats16>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+    else if (hd % 8 == 0)
+        attention_backward_heads<Floats8>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+    else if (hd % 4 == 0)
+        attention_backward_heads<Floats4>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+    else
+        attention_backward_heads<float>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
 }
 
 namespace {

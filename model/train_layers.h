@@ -42,12 +42,12 @@ struct TrainActivations {
     float *ln_f = nullptr, *ln_f_mean = nullptr, *ln_f_rstd = nullptr;
     float* logits = nullptr;  // (N, V) logits, then probabilities, then d loss / d logits
     // Backward scratch.
-    float* d_residual = nullptr;  // (N, d) d loss / d the residual stream
-    float* d_ln = nullptr;        // (N, d) d loss / d a LayerNorm's output
-    float* d_qkv = nullptr;       // (N, 3d)
-    float* d_context = nullptr;   // (N, d)
-    float* d_fc = nullptr;        // (N, F)
-    float* d_attn = nullptr;      // (T, T) one head's d loss / d attn_weights
+    float* d_residual = nullptr;    // (N, d) d loss / d the residual stream
+    float* d_ln = nullptr;          // (N, d) d loss / d a LayerNorm's output
+    float* d_qkv = nullptr;         // (N, 3d)
+    float* d_context = nullptr;     // (N, d)
+    float* d_fc = nullptr;          // (N, F)
+    float* attn_scratch = nullptr;  // attention_scratch_size floats
 
     // Points every buffer into `memory` for this spec and batch shape, growing it when needed.
     void layout(const TransformerSpec& spec, Eigen::Index batch_size, Eigen::Index tokens);
@@ -87,12 +87,17 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
 
 // Causal attention per (batch, head) on qkv (N, 3d) = [queries | keys | values], head h in
 // columns h·hd of each: attn_weights (B, H, T, T) = softmax(q · kᵀ / √hd) over keys 0..t,
-// context_vecs (N, d) = attn_weights · values, heads merged in place.
-void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
-                       Index H, Index hd);
-// dqkv (N, 3d) = d loss / d qkv (overwritten); d_attn: T·T floats of scratch.
-void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
+// context_vecs (N, d) = attn_weights · values, heads merged in place. Direct loops rather than
+// gemm calls: a head is a few (T, hd) blocks, smaller than a call's fixed cost, and only the
+// keys up to the diagonal are computed. scratch: attention_scratch_size(T, hd) floats.
+void attention_forward(float* context_vecs, float* attn_weights, float* scratch, const float* qkv,
+                       Index B, Index T, Index H, Index hd);
+// dqkv (N, 3d) = d loss / d qkv (overwritten).
+void attention_backward(float* dqkv, float* scratch, const float* dcontext, const float* qkv,
                         const float* attn_weights, Index B, Index T, Index H, Index hd);
+// The scratch both need: one head's keys or values transposed and padded, a row of scores, and
+// the (T, T) d scores of a head.
+Index attention_scratch_size(Index T, Index hd);
 
 // GPT-2's gelu_new: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), n values.
 void gelu_forward(float* out, const float* inp, Index n);
