@@ -194,8 +194,8 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
         tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], dres, a.context_vecs,
                             l[R::OutWeight], N, d, d, false);
-        tl::attention_backward(acts.d_qkv, acts.attn_scratch, acts.d_context, a.qkv, a.attn_weights,
-                               B, T, s.num_heads, s.head_dim);
+        tl::attention_backward(acts.d_qkv, acts.attn_scratch, acts.d_context, a.context_vecs, a.qkv,
+                               a.attn_weights, B, T, s.num_heads, s.head_dim);
         if (s.attn_only) {
             tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
                                 l[R::QkvWeight], N, d, 3 * d, true);

@@ -277,10 +277,10 @@ void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Ind
         for (Index c = 0; c < hd; ++c) xt[c * Tp + j] = x[j * ldx + c];
 }
 
-// out[j] = Σ_c a[c] · bt[c][j] for the keys j ≤ i, in whole chunks (bt (hd, Tp)): a query's
-// scores, or a row of d attn_weights = d context · valuesᵀ.
+// out[j] = scale · Σ_c a[c] · bt[c][j] for the keys j ≤ i, in whole chunks (bt (hd, Tp)): a
+// query's scores, or a row of d attn_weights = d context · valuesᵀ.
 [[gnu::always_inline]] inline void row_times_transposed(float* out, const float* a, const float* bt,
-                                                        Index Tp, Index hd, Index i) {
+                                                        Index Tp, Index hd, Index i, float scale) {
     for (Index j0 = 0; j0 <= i; j0 += kKeyChunk) {
         Floats16 acc = {};
         for (Index c = 0; c < hd; ++c) {
@@ -288,8 +288,40 @@ void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Ind
             load(bc, bt + c * Tp + j0);
             acc += a[c] * bc;
         }
+        acc *= scale;
         store(out + j0, acc);
     }
+}
+
+// The sum of a vector's lanes, halving it.
+[[gnu::always_inline]] inline float lane_sum(float v) { return v; }
+[[gnu::always_inline]] inline float lane_sum(const Floats4& v) {
+    return (v[0] + v[2]) + (v[1] + v[3]);
+}
+[[gnu::always_inline]] inline float lane_sum(const Floats8& v) {
+    Floats4 lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return lane_sum(lo + hi);
+}
+[[gnu::always_inline]] inline float lane_sum(const Floats16& v) {
+    Floats8 lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return lane_sum(lo + hi);
+}
+
+// Σ_c a[c] · b[c] over a head's width.
+template <class V>
+[[gnu::always_inline]] inline float head_dot(const float* a, const float* b, Index hd) {
+    V acc = {};
+    for (Index c0 = 0; c0 < hd; c0 += kWidth<V>) {
+        V x, y;
+        load(x, a + c0);
+        load(y, b + c0);
+        acc += x * y;
+    }
+    return lane_sum(acc);
 }
 
 // Per (batch, head) with the head's width in chunks of V (template_forward/backward below).
@@ -308,13 +340,13 @@ template <class V>
             float* w = attn_weights + (b * H + h) * T * T;
             transpose_head(keys_t, queries + d, row, T, Tp, hd);
             for (Index i = 0; i < T; ++i) {
-                row_times_transposed(scores, queries + i * row, keys_t, Tp, hd, i);
+                row_times_transposed(scores, queries + i * row, keys_t, Tp, hd, i, scale);
                 // Keys after i are blocked (causal): softmax over 0..i, zeros after.
-                for (Index j = 0; j <= i; ++j) scores[j] *= scale;
                 const float sum = kernels::softmax_row_shift(scores, i + 1, i + 1,
                                                              kernels::row_max(scores, i + 1));
                 const float inv = 1.0f / sum;
                 float* wi = w + i * T;
+#pragma omp simd
                 for (Index j = 0; j <= i; ++j) wi[j] = scores[j] * inv;
                 std::fill(wi + i + 1, wi + T, 0.0f);
             }
@@ -323,10 +355,9 @@ template <class V>
 }
 
 template <class V>
-[[gnu::always_inline]] inline void attention_backward_heads(float* dqkv, float* scratch,
-                                                            const float* dcontext, const float* qkv,
-                                                            const float* attn_weights, Index B,
-                                                            Index T, Index H, Index hd) {
+[[gnu::always_inline]] inline void attention_backward_heads(
+    float* dqkv, float* scratch, const float* dcontext, const float* context_vecs, const float* qkv,
+    const float* attn_weights, Index B, Index T, Index H, Index hd) {
     const Index d = H * hd, row = 3 * d, Tp = padded_keys(T);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     float* values_t = scratch;             // (hd, Tp)
@@ -342,13 +373,13 @@ template <class V>
             transpose_head(values_t, queries + 2 * d, row, T, Tp, hd);
             // context = weights · values
             for (Index i = 0; i < T; ++i) {
-                row_times_transposed(d_weights, dc + i * d, values_t, Tp, hd, i);
+                row_times_transposed(d_weights, dc + i * d, values_t, Tp, hd, i, 1.0f);
                 // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
-                // zero where blocked.
+                // zero where blocked. Σ_j w[j] dw[j] = Σ_j w[j] (dc · v[j]) = dc · context: a
+                // sum over the head's width rather than the keys.
                 const float* wi = w + i * T;
-                float wdw = 0.0f;
-#pragma omp simd reduction(+ : wdw)
-                for (Index j = 0; j <= i; ++j) wdw += wi[j] * d_weights[j];
+                const float wdw =
+                    head_dot<V>(dc + i * d, context_vecs + b * T * d + h * hd + i * d, hd);
                 float* ds = d_scores + i * T;
 #pragma omp simd
                 for (Index j = 0; j <= i; ++j) ds[j] = wi[j] * (d_weights[j] - wdw) * scale;
@@ -383,16 +414,21 @@ ATTN_TRAIN_CLONES void attention_forward(float* context_vecs, float* attn_weight
 }
 
 ATTN_TRAIN_CLONES void attention_backward(float* dqkv, float* scratch, const float* dcontext,
-                                          const float* qkv, const float* attn_weights, Index B,
-                                          Index T, Index H, Index hd) {
+                                          const float* context_vecs, const float* qkv,
+                                          const float* attn_weights, Index B, Index T, Index H,
+                                          Index hd) {
     if (hd % 16 == 0)
-        attention_backward_heads<Floats16>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+        attention_backward_heads<Floats16>(dqkv, scratch, dcontext, context_vecs, qkv, attn_weights,
+                                           B, T, H, hd);
     else if (hd % 8 == 0)
-        attention_backward_heads<Floats8>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+        attention_backward_heads<Floats8>(dqkv, scratch, dcontext, context_vecs, qkv, attn_weights,
+                                          B, T, H, hd);
     else if (hd % 4 == 0)
-        attention_backward_heads<Floats4>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+        attention_backward_heads<Floats4>(dqkv, scratch, dcontext, context_vecs, qkv, attn_weights,
+                                          B, T, H, hd);
     else
-        attention_backward_heads<float>(dqkv, scratch, dcontext, qkv, attn_weights, B, T, H, hd);
+        attention_backward_heads<float>(dqkv, scratch, dcontext, context_vecs, qkv, attn_weights, B,
+                                        T, H, hd);
 }
 
 namespace {

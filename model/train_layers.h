@@ -92,9 +92,10 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
 // keys up to the diagonal are computed. scratch: attention_scratch_size(T, hd) floats.
 void attention_forward(float* context_vecs, float* attn_weights, float* scratch, const float* qkv,
                        Index B, Index T, Index H, Index hd);
-// dqkv (N, 3d) = d loss / d qkv (overwritten).
-void attention_backward(float* dqkv, float* scratch, const float* dcontext, const float* qkv,
-                        const float* attn_weights, Index B, Index T, Index H, Index hd);
+// dqkv (N, 3d) = d loss / d qkv (overwritten); context_vecs as the forward pass left them.
+void attention_backward(float* dqkv, float* scratch, const float* dcontext,
+                        const float* context_vecs, const float* qkv, const float* attn_weights,
+                        Index B, Index T, Index H, Index hd);
 // The scratch both need: one head's keys or values transposed and padded, a row of scores, and
 // the (T, T) d scores of a head.
 Index attention_scratch_size(Index T, Index hd);
