@@ -277,19 +277,26 @@ void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Ind
         for (Index c = 0; c < hd; ++c) xt[c * Tp + j] = x[j * ldx + c];
 }
 
-// out[j] = scale · Σ_c a[c] · bt[c][j] for the keys j ≤ i, in whole chunks (bt (hd, Tp)): a
-// query's scores, or a row of d attn_weights = d context · valuesᵀ.
-[[gnu::always_inline]] inline void row_times_transposed(float* out, const float* a, const float* bt,
-                                                        Index Tp, Index hd, Index i, float scale) {
-    for (Index j0 = 0; j0 <= i; j0 += kKeyChunk) {
-        Floats16 acc = {};
+// out (R, Tp) row r [j] = scale · Σ_c a[r][c] · bt[c][j] for the keys j ≤ last, in whole chunks
+// (bt (hd, Tp), rows of a `lda` apart): R queries' scores, or R rows of d attn_weights = d context
+// · valuesᵀ. R rows share each chunk of bt and add in R independent chains.
+template <std::size_t R>
+[[gnu::always_inline]] inline void rows_times_transposed(float* out, const float* a, Index lda,
+                                                         const float* bt, Index Tp, Index hd,
+                                                         Index last, float scale) {
+    for (Index j0 = 0; j0 <= last; j0 += kKeyChunk) {
+        Floats16 acc[R] = {};
         for (Index c = 0; c < hd; ++c) {
             Floats16 bc;
             load(bc, bt + c * Tp + j0);
-            acc += a[c] * bc;
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < R; ++r) acc[r] += a[static_cast<Index>(r) * lda + c] * bc;
         }
-        acc *= scale;
-        store(out + j0, acc);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) {
+            acc[r] *= scale;
+            store(out + static_cast<Index>(r) * Tp + j0, acc[r]);
+        }
     }
 }
 
@@ -324,7 +331,50 @@ template <class V>
     return lane_sum(acc);
 }
 
-// Per (batch, head) with the head's width in chunks of V (template_forward/backward below).
+// Queries i0 .. i0 + R − 1 of one head: their attention weights (rows of w (T, T)).
+template <std::size_t R>
+[[gnu::always_inline]] inline void weights_rows(float* w, float* scores, const float* queries,
+                                                Index row, const float* keys_t, Index T, Index Tp,
+                                                Index hd, Index i0, float scale) {
+    rows_times_transposed<R>(scores, queries + i0 * row, row, keys_t, Tp, hd, i0 + kRows<R> - 1,
+                             scale);
+    for (Index r = 0; r < kRows<R>; ++r) {
+        const Index i = i0 + r;
+        float* s = scores + r * Tp;
+        // Keys after i are blocked (causal): softmax over 0..i, zeros after.
+        const float sum = kernels::softmax_row_shift(s, i + 1, i + 1, kernels::row_max(s, i + 1));
+        const float inv = 1.0f / sum;
+        float* wi = w + i * T;
+#pragma omp simd
+        for (Index j = 0; j <= i; ++j) wi[j] = s[j] * inv;
+        std::fill(wi + i + 1, wi + T, 0.0f);
+    }
+}
+
+// Rows i0 .. i0 + R − 1 of one head's d scores (T, T) from its d context.
+template <class V, std::size_t R>
+[[gnu::always_inline]] inline void d_scores_rows(float* d_scores, float* d_weights, const float* w,
+                                                 const float* dc, const float* context, Index d,
+                                                 const float* values_t, Index T, Index Tp, Index hd,
+                                                 Index i0, float scale) {
+    // context = weights · values
+    rows_times_transposed<R>(d_weights, dc + i0 * d, d, values_t, Tp, hd, i0 + kRows<R> - 1, 1.0f);
+    for (Index r = 0; r < kRows<R>; ++r) {
+        const Index i = i0 + r;
+        const float* dw = d_weights + r * Tp;
+        const float* wi = w + i * T;
+        // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores; zero
+        // where blocked. Σ_j w[j] dw[j] = Σ_j w[j] (dc · v[j]) = dc · context: a sum over the
+        // head's width rather than the keys.
+        const float wdw = head_dot<V>(dc + i * d, context + i * d, hd);
+        float* ds = d_scores + i * T;
+#pragma omp simd
+        for (Index j = 0; j <= i; ++j) ds[j] = wi[j] * (dw[j] - wdw) * scale;
+        std::fill(ds + i + 1, ds + T, 0.0f);
+    }
+}
+
+// Per (batch, head) with the head's width in chunks of V.
 template <class V>
 [[gnu::always_inline]] inline void attention_forward_heads(float* context_vecs, float* attn_weights,
                                                            float* scratch, const float* qkv,
@@ -332,24 +382,18 @@ template <class V>
     const Index d = H * hd, row = 3 * d, Tp = padded_keys(T);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     float* keys_t = scratch;            // (hd, Tp)
-    float* scores = scratch + hd * Tp;  // (Tp)
+    float* scores = scratch + hd * Tp;  // (kRowBlock, Tp)
     std::fill(keys_t, keys_t + hd * Tp, 0.0f);
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
             const float* queries = qkv + b * T * row + h * hd;
             float* w = attn_weights + (b * H + h) * T * T;
             transpose_head(keys_t, queries + d, row, T, Tp, hd);
-            for (Index i = 0; i < T; ++i) {
-                row_times_transposed(scores, queries + i * row, keys_t, Tp, hd, i, scale);
-                // Keys after i are blocked (causal): softmax over 0..i, zeros after.
-                const float sum = kernels::softmax_row_shift(scores, i + 1, i + 1,
-                                                             kernels::row_max(scores, i + 1));
-                const float inv = 1.0f / sum;
-                float* wi = w + i * T;
-#pragma omp simd
-                for (Index j = 0; j <= i; ++j) wi[j] = scores[j] * inv;
-                std::fill(wi + i + 1, wi + T, 0.0f);
-            }
+            Index i = 0;
+            for (; i + kRows<kRowBlock> <= T; i += kRows<kRowBlock>)
+                weights_rows<kRowBlock>(w, scores, queries, row, keys_t, T, Tp, hd, i, scale);
+            for (; i < T; ++i)
+                weights_rows<1>(w, scores, queries, row, keys_t, T, Tp, hd, i, scale);
             lower_product<V>(context_vecs + b * T * d + h * hd, d, w, queries + 2 * d, row, T, hd);
         }
 }
@@ -360,9 +404,9 @@ template <class V>
     const float* attn_weights, Index B, Index T, Index H, Index hd) {
     const Index d = H * hd, row = 3 * d, Tp = padded_keys(T);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    float* values_t = scratch;             // (hd, Tp)
-    float* d_weights = scratch + hd * Tp;  // (Tp) one row of d loss / d attn_weights
-    float* d_scores = d_weights + Tp;      // (T, T)
+    float* values_t = scratch;                            // (hd, Tp)
+    float* d_weights = scratch + hd * Tp;                 // (kRowBlock, Tp) rows of d attn_weights
+    float* d_scores = d_weights + kRows<kRowBlock> * Tp;  // (T, T)
     std::fill(values_t, values_t + hd * Tp, 0.0f);
     for (Index b = 0; b < B; ++b)
         for (Index h = 0; h < H; ++h) {
@@ -370,21 +414,15 @@ template <class V>
             float* d_queries = dqkv + b * T * row + h * hd;
             const float* w = attn_weights + (b * H + h) * T * T;
             const float* dc = dcontext + b * T * d + h * hd;
+            const float* context = context_vecs + b * T * d + h * hd;
             transpose_head(values_t, queries + 2 * d, row, T, Tp, hd);
-            // context = weights · values
-            for (Index i = 0; i < T; ++i) {
-                row_times_transposed(d_weights, dc + i * d, values_t, Tp, hd, i, 1.0f);
-                // softmax: d score[j] = w[j] (dw[j] − Σ w · dw), times the scale of the scores;
-                // zero where blocked. Σ_j w[j] dw[j] = Σ_j w[j] (dc · v[j]) = dc · context: a
-                // sum over the head's width rather than the keys.
-                const float* wi = w + i * T;
-                const float wdw =
-                    head_dot<V>(dc + i * d, context_vecs + b * T * d + h * hd + i * d, hd);
-                float* ds = d_scores + i * T;
-#pragma omp simd
-                for (Index j = 0; j <= i; ++j) ds[j] = wi[j] * (d_weights[j] - wdw) * scale;
-                std::fill(ds + i + 1, ds + T, 0.0f);
-            }
+            Index i = 0;
+            for (; i + kRows<kRowBlock> <= T; i += kRows<kRowBlock>)
+                d_scores_rows<V, kRowBlock>(d_scores, d_weights, w, dc, context, d, values_t, T, Tp,
+                                            hd, i, scale);
+            for (; i < T; ++i)
+                d_scores_rows<V, 1>(d_scores, d_weights, w, dc, context, d, values_t, T, Tp, hd, i,
+                                    scale);
             upper_product<V>(d_queries + 2 * d, row, w, dc, d, T, hd);
             // scores = queries · keysᵀ
             lower_product<V>(d_queries, row, d_scores, queries + d, row, T, hd);
@@ -396,7 +434,7 @@ template <class V>
 
 Index attention_scratch_size(Index T, Index hd) {
     const Index Tp = padded_keys(T);
-    return hd * Tp + Tp + T * T;
+    return hd * Tp + kRows<kRowBlock> * Tp + T * T;
 }
 
 // One clone per instruction set; the head width picks the chunk (always_inline above, so each
