@@ -273,8 +273,9 @@ Index padded_keys(Index T) { return (T + kKeyChunk - 1) / kKeyChunk * kKeyChunk;
 
 // xt (hd, Tp) = x (T, hd)ᵀ, rows of x `ldx` apart; columns T .. Tp stay as they are (zeros).
 void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Index hd) {
-    for (Index j = 0; j < T; ++j)
-        for (Index c = 0; c < hd; ++c) xt[c * Tp + j] = x[j * ldx + c];
+    // Writes in order, reads strided: the reads do not wait on one another.
+    for (Index c = 0; c < hd; ++c)
+        for (Index j = 0; j < T; ++j) xt[c * Tp + j] = x[j * ldx + c];
 }
 
 // out (R, Tp) row r [j] = scale · Σ_c a[r][c] · bt[c][j] for the keys j ≤ last, in whole chunks
