@@ -127,22 +127,19 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
         if (!s.attn_only)
             tl::layernorm_forward(a.ln_1_out, a.ln_1_mean, a.ln_1_rstd, input, l[R::AttnNormWeight],
                                   l[R::AttnNormBias], N, d, s.norm_eps);
-        tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], N, d, 3 * d, false);
+        tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], nullptr, N, d, 3 * d);
         tl::attention_forward(a.context_vecs, a.attn_weights, acts.attn_scratch, a.qkv, B, T,
                               s.num_heads, s.head_dim);
-        // residual_mid = input + c_proj(context_vecs): the projection lands on a copy of the
-        // stream.
-        std::copy(input, input + N * d, a.residual_mid);
-        tl::conv1d_forward(a.residual_mid, a.context_vecs, l[R::OutWeight], l[R::OutBias], N, d, d,
-                           true);
+        // residual_mid = input + c_proj(context_vecs)
+        tl::conv1d_forward(a.residual_mid, a.context_vecs, l[R::OutWeight], l[R::OutBias], input, N,
+                           d, d);
         if (!s.attn_only) {
             tl::layernorm_forward(a.ln_2, a.ln_2_mean, a.ln_2_rstd, a.residual_mid,
                                   l[R::MlpNormWeight], l[R::MlpNormBias], N, d, s.norm_eps);
-            tl::conv1d_forward(a.fc, a.ln_2, l[R::UpWeight], l[R::UpBias], N, d, f, false);
+            tl::conv1d_forward(a.fc, a.ln_2, l[R::UpWeight], l[R::UpBias], nullptr, N, d, f);
             tl::gelu_forward(a.fc_gelu, a.fc, N * f);
-            std::copy(a.residual_mid, a.residual_mid + N * d, a.residual_out);
-            tl::conv1d_forward(a.residual_out, a.fc_gelu, l[R::DownWeight], l[R::DownBias], N, f, d,
-                               true);
+            tl::conv1d_forward(a.residual_out, a.fc_gelu, l[R::DownWeight], l[R::DownBias],
+                               a.residual_mid, N, f, d);
         }
         input = a.residual_out;
     }

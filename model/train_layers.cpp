@@ -162,13 +162,21 @@ ATTN_TRAIN_CLONES void layernorm_backward(float* dinp, float* dweight, float* db
     }
 }
 
-void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias, Index N,
-                    Index C, Index OC, bool accumulate) {
-    Map y(out, N, OC);
-    gemm(ConstMap(inp, N, C), Op::None, ConstMap(weight, C, OC), Op::None, y,
-         accumulate ? 1.0f : 0.0f);
-    const Eigen::Map<const RowVector> b(bias, OC);
-    for (Index n = 0; n < N; ++n) y.row(n) += b;
+ATTN_TRAIN_CLONES void conv1d_forward(float* out, const float* inp, const float* weight,
+                                      const float* bias, const float* residual, Index N, Index C,
+                                      Index OC) {
+    // The bias (and the residual) first, the product added onto them: one pass over out.
+    for (Index n = 0; n < N; ++n) {
+        float* o = out + n * OC;
+        if (residual == nullptr) {
+            std::copy(bias, bias + OC, o);
+        } else {
+            const float* r = residual + n * OC;
+#pragma omp simd
+            for (Index i = 0; i < OC; ++i) o[i] = r[i] + bias[i];
+        }
+    }
+    gemm(ConstMap(inp, N, C), Op::None, ConstMap(weight, C, OC), Op::None, Map(out, N, OC), 1.0f);
 }
 
 void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,

@@ -77,10 +77,10 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
                         const float* inp, const float* weight, const float* mean, const float* rstd,
                         Index N, Index d);
 
-// Conv1D: out (N, OC) = inp (N, C) · weight (C, OC) + bias (OC); accumulate: out += ... (the
-// residual connections add the projection onto the stream in place).
-void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias, Index N,
-                    Index C, Index OC, bool accumulate);
+// Conv1D: out (N, OC) = inp (N, C) · weight (C, OC) + bias (OC), plus residual (N, OC) unless
+// null (a residual connection: the projection added onto the stream).
+void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias,
+                    const float* residual, Index N, Index C, Index OC);
 // dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) += inpᵀ · dout; dbias (OC) += Σ rows.
 void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, Index N, Index C, Index OC, bool accumulate_dinp);
