@@ -169,7 +169,8 @@ ATTN_TRAIN_CLONES void conv1d_forward(float* out, const float* inp, const float*
     for (Index n = 0; n < N; ++n) {
         float* o = out + n * OC;
         if (residual == nullptr) {
-            std::copy(bias, bias + OC, o);
+#pragma omp simd
+            for (Index i = 0; i < OC; ++i) o[i] = bias[i];
         } else {
             const float* r = residual + n * OC;
 #pragma omp simd
@@ -356,7 +357,8 @@ template <std::size_t R>
         float* wi = w + i * T;
 #pragma omp simd
         for (Index j = 0; j <= i; ++j) wi[j] = s[j] * inv;
-        std::fill(wi + i + 1, wi + T, 0.0f);
+#pragma omp simd
+        for (Index j = i + 1; j < T; ++j) wi[j] = 0.0f;
     }
 }
 
@@ -379,7 +381,8 @@ template <class V, std::size_t R>
         float* ds = d_scores + i * T;
 #pragma omp simd
         for (Index j = 0; j <= i; ++j) ds[j] = wi[j] * (dw[j] - wdw) * scale;
-        std::fill(ds + i + 1, ds + T, 0.0f);
+#pragma omp simd
+        for (Index j = i + 1; j < T; ++j) ds[j] = 0.0f;
     }
 }
 
