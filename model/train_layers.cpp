@@ -510,23 +510,21 @@ inline float rational_tanh(float a) {
 
 }  // namespace
 
-ATTN_TRAIN_CLONES void gelu_forward(float* out, const float* inp, Index n) {
+ATTN_TRAIN_CLONES void gelu_forward(float* out, float* inp_slope, Index n) {
 #pragma omp simd
     for (Index i = 0; i < n; ++i) {
-        const float x = inp[i];
-        out[i] = 0.5f * x * (1.0f + rational_tanh(kGeluScale * (x + 0.044715f * (x * x * x))));
+        const float x = inp_slope[i];
+        const float th = rational_tanh(kGeluScale * (x + 0.044715f * (x * x * x)));
+        out[i] = 0.5f * x * (1.0f + th);
+        // d/dx: 0.5 (1 + tanh u) + 0.5 x (1 − tanh² u) · √(2/π) (1 + 3 · 0.044715 x²)
+        inp_slope[i] = 0.5f * (1.0f + th) +
+                       0.5f * x * (1.0f - th * th) * kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
     }
 }
 
-ATTN_TRAIN_CLONES void gelu_backward(float* dinp, const float* inp, const float* dout, Index n) {
+ATTN_TRAIN_CLONES void gelu_backward(float* dinp, const float* slope, const float* dout, Index n) {
 #pragma omp simd
-    for (Index i = 0; i < n; ++i) {
-        const float x = inp[i];
-        const float th = rational_tanh(kGeluScale * (x + 0.044715f * (x * x * x)));
-        // d/dx: 0.5 (1 + tanh u) + 0.5 x (1 − tanh² u) · √(2/π) (1 + 3 · 0.044715 x²)
-        dinp[i] = dout[i] * (0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * kGeluScale *
-                                                      (1.0f + 3.0f * 0.044715f * x * x));
-    }
+    for (Index i = 0; i < n; ++i) dinp[i] = dout[i] * slope[i];
 }
 
 void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V) {

@@ -26,8 +26,8 @@ struct LayerActivations {
     float* context_vecs = nullptr;  // (N, d) heads merged
     float* residual_mid = nullptr;  // (N, d) input + c_proj(context_vecs)
     float *ln_2 = nullptr, *ln_2_mean = nullptr, *ln_2_rstd = nullptr;  // (N, d), (N), (N)
-    float* fc = nullptr;                                                // (N, F) before GELU
-    float* fc_gelu = nullptr;                                           // (N, F)
+    float* fc = nullptr;            // (N, F) before GELU, then GELU's slope there (gelu_forward)
+    float* fc_gelu = nullptr;       // (N, F)
     float* residual_out = nullptr;  // (N, d) residual_mid + mlp.c_proj(fc_gelu)
 };
 
@@ -100,10 +100,12 @@ void attention_backward(float* dqkv, float* scratch, const float* dcontext,
 // the (T, T) d scores of a head.
 Index attention_scratch_size(Index T, Index hd);
 
-// GPT-2's gelu_new: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), n values.
-void gelu_forward(float* out, const float* inp, Index n);
-// dinp = dout · gelu'(inp); dinp may be dout.
-void gelu_backward(float* dinp, const float* inp, const float* dout, Index n);
+// GPT-2's gelu_new: out = 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))) for the n values x of
+// inp_slope, which become gelu'(x): the backward pass reads the slope, computed once with the
+// same tanh, rather than the input.
+void gelu_forward(float* out, float* inp_slope, Index n);
+// dinp = dout · slope (gelu_forward's); dinp may be dout.
+void gelu_backward(float* dinp, const float* slope, const float* dout, Index n);
 
 // The tied head: logits (N, V) = x (N, d) · wteᵀ.
 void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V);
