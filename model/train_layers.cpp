@@ -16,6 +16,47 @@ using Map = Eigen::Map<Matrix>;
 using ConstMap = Eigen::Map<const Matrix>;
 using Array = Eigen::Map<Eigen::ArrayXf>;
 
+// Rows are walked in chunks of one vector type: GCC's vector extensions, which each clone
+// (ATTN_TRAIN_CLONES) compiles for its own registers (a 16-float chunk is one AVX-512 register,
+// two AVX2 ones), so accumulators stay in registers and sums end in a few lane additions
+// (GCC's omp simd reductions end in a serial sum through memory). A head's width uses the widest
+// chunk that divides it; float itself when not a multiple of 4.
+using Floats16 = float __attribute__((vector_size(64)));
+using Floats8 = float __attribute__((vector_size(32)));
+using Floats4 = float __attribute__((vector_size(16)));
+
+// By reference: a vector passed by value has a different ABI in each clone.
+template <class V>
+[[gnu::always_inline]] inline void load(V& v, const float* p) {
+    std::memcpy(&v, p, sizeof(V));
+}
+template <class V>
+[[gnu::always_inline]] inline void store(float* p, const V& v) {
+    std::memcpy(p, &v, sizeof(V));
+}
+template <class V>
+constexpr Index kWidth = static_cast<Index>(sizeof(V) / sizeof(float));
+template <std::size_t R>
+constexpr Index kRows = static_cast<Index>(R);
+
+// The sum of a vector's lanes, halving it.
+[[gnu::always_inline]] inline float lane_sum(float v) { return v; }
+[[gnu::always_inline]] inline float lane_sum(const Floats4& v) {
+    return (v[0] + v[2]) + (v[1] + v[3]);
+}
+[[gnu::always_inline]] inline float lane_sum(const Floats8& v) {
+    Floats4 lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return lane_sum(lo + hi);
+}
+[[gnu::always_inline]] inline float lane_sum(const Floats16& v) {
+    Floats8 lo, hi;
+    std::memcpy(&lo, &v, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
+    return lane_sum(lo + hi);
+}
+
 }  // namespace
 
 void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index tokens) {
@@ -113,18 +154,30 @@ ATTN_TRAIN_CLONES void layernorm_forward(float* out, float* mean, float* rstd, c
     const float inv_d = 1.0f / static_cast<float>(d);
     for (Index n = 0; n < N; ++n) {
         const float* x = inp + n * d;
-        float m = 0.0f;
-#pragma omp simd reduction(+ : m)
-        for (Index i = 0; i < d; ++i) m += x[i];
+        Floats16 sum = {};
+        Index i = 0;
+        for (; i + kWidth<Floats16> <= d; i += kWidth<Floats16>) {
+            Floats16 v;
+            load(v, x + i);
+            sum += v;
+        }
+        float m = lane_sum(sum);
+        for (; i < d; ++i) m += x[i];
         m *= inv_d;
-        float var = 0.0f;
-#pragma omp simd reduction(+ : var)
-        for (Index i = 0; i < d; ++i) var += (x[i] - m) * (x[i] - m);
+        Floats16 squares = {};
+        for (i = 0; i + kWidth<Floats16> <= d; i += kWidth<Floats16>) {
+            Floats16 v;
+            load(v, x + i);
+            v -= m;
+            squares += v * v;
+        }
+        float var = lane_sum(squares);
+        for (; i < d; ++i) var += (x[i] - m) * (x[i] - m);
         var *= inv_d;  // biased, as torch.nn.LayerNorm
         const float r = 1.0f / std::sqrt(var + eps);
         float* o = out + n * d;
 #pragma omp simd
-        for (Index i = 0; i < d; ++i) o[i] = (x[i] - m) * r * weight[i] + bias[i];
+        for (i = 0; i < d; ++i) o[i] = (x[i] - m) * r * weight[i] + bias[i];
         mean[n] = m;
         rstd[n] = r;
     }
@@ -140,9 +193,20 @@ ATTN_TRAIN_CLONES void layernorm_backward(float* dinp, float* dweight, float* db
         const float m = mean[n], r = rstd[n];
         // The two means the input's gradient subtracts: the norm's outputs are centred and
         // scaled, so moving one input moves every output of the row.
-        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
-#pragma omp simd reduction(+ : dnorm_mean, dnorm_norm_mean)
-        for (Index i = 0; i < d; ++i) {
+        Floats16 dnorm_sum = {}, dnorm_norm_sum = {};
+        Index i = 0;
+        for (; i + kWidth<Floats16> <= d; i += kWidth<Floats16>) {
+            Floats16 xv, gv, wv;
+            load(xv, x + i);
+            load(gv, g + i);
+            load(wv, weight + i);
+            const Floats16 norm = (xv - m) * r;
+            const Floats16 dnorm = wv * gv;
+            dnorm_sum += dnorm;
+            dnorm_norm_sum += dnorm * norm;
+        }
+        float dnorm_mean = lane_sum(dnorm_sum), dnorm_norm_mean = lane_sum(dnorm_norm_sum);
+        for (; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
             dnorm_mean += dnorm;
@@ -152,7 +216,7 @@ ATTN_TRAIN_CLONES void layernorm_backward(float* dinp, float* dweight, float* db
         dnorm_norm_mean *= inv_d;
         float* dx = dinp + n * d;
 #pragma omp simd
-        for (Index i = 0; i < d; ++i) {
+        for (i = 0; i < d; ++i) {
             const float norm = (x[i] - m) * r;
             const float dnorm = weight[i] * g[i];
             dbias[i] += g[i];
@@ -191,28 +255,6 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
 }
 
 namespace {
-
-// A head's width in the products below is walked in chunks of one vector type V: GCC's vector
-// extensions, which each clone compiles for its own registers (a 16-float chunk is one AVX-512
-// register, two AVX2 ones), so the accumulators of a row block stay in registers. float itself
-// for head widths that are not a multiple of 4.
-using Floats16 = float __attribute__((vector_size(64)));
-using Floats8 = float __attribute__((vector_size(32)));
-using Floats4 = float __attribute__((vector_size(16)));
-
-// By reference: a vector passed by value has a different ABI in each clone.
-template <class V>
-[[gnu::always_inline]] inline void load(V& v, const float* p) {
-    std::memcpy(&v, p, sizeof(V));
-}
-template <class V>
-[[gnu::always_inline]] inline void store(float* p, const V& v) {
-    std::memcpy(p, &v, sizeof(V));
-}
-template <class V>
-constexpr Index kWidth = static_cast<Index>(sizeof(V) / sizeof(float));
-template <std::size_t R>
-constexpr Index kRows = static_cast<Index>(R);
 
 // Rows i0 .. i0 + R − 1 of out = m · x over the keys j ≤ i (m (T, T) row-major, zeros above the
 // diagonal, so the block's last row bounds every row's keys): context = attn_weights · values,
@@ -308,24 +350,6 @@ template <std::size_t R>
             store(out + static_cast<Index>(r) * Tp + j0, acc[r]);
         }
     }
-}
-
-// The sum of a vector's lanes, halving it.
-[[gnu::always_inline]] inline float lane_sum(float v) { return v; }
-[[gnu::always_inline]] inline float lane_sum(const Floats4& v) {
-    return (v[0] + v[2]) + (v[1] + v[3]);
-}
-[[gnu::always_inline]] inline float lane_sum(const Floats8& v) {
-    Floats4 lo, hi;
-    std::memcpy(&lo, &v, sizeof lo);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    return lane_sum(lo + hi);
-}
-[[gnu::always_inline]] inline float lane_sum(const Floats16& v) {
-    Floats8 lo, hi;
-    std::memcpy(&lo, &v, sizeof lo);
-    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof lo, sizeof hi);
-    return lane_sum(lo + hi);
 }
 
 // Σ_c a[c] · b[c] over a head's width.
