@@ -151,8 +151,8 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
     tl::logits_forward(acts.logits, acts.final_in, w.model[R::TokenEmbedding], N, d, s.vocab_size);
 }
 
-// d loss / d every parameter added into g (zeroed by the caller), from acts.logits holding the
-// probabilities.
+// d loss / d every parameter into g (the tensors it adds into zeroed by the caller), from
+// acts.logits holding the probabilities.
 void backward_pass(const ModelParameters& params, const Pointers& w, const Pointers& g,
                    const int* inputs, const int* targets, TrainActivations& acts) {
     const TransformerSpec& s = params.spec;
@@ -345,7 +345,16 @@ float forward_backward(const ModelParameters& params, const TrainBatch& batch,
     const Pointers w = const_pointers(params);
     const float loss = forward_loss(params, w, batch, acts);
     grads.resize(params.values.size());
-    std::fill(grads.begin(), grads.end(), 0.0f);
+    // Zeroed: the gradients the backward pass adds into rather than writes (train_layers.h).
+    for (const ParameterTensor& t : params.tensors) {
+        const TensorRole role = t.entry.role;
+        const bool written = role == R::TokenEmbedding || role == R::QkvWeight ||
+                             role == R::QkvBias || role == R::OutWeight || role == R::OutBias ||
+                             role == R::UpWeight || role == R::UpBias || role == R::DownWeight ||
+                             role == R::DownBias;
+        if (!written)
+            std::fill_n(grads.begin() + static_cast<std::ptrdiff_t>(t.offset), t.size(), 0.0f);
+    }
     backward_pass(params, w, pointers(params, grads.data()), batch.inputs.data(),
                   batch.targets.data(), acts);
     return loss;

@@ -249,9 +249,10 @@ void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dou
     const ConstMap g(dout, N, OC);
     gemm(g, Op::None, ConstMap(weight, C, OC), Op::Transpose, Map(dinp, N, C),
          accumulate_dinp ? 1.0f : 0.0f);
-    gemm(ConstMap(inp, N, C), Op::Transpose, g, Op::None, Map(dweight, C, OC), 1.0f);
+    gemm(ConstMap(inp, N, C), Op::Transpose, g, Op::None, Map(dweight, C, OC));
     Eigen::Map<RowVector> db(dbias, OC);
-    for (Index n = 0; n < N; ++n) db += g.row(n);
+    db = g.row(0);
+    for (Index n = 1; n < N; ++n) db += g.row(n);
 }
 
 namespace {
@@ -559,7 +560,7 @@ void logits_backward(float* dx, float* dwte, const float* dlogits, const float* 
                      Index N, Index d, Index V, bool accumulate_dx) {
     const ConstMap g(dlogits, N, V);
     gemm(g, Op::None, ConstMap(wte, V, d), Op::None, Map(dx, N, d), accumulate_dx ? 1.0f : 0.0f);
-    gemm(g, Op::Transpose, ConstMap(x, N, d), Op::None, Map(dwte, V, d), 1.0f);
+    gemm(g, Op::Transpose, ConstMap(x, N, d), Op::None, Map(dwte, V, d));
 }
 
 float crossentropy_forward(float* logits, const int* targets, Index N, Index V) {

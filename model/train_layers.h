@@ -6,7 +6,9 @@
 //
 // Shapes: B = batch, T = seq_len, N = B·T rows (token b·T + t), d = d_model, H = num_heads,
 // hd = head_dim (H·hd = d), F = d_ff, V = vocab_size, C → OC a Conv1D's in and out widths.
-// Backward functions accumulate (+=) into parameter gradients, which the caller zeroes once.
+// Backward functions write the gradients of the weights they alone use (conv1d_backward,
+// logits_backward: each projection is used once, and the tied wte's first use backward is the
+// head) and add (+=) into the others (LayerNorm's, the embeddings'), which the caller zeroes.
 #pragma once
 
 #include <vector>
@@ -81,7 +83,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
 // null (a residual connection: the projection added onto the stream).
 void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias,
                     const float* residual, Index N, Index C, Index OC);
-// dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) += inpᵀ · dout; dbias (OC) += Σ rows.
+// dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) = inpᵀ · dout; dbias (OC) = Σ rows.
 void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, Index N, Index C, Index OC, bool accumulate_dinp);
 
@@ -109,7 +111,7 @@ void gelu_backward(float* dinp, const float* slope, const float* dout, Index n);
 
 // The tied head: logits (N, V) = x (N, d) · wteᵀ.
 void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V);
-// dx (N, d) = or += dlogits · wte; dwte (V, d) += dlogitsᵀ · x.
+// dx (N, d) = or += dlogits · wte; dwte (V, d) = dlogitsᵀ · x.
 void logits_backward(float* dx, float* dwte, const float* dlogits, const float* x, const float* wte,
                      Index N, Index d, Index V, bool accumulate_dx);
 
