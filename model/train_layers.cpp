@@ -620,7 +620,10 @@ void logits_backward(float* dx, float* dwte, const float* dlogits, const float* 
                      Index N, Index d, Index V, bool accumulate_dx) {
     const ConstMap g(dlogits, N, V);
     gemm(g, Op::None, ConstMap(wte, V, d), Op::None, Map(dx, N, d), accumulate_dx ? 1.0f : 0.0f);
-    gemm(g, Op::Transpose, ConstMap(x, N, d), Op::None, Map(dwte, V, d));
+    if (has_avx512() && d % 16 == 0)  // as conv1d_backward's weight gradient
+        weight_grad(dwte, dlogits, x, N, V, d);
+    else
+        gemm(g, Op::Transpose, ConstMap(x, N, d), Op::None, Map(dwte, V, d));
 }
 
 float crossentropy_forward(float* logits, const int* targets, Index N, Index V) {
