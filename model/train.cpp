@@ -179,26 +179,26 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
         const float* input = i == 0 ? acts.embedded : acts.layers[i - 1].residual_out;
         if (!s.attn_only) {
             // residual_out = residual_mid + c_proj(gelu(c_fc(ln_2(residual_mid))))
-            tl::conv1d_backward(acts.d_fc, dl[R::DownWeight], dl[R::DownBias], dres, a.fc_gelu,
-                                l[R::DownWeight], N, f, d, false);
+            tl::conv1d_backward(acts.d_fc, dl[R::DownWeight], dl[R::DownBias], acts.weight_t, dres,
+                                a.fc_gelu, l[R::DownWeight], N, f, d, false);
             tl::gelu_backward(acts.d_fc, a.fc, acts.d_fc, N * f);
-            tl::conv1d_backward(acts.d_ln, dl[R::UpWeight], dl[R::UpBias], acts.d_fc, a.ln_2,
-                                l[R::UpWeight], N, d, f, false);
+            tl::conv1d_backward(acts.d_ln, dl[R::UpWeight], dl[R::UpBias], acts.weight_t, acts.d_fc,
+                                a.ln_2, l[R::UpWeight], N, d, f, false);
             tl::layernorm_backward(dres, dl[R::MlpNormWeight], dl[R::MlpNormBias], acts.d_ln,
                                    a.residual_mid, l[R::MlpNormWeight], a.ln_2_mean, a.ln_2_rstd, N,
                                    d);
         }
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
-        tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], dres, a.context_vecs,
-                            l[R::OutWeight], N, d, d, false);
+        tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], acts.weight_t, dres,
+                            a.context_vecs, l[R::OutWeight], N, d, d, false);
         tl::attention_backward(acts.d_qkv, acts.attn_scratch, acts.d_context, a.context_vecs, a.qkv,
                                a.attn_weights, B, T, s.num_heads, s.head_dim);
         if (s.attn_only) {
-            tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
-                                l[R::QkvWeight], N, d, 3 * d, true);
+            tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.weight_t, acts.d_qkv,
+                                a.ln_1, l[R::QkvWeight], N, d, 3 * d, true);
         } else {
-            tl::conv1d_backward(acts.d_ln, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
-                                l[R::QkvWeight], N, d, 3 * d, false);
+            tl::conv1d_backward(acts.d_ln, dl[R::QkvWeight], dl[R::QkvBias], acts.weight_t,
+                                acts.d_qkv, a.ln_1, l[R::QkvWeight], N, d, 3 * d, false);
             tl::layernorm_backward(dres, dl[R::AttnNormWeight], dl[R::AttnNormBias], acts.d_ln,
                                    input, l[R::AttnNormWeight], a.ln_1_mean, a.ln_1_rstd, N, d);
         }

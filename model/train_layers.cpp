@@ -57,6 +57,14 @@ constexpr Index kRows = static_cast<Index>(R);
     return lane_sum(lo + hi);
 }
 
+// xt (cols, ldt) = x (rows, cols)ᵀ, rows of x `ldx` apart; columns rows .. ldt of xt stay as
+// they are.
+void transpose(float* xt, Index ldt, const float* x, Index ldx, Index rows, Index cols) {
+    // Writes in order, reads strided: the reads do not wait on one another.
+    for (Index c = 0; c < cols; ++c)
+        for (Index j = 0; j < rows; ++j) xt[c * ldt + j] = x[j * ldx + c];
+}
+
 }  // namespace
 
 void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index tokens) {
@@ -116,6 +124,7 @@ void TrainActivations::layout(const TransformerSpec& s, Index batch_size, Index 
         d_context = take(n * d);
         d_fc = mlp ? take(n * f) : nullptr;
         attn_scratch = take(train_layers::attention_scratch_size(tokens, s.head_dim));
+        weight_t = take(std::max({3 * d * d, d * f, v * d}));
         if (pass == 0 && memory.size() < used) memory.resize(used);
         base = memory.data();
     }
@@ -300,10 +309,14 @@ bool has_avx512() {
 
 }  // namespace
 
-void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                     const float* weight, Index N, Index C, Index OC, bool accumulate_dinp) {
+void conv1d_backward(float* dinp, float* dweight, float* dbias, float* weight_t, const float* dout,
+                     const float* inp, const float* weight, Index N, Index C, Index OC,
+                     bool accumulate_dinp) {
     const ConstMap g(dout, N, OC);
-    gemm(g, Op::None, ConstMap(weight, C, OC), Op::Transpose, Map(dinp, N, C),
+    // dout · weightᵀ with weight transposed first, so that gemm runs its in-place tiles rather
+    // than the BLAS (which copies both operands).
+    transpose(weight_t, C, weight, OC, C, OC);
+    gemm(g, Op::None, ConstMap(weight_t, OC, C), Op::None, Map(dinp, N, C),
          accumulate_dinp ? 1.0f : 0.0f);
     // The tiles want 32 vector registers and whole 16-float columns; otherwise the BLAS.
     if (has_avx512() && OC % 16 == 0)
@@ -382,13 +395,6 @@ template <class V>
 // keys (or values) are padded with zeros to a whole number of chunks.
 constexpr Index kKeyChunk = 16;
 Index padded_keys(Index T) { return (T + kKeyChunk - 1) / kKeyChunk * kKeyChunk; }
-
-// xt (hd, Tp) = x (T, hd)ᵀ, rows of x `ldx` apart; columns T .. Tp stay as they are (zeros).
-void transpose_head(float* xt, const float* x, Index ldx, Index T, Index Tp, Index hd) {
-    // Writes in order, reads strided: the reads do not wait on one another.
-    for (Index c = 0; c < hd; ++c)
-        for (Index j = 0; j < T; ++j) xt[c * Tp + j] = x[j * ldx + c];
-}
 
 // out (R, Tp) row r [j] = scale · Σ_c a[r][c] · bt[c][j] for the keys j ≤ last, in whole chunks
 // (bt (hd, Tp), rows of a `lda` apart): R queries' scores, or R rows of d attn_weights = d context
@@ -485,7 +491,7 @@ template <class V>
         for (Index h = 0; h < H; ++h) {
             const float* queries = qkv + b * T * row + h * hd;
             float* w = attn_weights + (b * H + h) * T * T;
-            transpose_head(keys_t, queries + d, row, T, Tp, hd);
+            transpose(keys_t, Tp, queries + d, row, T, hd);
             Index i = 0;
             for (; i + kRows<kRowBlock> <= T; i += kRows<kRowBlock>)
                 weights_rows<kRowBlock>(w, scores, queries, row, keys_t, T, Tp, hd, i, scale);
@@ -512,7 +518,7 @@ template <class V>
             const float* w = attn_weights + (b * H + h) * T * T;
             const float* dc = dcontext + b * T * d + h * hd;
             const float* context = context_vecs + b * T * d + h * hd;
-            transpose_head(values_t, queries + 2 * d, row, T, Tp, hd);
+            transpose(values_t, Tp, queries + 2 * d, row, T, hd);
             Index i = 0;
             for (; i + kRows<kRowBlock> <= T; i += kRows<kRowBlock>)
                 d_scores_rows<V, kRowBlock>(d_scores, d_weights, w, dc, context, d, values_t, T, Tp,

@@ -50,6 +50,7 @@ struct TrainActivations {
     float* d_context = nullptr;     // (N, d)
     float* d_fc = nullptr;          // (N, F)
     float* attn_scratch = nullptr;  // attention_scratch_size floats
+    float* weight_t = nullptr;      // a weight matrix transposed
 
     // Points every buffer into `memory` for this spec and batch shape, growing it when needed.
     void layout(const TransformerSpec& spec, Eigen::Index batch_size, Eigen::Index tokens);
@@ -84,8 +85,10 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
 void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias,
                     const float* residual, Index N, Index C, Index OC);
 // dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) = inpᵀ · dout; dbias (OC) = Σ rows.
-void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                     const float* weight, Index N, Index C, Index OC, bool accumulate_dinp);
+// weight_t: C·OC floats of scratch.
+void conv1d_backward(float* dinp, float* dweight, float* dbias, float* weight_t, const float* dout,
+                     const float* inp, const float* weight, Index N, Index C, Index OC,
+                     bool accumulate_dinp);
 
 // Causal attention per (batch, head) on qkv (N, 3d) = [queries | keys | values], head h in
 // columns h·hd of each: attn_weights (B, H, T, T) = softmax(q · kᵀ / √hd) over keys 0..t,
