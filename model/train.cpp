@@ -148,7 +148,8 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
         tl::layernorm_forward(acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd, input,
                               w.model[R::FinalNormWeight], w.model[R::FinalNormBias], N, d,
                               s.norm_eps);
-    tl::logits_forward(acts.logits, acts.final_in, w.model[R::TokenEmbedding], N, d, s.vocab_size);
+    tl::logits_forward(acts.logits, acts.weight_t, acts.final_in, w.model[R::TokenEmbedding], N, d,
+                       s.vocab_size);
 }
 
 // d loss / d every parameter into g (the tensors it adds into zeroed by the caller), from

@@ -618,8 +618,10 @@ ATTN_TRAIN_CLONES void gelu_backward(float* dinp, const float* slope, const floa
     for (Index i = 0; i < n; ++i) dinp[i] = dout[i] * slope[i];
 }
 
-void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V) {
-    gemm(ConstMap(x, N, d), Op::None, ConstMap(wte, V, d), Op::Transpose, Map(logits, N, V));
+void logits_forward(float* logits, float* wte_t, const float* x, const float* wte, Index N, Index d,
+                    Index V) {
+    transpose(wte_t, V, wte, d, V, d);  // as conv1d_backward
+    gemm(ConstMap(x, N, d), Op::None, ConstMap(wte_t, d, V), Op::None, Map(logits, N, V));
 }
 
 void logits_backward(float* dx, float* dwte, const float* dlogits, const float* x, const float* wte,

@@ -112,8 +112,9 @@ void gelu_forward(float* out, float* inp_slope, Index n);
 // dinp = dout · slope (gelu_forward's); dinp may be dout.
 void gelu_backward(float* dinp, const float* slope, const float* dout, Index n);
 
-// The tied head: logits (N, V) = x (N, d) · wteᵀ.
-void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V);
+// The tied head: logits (N, V) = x (N, d) · wteᵀ. wte_t: V·d floats of scratch.
+void logits_forward(float* logits, float* wte_t, const float* x, const float* wte, Index N, Index d,
+                    Index V);
 // dx (N, d) = or += dlogits · wte; dwte (V, d) = dlogitsᵀ · x.
 void logits_backward(float* dx, float* dwte, const float* dlogits, const float* x, const float* wte,
                      Index N, Index d, Index V, bool accumulate_dx);
