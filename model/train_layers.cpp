@@ -307,7 +307,26 @@ template <std::size_t NV>
                                                        Index OC, Index o0) {
     Index c = 0;
     for (; c + 6 <= C; c += 6) weight_grad_tile<6, NV>(dweight, inp, dout, N, C, OC, c, o0);
-    for (; c < C; ++c) weight_grad_tile<1, NV>(dweight, inp, dout, N, C, OC, c, o0);
+    // The rows left (64 = 6 · 10 + 4) in one tile.
+    switch (C - c) {
+        case 5:
+            weight_grad_tile<5, NV>(dweight, inp, dout, N, C, OC, c, o0);
+            break;
+        case 4:
+            weight_grad_tile<4, NV>(dweight, inp, dout, N, C, OC, c, o0);
+            break;
+        case 3:
+            weight_grad_tile<3, NV>(dweight, inp, dout, N, C, OC, c, o0);
+            break;
+        case 2:
+            weight_grad_tile<2, NV>(dweight, inp, dout, N, C, OC, c, o0);
+            break;
+        case 1:
+            weight_grad_tile<1, NV>(dweight, inp, dout, N, C, OC, c, o0);
+            break;
+        default:
+            break;
+    }
 }
 
 // dweight (C, OC) = inpᵀ · dout reading both in place, as gemm's register tiles do for
