@@ -127,21 +127,19 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
         if (!s.attn_only)
             tl::layernorm_forward(a.ln_1_out, a.ln_1_mean, a.ln_1_rstd, input, l[R::AttnNormWeight],
                                   l[R::AttnNormBias], N, d, s.norm_eps);
-        tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], N, d, 3 * d, false);
-        tl::attention_forward(a.context_vecs, a.attn_weights, a.qkv, B, T, s.num_heads, s.head_dim);
-        // residual_mid = input + c_proj(context_vecs): the projection lands on a copy of the
-        // stream.
-        std::copy(input, input + N * d, a.residual_mid);
-        tl::conv1d_forward(a.residual_mid, a.context_vecs, l[R::OutWeight], l[R::OutBias], N, d, d,
-                           true);
+        tl::conv1d_forward(a.qkv, a.ln_1, l[R::QkvWeight], l[R::QkvBias], nullptr, N, d, 3 * d);
+        tl::attention_forward(a.context_vecs, a.attn_weights, acts.attn_scratch, a.qkv, B, T,
+                              s.num_heads, s.head_dim);
+        // residual_mid = input + c_proj(context_vecs)
+        tl::conv1d_forward(a.residual_mid, a.context_vecs, l[R::OutWeight], l[R::OutBias], input, N,
+                           d, d);
         if (!s.attn_only) {
             tl::layernorm_forward(a.ln_2, a.ln_2_mean, a.ln_2_rstd, a.residual_mid,
                                   l[R::MlpNormWeight], l[R::MlpNormBias], N, d, s.norm_eps);
-            tl::conv1d_forward(a.fc, a.ln_2, l[R::UpWeight], l[R::UpBias], N, d, f, false);
+            tl::conv1d_forward(a.fc, a.ln_2, l[R::UpWeight], l[R::UpBias], nullptr, N, d, f);
             tl::gelu_forward(a.fc_gelu, a.fc, N * f);
-            std::copy(a.residual_mid, a.residual_mid + N * d, a.residual_out);
-            tl::conv1d_forward(a.residual_out, a.fc_gelu, l[R::DownWeight], l[R::DownBias], N, f, d,
-                               true);
+            tl::conv1d_forward(a.residual_out, a.fc_gelu, l[R::DownWeight], l[R::DownBias],
+                               a.residual_mid, N, f, d);
         }
         input = a.residual_out;
     }
@@ -150,11 +148,12 @@ void forward_pass(const ModelParameters& params, const Pointers& w, const int* i
         tl::layernorm_forward(acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd, input,
                               w.model[R::FinalNormWeight], w.model[R::FinalNormBias], N, d,
                               s.norm_eps);
-    tl::logits_forward(acts.logits, acts.final_in, w.model[R::TokenEmbedding], N, d, s.vocab_size);
+    tl::logits_forward(acts.logits, acts.weight_t, acts.final_in, w.model[R::TokenEmbedding], N, d,
+                       s.vocab_size);
 }
 
-// d loss / d every parameter added into g (zeroed by the caller), from acts.logits holding the
-// probabilities.
+// d loss / d every parameter into g (the tensors it adds into zeroed by the caller), from
+// acts.logits holding the probabilities.
 void backward_pass(const ModelParameters& params, const Pointers& w, const Pointers& g,
                    const int* inputs, const int* targets, TrainActivations& acts) {
     const TransformerSpec& s = params.spec;
@@ -181,26 +180,26 @@ void backward_pass(const ModelParameters& params, const Pointers& w, const Point
         const float* input = i == 0 ? acts.embedded : acts.layers[i - 1].residual_out;
         if (!s.attn_only) {
             // residual_out = residual_mid + c_proj(gelu(c_fc(ln_2(residual_mid))))
-            tl::conv1d_backward(acts.d_fc, dl[R::DownWeight], dl[R::DownBias], dres, a.fc_gelu,
-                                l[R::DownWeight], N, f, d, false);
+            tl::conv1d_backward(acts.d_fc, dl[R::DownWeight], dl[R::DownBias], acts.weight_t, dres,
+                                a.fc_gelu, l[R::DownWeight], N, f, d, false);
             tl::gelu_backward(acts.d_fc, a.fc, acts.d_fc, N * f);
-            tl::conv1d_backward(acts.d_ln, dl[R::UpWeight], dl[R::UpBias], acts.d_fc, a.ln_2,
-                                l[R::UpWeight], N, d, f, false);
+            tl::conv1d_backward(acts.d_ln, dl[R::UpWeight], dl[R::UpBias], acts.weight_t, acts.d_fc,
+                                a.ln_2, l[R::UpWeight], N, d, f, false);
             tl::layernorm_backward(dres, dl[R::MlpNormWeight], dl[R::MlpNormBias], acts.d_ln,
                                    a.residual_mid, l[R::MlpNormWeight], a.ln_2_mean, a.ln_2_rstd, N,
                                    d);
         }
         // residual_mid = input + c_proj(attention(c_attn(ln_1(input))))
-        tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], dres, a.context_vecs,
-                            l[R::OutWeight], N, d, d, false);
-        tl::attention_backward(acts.d_qkv, acts.d_attn, acts.d_context, a.qkv, a.attn_weights, B, T,
-                               s.num_heads, s.head_dim);
+        tl::conv1d_backward(acts.d_context, dl[R::OutWeight], dl[R::OutBias], acts.weight_t, dres,
+                            a.context_vecs, l[R::OutWeight], N, d, d, false);
+        tl::attention_backward(acts.d_qkv, acts.attn_scratch, acts.d_context, a.context_vecs, a.qkv,
+                               a.attn_weights, B, T, s.num_heads, s.head_dim);
         if (s.attn_only) {
-            tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
-                                l[R::QkvWeight], N, d, 3 * d, true);
+            tl::conv1d_backward(dres, dl[R::QkvWeight], dl[R::QkvBias], acts.weight_t, acts.d_qkv,
+                                a.ln_1, l[R::QkvWeight], N, d, 3 * d, true);
         } else {
-            tl::conv1d_backward(acts.d_ln, dl[R::QkvWeight], dl[R::QkvBias], acts.d_qkv, a.ln_1,
-                                l[R::QkvWeight], N, d, 3 * d, false);
+            tl::conv1d_backward(acts.d_ln, dl[R::QkvWeight], dl[R::QkvBias], acts.weight_t,
+                                acts.d_qkv, a.ln_1, l[R::QkvWeight], N, d, 3 * d, false);
             tl::layernorm_backward(dres, dl[R::AttnNormWeight], dl[R::AttnNormBias], acts.d_ln,
                                    input, l[R::AttnNormWeight], a.ln_1_mean, a.ln_1_rstd, N, d);
         }
@@ -347,7 +346,16 @@ float forward_backward(const ModelParameters& params, const TrainBatch& batch,
     const Pointers w = const_pointers(params);
     const float loss = forward_loss(params, w, batch, acts);
     grads.resize(params.values.size());
-    std::fill(grads.begin(), grads.end(), 0.0f);
+    // Zeroed: the gradients the backward pass adds into rather than writes (train_layers.h).
+    for (const ParameterTensor& t : params.tensors) {
+        const TensorRole role = t.entry.role;
+        const bool written = role == R::TokenEmbedding || role == R::QkvWeight ||
+                             role == R::QkvBias || role == R::OutWeight || role == R::OutBias ||
+                             role == R::UpWeight || role == R::UpBias || role == R::DownWeight ||
+                             role == R::DownBias;
+        if (!written)
+            std::fill_n(grads.begin() + static_cast<std::ptrdiff_t>(t.offset), t.size(), 0.0f);
+    }
     backward_pass(params, w, pointers(params, grads.data()), batch.inputs.data(),
                   batch.targets.data(), acts);
     return loss;

@@ -6,7 +6,9 @@
 //
 // Shapes: B = batch, T = seq_len, N = B·T rows (token b·T + t), d = d_model, H = num_heads,
 // hd = head_dim (H·hd = d), F = d_ff, V = vocab_size, C → OC a Conv1D's in and out widths.
-// Backward functions accumulate (+=) into parameter gradients, which the caller zeroes once.
+// Backward functions write the gradients of the weights they alone use (conv1d_backward,
+// logits_backward: each projection is used once, and the tied wte's first use backward is the
+// head) and add (+=) into the others (LayerNorm's, the embeddings'), which the caller zeroes.
 #pragma once
 
 #include <vector>
@@ -26,8 +28,8 @@ struct LayerActivations {
     float* context_vecs = nullptr;  // (N, d) heads merged
     float* residual_mid = nullptr;  // (N, d) input + c_proj(context_vecs)
     float *ln_2 = nullptr, *ln_2_mean = nullptr, *ln_2_rstd = nullptr;  // (N, d), (N), (N)
-    float* fc = nullptr;                                                // (N, F) before GELU
-    float* fc_gelu = nullptr;                                           // (N, F)
+    float* fc = nullptr;            // (N, F) before GELU, then GELU's slope there (gelu_forward)
+    float* fc_gelu = nullptr;       // (N, F)
     float* residual_out = nullptr;  // (N, d) residual_mid + mlp.c_proj(fc_gelu)
 };
 
@@ -42,12 +44,13 @@ struct TrainActivations {
     float *ln_f = nullptr, *ln_f_mean = nullptr, *ln_f_rstd = nullptr;
     float* logits = nullptr;  // (N, V) logits, then probabilities, then d loss / d logits
     // Backward scratch.
-    float* d_residual = nullptr;  // (N, d) d loss / d the residual stream
-    float* d_ln = nullptr;        // (N, d) d loss / d a LayerNorm's output
-    float* d_qkv = nullptr;       // (N, 3d)
-    float* d_context = nullptr;   // (N, d)
-    float* d_fc = nullptr;        // (N, F)
-    float* d_attn = nullptr;      // (T, T) one head's d loss / d attn_weights
+    float* d_residual = nullptr;    // (N, d) d loss / d the residual stream
+    float* d_ln = nullptr;          // (N, d) d loss / d a LayerNorm's output
+    float* d_qkv = nullptr;         // (N, 3d)
+    float* d_context = nullptr;     // (N, d)
+    float* d_fc = nullptr;          // (N, F)
+    float* attn_scratch = nullptr;  // attention_scratch_size floats
+    float* weight_t = nullptr;      // a weight matrix transposed
 
     // Points every buffer into `memory` for this spec and batch shape, growing it when needed.
     void layout(const TransformerSpec& spec, Eigen::Index batch_size, Eigen::Index tokens);
@@ -77,31 +80,42 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
                         const float* inp, const float* weight, const float* mean, const float* rstd,
                         Index N, Index d);
 
-// Conv1D: out (N, OC) = inp (N, C) · weight (C, OC) + bias (OC); accumulate: out += ... (the
-// residual connections add the projection onto the stream in place).
-void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias, Index N,
-                    Index C, Index OC, bool accumulate);
-// dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) += inpᵀ · dout; dbias (OC) += Σ rows.
-void conv1d_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                     const float* weight, Index N, Index C, Index OC, bool accumulate_dinp);
+// Conv1D: out (N, OC) = inp (N, C) · weight (C, OC) + bias (OC), plus residual (N, OC) unless
+// null (a residual connection: the projection added onto the stream).
+void conv1d_forward(float* out, const float* inp, const float* weight, const float* bias,
+                    const float* residual, Index N, Index C, Index OC);
+// dinp (N, C) = or += dout · weightᵀ; dweight (C, OC) = inpᵀ · dout; dbias (OC) = Σ rows.
+// weight_t: C·OC floats of scratch.
+void conv1d_backward(float* dinp, float* dweight, float* dbias, float* weight_t, const float* dout,
+                     const float* inp, const float* weight, Index N, Index C, Index OC,
+                     bool accumulate_dinp);
 
 // Causal attention per (batch, head) on qkv (N, 3d) = [queries | keys | values], head h in
 // columns h·hd of each: attn_weights (B, H, T, T) = softmax(q · kᵀ / √hd) over keys 0..t,
-// context_vecs (N, d) = attn_weights · values, heads merged in place.
-void attention_forward(float* context_vecs, float* attn_weights, const float* qkv, Index B, Index T,
-                       Index H, Index hd);
-// dqkv (N, 3d) = d loss / d qkv (overwritten); d_attn: T·T floats of scratch.
-void attention_backward(float* dqkv, float* d_attn, const float* dcontext, const float* qkv,
-                        const float* attn_weights, Index B, Index T, Index H, Index hd);
+// context_vecs (N, d) = attn_weights · values, heads merged in place. Direct loops rather than
+// gemm calls: a head is a few (T, hd) blocks, smaller than a call's fixed cost, and only the
+// keys up to the diagonal are computed. scratch: attention_scratch_size(T, hd) floats.
+void attention_forward(float* context_vecs, float* attn_weights, float* scratch, const float* qkv,
+                       Index B, Index T, Index H, Index hd);
+// dqkv (N, 3d) = d loss / d qkv (overwritten); context_vecs as the forward pass left them.
+void attention_backward(float* dqkv, float* scratch, const float* dcontext,
+                        const float* context_vecs, const float* qkv, const float* attn_weights,
+                        Index B, Index T, Index H, Index hd);
+// The scratch both need: one head's keys or values transposed and padded, a row of scores, and
+// the (T, T) d scores of a head.
+Index attention_scratch_size(Index T, Index hd);
 
-// GPT-2's gelu_new: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), n values.
-void gelu_forward(float* out, const float* inp, Index n);
-// dinp = dout · gelu'(inp); dinp may be dout.
-void gelu_backward(float* dinp, const float* inp, const float* dout, Index n);
+// GPT-2's gelu_new: out = 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))) for the n values x of
+// inp_slope, which become gelu'(x): the backward pass reads the slope, computed once with the
+// same tanh, rather than the input.
+void gelu_forward(float* out, float* inp_slope, Index n);
+// dinp = dout · slope (gelu_forward's); dinp may be dout.
+void gelu_backward(float* dinp, const float* slope, const float* dout, Index n);
 
-// The tied head: logits (N, V) = x (N, d) · wteᵀ.
-void logits_forward(float* logits, const float* x, const float* wte, Index N, Index d, Index V);
-// dx (N, d) = or += dlogits · wte; dwte (V, d) += dlogitsᵀ · x.
+// The tied head: logits (N, V) = x (N, d) · wteᵀ. wte_t: V·d floats of scratch.
+void logits_forward(float* logits, float* wte_t, const float* x, const float* wte, Index N, Index d,
+                    Index V);
+// dx (N, d) = or += dlogits · wte; dwte (V, d) = dlogitsᵀ · x.
 void logits_backward(float* dx, float* dwte, const float* dlogits, const float* x, const float* wte,
                      Index N, Index d, Index V, bool accumulate_dx);
 

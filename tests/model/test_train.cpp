@@ -185,8 +185,14 @@ void TestTrain::adamwAndClippingMatchTorch() {
 
 void TestTrain::gradientsMatchFiniteDifferences_data() {
     QTest::addColumn<bool>("attn_only");
-    QTest::newRow("mlp") << false;
-    QTest::newRow("attn_only") << true;
+    QTest::addColumn<int>("head_dim");
+    QTest::addColumn<int>("seq_len");
+    QTest::newRow("mlp") << false << 0 << 4;
+    QTest::newRow("attn_only") << true << 0 << 4;
+    // The attention's loops in chunks of 8 and 16 floats, over more than one chunk of 16 keys and
+    // a last block of fewer than 4 query rows.
+    QTest::newRow("head_dim 8, 19 positions") << true << 8 << 19;
+    QTest::newRow("head_dim 16, 19 positions") << false << 16 << 19;
 }
 
 // Central differences of the float loss on values drawn large enough (std 0.3) that gradients are
@@ -194,7 +200,13 @@ void TestTrain::gradientsMatchFiniteDifferences_data() {
 // transpose, a missing path) is off by far more than the tolerance.
 void TestTrain::gradientsMatchFiniteDifferences() {
     QFETCH(bool, attn_only);
+    QFETCH(int, head_dim);
+    QFETCH(int, seq_len);
     TransformerSpec spec = reference_spec(attn_only);
+    if (head_dim > 0) {
+        spec = attn::gpt2_spec(ref::kLayers, 2, 2 * head_dim, seq_len, ref::kVocab);
+        spec.attn_only = attn_only;
+    }
     ModelParameters p = attn::make_parameters(spec);
     attn::TorchGenerator gen(3);
     const Matrix noise = gen.normal(1, static_cast<Eigen::Index>(p.values.size()), 0.0, 0.3);
@@ -204,7 +216,12 @@ void TestTrain::gradientsMatchFiniteDifferences() {
         if (t.entry.layout == attn::TensorLayout::Vector &&
             t.name().find("weight") != std::string::npos)
             for (std::size_t i = 0; i < t.size(); ++i) p.data(t)[i] += 1.0f;  // LayerNorm gains
-    TrainBatch batch{2, 4, {1, 5, 9, 2, 0, 10, 3, 3}, {5, 9, 2, 7, 10, 3, 3, 4}};
+    TrainBatch batch{2, seq_len, {}, {}};
+    const std::vector<int> tokens = {1, 5, 9, 2, 0, 10, 3, 3, 4};
+    for (int i = 0; i < 2 * seq_len; ++i) {
+        batch.inputs.push_back(tokens[static_cast<std::size_t>(i) % tokens.size()]);
+        batch.targets.push_back(tokens[static_cast<std::size_t>(i + 1) % tokens.size()]);
+    }
     attn::TrainScratch scratch;
     std::vector<float> grads;
     attn::forward_backward(p, batch, grads, scratch);
