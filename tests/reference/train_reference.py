@@ -26,7 +26,20 @@ BATCH_SEED = 99
 LR = 1e-2
 WEIGHT_DECAY = 0.01
 MAX_NORM = 0.5
-RUNS = [("mlp", False, 0.0), ("attn_only", True, 0.0), ("clip", False, MAX_NORM)]
+# name, attn_only, max_norm, shape (layers, d_model, heads, positions, batch, seq_len): the
+# tiny shape, and heads of 8 and 16 over 19 positions, the widths the engine's attention loops
+# take in vector chunks, with several chunks of keys and a short last block of query rows.
+BASE = (LAYERS, D, HEADS, POSITIONS, B, T)
+RUNS = [("mlp", False, 0.0, BASE), ("attn_only", True, 0.0, BASE), ("clip", False, MAX_NORM, BASE),
+        ("mlp_head_dim_8", False, 0.0, (2, 16, 2, 19, 2, 19)),
+        ("attn_only_head_dim_16", True, 0.0, (2, 16, 1, 19, 2, 19))]
+
+
+def use_shape(shape):
+    """Sets the module's sizes, which the functions below read."""
+    global LAYERS, D, HEADS, POSITIONS, B, T, FF, HD
+    LAYERS, D, HEADS, POSITIONS, B, T = shape
+    FF, HD = 4 * D, D // HEADS
 
 
 def table(attn_only):
@@ -155,6 +168,9 @@ def main():
           + ", ".join(ints(y) for _, y in batches) + "};\n")
     print("// Every vector of values is in the parameters' layout (the tensor table's order).")
     print("struct Run {\n    const char* name;\n    bool attn_only;\n"
+          "    int layers, d_model, heads, positions, batch, seq_len;\n"
+          "    // The batches of this run's shape (the base shape's are kInputs, kTargets).\n"
+          "    std::vector<std::vector<int>> inputs, targets;\n"
           "    float max_norm;  // clip_grad_norm_ before each step; 0: none\n"
           "    std::vector<float> initial;      // init_gpt2's values\n"
           "    std::vector<float> grads;        // d loss / d values of step 1, before clipping\n"
@@ -163,15 +179,22 @@ def main():
           "    std::vector<float> losses;       // the loss of each step, before its update\n"
           "    std::vector<float> norms;        // the global gradient norm of each step\n};\n")
     print("inline const std::vector<Run> kRuns = {")
-    for name, attn_only, max_norm in RUNS:
-        r = run(attn_only, max_norm, batches)
-        print(f'    {{"{name}", {"true" if attn_only else "false"}, {max_norm}f,')
+    for name, attn_only, max_norm, shape in RUNS:
+        use_shape(shape)
+        run_batches = make_batches()
+        r = run(attn_only, max_norm, run_batches)
+        print(f'    {{"{name}", {"true" if attn_only else "false"},')
+        print("     " + ", ".join(str(x) for x in shape) + ",")
+        print("     {" + ", ".join(ints(x) for x, _ in run_batches) + "},")
+        print("     {" + ", ".join(ints(y) for _, y in run_batches) + "},")
+        print(f"     {max_norm}f,")
         for key in ("initial", "grads"):
             print(f"     {floats(r[key])},")
         print(f"     {floats(r['clipped']) if 'clipped' in r else '{}'},")
         for key in ("after_first", "losses", "norms"):
             print(f"     {floats(r[key])},")
         print("    },")
+    use_shape(BASE)
     print("};\n\n}  // namespace train_reference")
 
 
