@@ -61,7 +61,6 @@ constexpr Index kRows = static_cast<Index>(R);
 // they are. In 4 × 4 blocks, four loads, eight shuffles and four stores each; the edges one
 // float at a time.
 void transpose(float* xt, Index ldt, const float* x, Index ldx, Index rows, Index cols) {
-    using Lanes = int __attribute__((vector_size(16)));
     const Index rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
     for (Index c = 0; c < cols4; c += 4)
         for (Index j = 0; j < rows4; j += 4) {
@@ -70,14 +69,14 @@ void transpose(float* xt, Index ldt, const float* x, Index ldx, Index rows, Inde
             load(r1, x + (j + 1) * ldx + c);
             load(r2, x + (j + 2) * ldx + c);
             load(r3, x + (j + 3) * ldx + c);
-            const Floats4 t0 = __builtin_shuffle(r0, r1, Lanes{0, 4, 1, 5});
-            const Floats4 t1 = __builtin_shuffle(r0, r1, Lanes{2, 6, 3, 7});
-            const Floats4 t2 = __builtin_shuffle(r2, r3, Lanes{0, 4, 1, 5});
-            const Floats4 t3 = __builtin_shuffle(r2, r3, Lanes{2, 6, 3, 7});
-            store(xt + c * ldt + j, __builtin_shuffle(t0, t2, Lanes{0, 1, 4, 5}));
-            store(xt + (c + 1) * ldt + j, __builtin_shuffle(t0, t2, Lanes{2, 3, 6, 7}));
-            store(xt + (c + 2) * ldt + j, __builtin_shuffle(t1, t3, Lanes{0, 1, 4, 5}));
-            store(xt + (c + 3) * ldt + j, __builtin_shuffle(t1, t3, Lanes{2, 3, 6, 7}));
+            const Floats4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+            const Floats4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+            const Floats4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+            const Floats4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+            store(xt + c * ldt + j, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
+            store(xt + (c + 1) * ldt + j, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+            store(xt + (c + 2) * ldt + j, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+            store(xt + (c + 3) * ldt + j, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
         }
     for (Index c = 0; c < cols; ++c)
         for (Index j = c < cols4 ? rows4 : 0; j < rows; ++j) xt[c * ldt + j] = x[j * ldx + c];
