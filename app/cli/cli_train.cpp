@@ -192,7 +192,9 @@ void addTrainOptions(QCommandLineParser& parser) {
         "forms; on a text (the bundled \"The Verdict\" by default) it learns the characters.\n"
         "Prints one JSON object per logged step while it runs: step, loss, elapsed_ms,\n"
         "tokens_per_second and heads (layer, head, previous_token_score, induction_score); the\n"
-        "last adds \"done\": true. AdamW (betas 0.9/0.999, eps 1e-8) as torch.optim.AdamW."));
+        "last adds \"done\": true. AdamW (betas 0.9/0.999, eps 1e-8) as torch.optim.AdamW.\n"
+        "Computes on one thread unless --threads is given: the models are small, and one thread\n"
+        "runs their products fastest."));
     parser.addOptions({
         {opt("task"), QStringLiteral("induction (default) or text."), QStringLiteral("TASK")},
         {opt("text"),
