@@ -7,7 +7,7 @@
 // decoder are the JSON values in the input (split at NUL bytes), 6 a GGUF vocabulary made of the
 // input's bytes. Beyond "no crash": exactly one of a tokenizer and a message; encode gives ids
 // that have tokens and decode takes them back; a byte-level tokenizer without a normalizer (GPT-2's
-// form, and the fixed one) gives back every text it encodes (every token is made of byte tokens),
+// form, and the fixed one) whose vocabulary has every byte token gives back every text it encodes,
 // with unpaired surrogates as U+FFFD.
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -28,14 +28,23 @@ namespace {
     std::abort();
 }
 
+// GPT-2's byte-level symbols: printable Latin-1 bytes stand for themselves, the others take
+// U+0100 onwards in byte order.
+QString byteSymbol(int b) {
+    int next = 256;
+    for (int c = 0; c < b; ++c) {
+        next += (c >= 33 && c <= 126) || (c >= 161 && c <= 172) || c >= 174 ? 0 : 1;
+    }
+    const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+    return QString(QChar(static_cast<char16_t>(printable ? b : next)));
+}
+
 // 256 byte tokens (byte b has id b) and a few merges, with "<|endoftext|>" as an added token.
 const attn::BpeTokenizer& smallTokenizer() {
     static const std::shared_ptr<const attn::BpeTokenizer> t = [] {
         QJsonObject vocab;
-        int next = 256;
         for (int b = 0; b < 256; ++b) {
-            const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
-            vocab.insert(QString(QChar(static_cast<char16_t>(printable ? b : next++))), b);
+            vocab.insert(byteSymbol(b), b);
         }
         const QJsonArray merges{"Ġ t", "h e", "t he",  "Ġt he", "a a",  "aa a", "a aa",
                                 "Ã ©", "Ġ Ġ", "ĠĠ ĠĠ", "1 2",   "12 3", "ä ¸",  "Ċ Ċ"};
@@ -131,6 +140,19 @@ bool losslessTokenizerJson(const QByteArray& bytes) {
            (normalizer.isUndefined() || normalizer.isNull());
 }
 
+// Whether a vocab.json has a token for every byte. Without one, vocab.json + merges.txt still
+// loads when "<|endoftext|>" is in it (GPT2Tokenizer's unknown token: a character-level vocabulary
+// the app trains), and the missing bytes encode as that token, so the text does not come back.
+bool hasEveryByteToken(const QByteArray& vocabJson) {
+    const QJsonObject vocab = QJsonDocument::fromJson(vocabJson).object();
+    for (int b = 0; b < 256; ++b) {
+        if (!vocab.contains(byteSymbol(b))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // A SentencePiece-style vocabulary ("▁", "<0x00>".."<0xFF>", a few words) with the input's
 // normalizer, pre_tokenizer and decoder.
 QByteArray tokenizerJsonVariant(const QByteArray& bytes) {
@@ -205,10 +227,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 1: {
             const qsizetype nul = bytes.indexOf('\0');
-            checkLoad(nul < 0 ? attn::BpeTokenizer::fromVocabAndMerges(bytes, {})
-                              : attn::BpeTokenizer::fromVocabAndMerges(bytes.left(nul),
-                                                                       bytes.mid(nul + 1)),
-                      true);
+            const QByteArray vocabJson = nul < 0 ? bytes : bytes.left(nul);
+            checkLoad(attn::BpeTokenizer::fromVocabAndMerges(
+                          vocabJson, nul < 0 ? QByteArray() : bytes.mid(nul + 1)),
+                      hasEveryByteToken(vocabJson));
             break;
         }
         case 5:
