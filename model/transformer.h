@@ -30,6 +30,12 @@ struct ModelForwardOptions {
     bool keep_qkv = false;    // queries (T, H·hd), keys and values (T, G·hd) per layer
     bool all_logits = false;  // false: only the last position's logits (1, V)
     Eigen::Index top_k = 5;   // next-token candidates from the last position
+    // Encoders: each token's segment (BERT's token_type_ids: 0 for [CLS] A [SEP], 1 for B [SEP]);
+    // empty: all 0.
+    std::vector<int> token_type_ids;
+    // Hugging Face's attention_mask: 1 a real token, 0 padding, whose keys get no weight (seed
+    // 004's mask == 0 → -inf); empty: all 1.
+    std::vector<int> attention_mask;
 };
 
 struct TopToken {
@@ -42,9 +48,38 @@ struct ModelForwardResult {
     std::vector<std::vector<Matrix>> attentions;
     // [layer]: after rotary positions when the family has them; empty unless keep_qkv.
     std::vector<Matrix> queries, keys, values;
-    Matrix logits;                     // (T, V) or (1, V) for the last position
-    std::vector<TopToken> top_tokens;  // highest probability first
+    // (T, V) or (1, V) for the last position; encoders: the masked-LM head's, empty without it.
+    Matrix logits;
+    std::vector<TopToken> top_tokens;  // highest probability first; decoders only
 };
+
+// What a masked LM puts at one [MASK] position.
+struct MaskPrediction {
+    Eigen::Index position = 0;  // 0-based token index
+    std::vector<TopToken> top;  // the k most probable fillers, best first
+};
+
+// For each position whose id is mask_id, the k most probable tokens there, from a forward pass
+// with all_logits. Throws AttentionError when the result has no logits for every position.
+std::vector<MaskPrediction> mask_predictions(const ModelForwardResult& result,
+                                             const std::vector<int>& ids, int mask_id,
+                                             Eigen::Index k);
+
+// A padded batch, as a framework runs sentences of different lengths together: every sequence
+// padded with pad_id to the longest, attention_mask 0 on the padding, each row computed with its
+// mask. results[b] has the padded length; its weights on real tokens equal those of sequence b
+// alone (the padding keys get weight 0).
+struct PaddedBatch {
+    std::vector<std::vector<int>> ids;             // [b]: padded to the longest
+    std::vector<std::vector<int>> token_type_ids;  // [b]: padded with 0
+    std::vector<std::vector<int>> attention_mask;  // [b]: 1 real, 0 padding
+    std::vector<ModelForwardResult> results;       // [b]
+};
+// Throws AttentionError for an empty batch or a sequence model_forward refuses.
+PaddedBatch model_forward_padded(const TransformerWeights& weights,
+                                 const std::vector<std::vector<int>>& ids,
+                                 const std::vector<std::vector<int>>& token_type_ids, int pad_id,
+                                 const ModelForwardOptions& options = {});
 
 // Throws AttentionError on empty ids, an id outside [0, V), more ids than max_positions, or
 // weights that do not match their spec's tensor table.

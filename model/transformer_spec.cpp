@@ -180,6 +180,10 @@ std::vector<TensorEntry> tensor_table(const TransformerSpec& spec) {
         case ModelFamily::Qwen2:
         case ModelFamily::Qwen3:
             return llama_table(spec);
+        case ModelFamily::Bert:
+        case ModelFamily::DistilBert:
+        case ModelFamily::Roberta:
+            break;
     }
     throw AttentionError("unknown model family");
 }
@@ -200,6 +204,12 @@ std::string lm_head_prefix(ModelFamily family) {
         case ModelFamily::Qwen2:
         case ModelFamily::Qwen3:
             return "model.";
+        case ModelFamily::Bert:
+            return "bert.";
+        case ModelFamily::DistilBert:
+            return "distilbert.";
+        case ModelFamily::Roberta:
+            return "roberta.";
     }
     return {};
 }
@@ -216,6 +226,12 @@ std::string family_name(ModelFamily family) {
             return "qwen2";
         case ModelFamily::Qwen3:
             return "qwen3";
+        case ModelFamily::Bert:
+            return "bert";
+        case ModelFamily::DistilBert:
+            return "distilbert";
+        case ModelFamily::Roberta:
+            return "roberta";
     }
     return {};
 }
@@ -232,8 +248,19 @@ std::string family_architecture(ModelFamily family) {
             return "Qwen2ForCausalLM";
         case ModelFamily::Qwen3:
             return "Qwen3ForCausalLM";
+        case ModelFamily::Bert:
+            return "BertForMaskedLM";
+        case ModelFamily::DistilBert:
+            return "DistilBertForMaskedLM";
+        case ModelFamily::Roberta:
+            return "RobertaForMaskedLM";
     }
     return {};
+}
+
+bool is_encoder(ModelFamily family) {
+    return family == ModelFamily::Bert || family == ModelFamily::DistilBert ||
+           family == ModelFamily::Roberta;
 }
 
 RowVector rope_inv_freq(const TransformerSpec& spec) {

@@ -21,8 +21,11 @@ namespace attn {
 // Gpt2: GPT2LMHeadModel's tensors. Llama: LlamaForCausalLM's (separate q/k/v/o projections,
 // RMSNorm, SwiGLU, rotary positions), the layout the LLaMA-family checkpoints share; Mistral
 // (a sliding window), Qwen2 (q/k/v biases) and Qwen3 (RMSNorm of each head's q and k) are that
-// layout with the spec's flags.
-enum class ModelFamily { Gpt2, Llama, Mistral, Qwen2, Qwen3 };
+// layout with the spec's flags. Bert (BertModel, BertForMaskedLM), DistilBert
+// (DistilBertForMaskedLM) and Roberta (RobertaForMaskedLM) are encoders: bidirectional, post-norm,
+// a LayerNorm after the embeddings, token-type embeddings (not DistilBERT), the masked-LM head
+// where the file has it.
+enum class ModelFamily { Gpt2, Llama, Mistral, Qwen2, Qwen3, Bert, DistilBert, Roberta };
 
 enum class NormKind { LayerNorm, RMSNorm };
 enum class PositionKind { Learned, Rotary };
@@ -75,6 +78,13 @@ struct TransformerSpec {
     // No norms and no MLP: h += attn(h) per layer, logits = h · embeddingᵀ (the attention-only
     // models of the circuits lesson, TransformerLens's attn_only). GPT-2 layout only.
     bool attn_only = false;
+    // Encoders (BERT's family):
+    Eigen::Index type_vocab_size = 0;  // rows of the token-type table; 0: none (DistilBERT)
+    bool embed_norm = false;           // LayerNorm of word + position (+ token-type) embeddings
+    bool mlm_head = false;             // the file has the masked-LM head: logits over the vocabulary
+    // RoBERTa: token i (not padding) takes position padding_idx + 1 + i, padding takes
+    // padding_idx; -1: positions 0, 1, ... (BERT, GPT-2).
+    int padding_idx = -1;
 
     Eigen::Index q_width() const { return num_heads * head_dim; }
     Eigen::Index kv_width() const { return num_kv_heads * head_dim; }
@@ -112,6 +122,14 @@ enum class TensorRole : std::uint8_t {
     OutputWeight,     // (V, d), untied output head only
     QueryNormWeight,  // (hd), qk_norm only
     KeyNormWeight,    // (hd), qk_norm only
+    TokenTypeEmbedding,  // (type_vocab_size, d), encoders
+    EmbedNormWeight,
+    EmbedNormBias,  // (d), embed_norm
+    MlmTransformWeight,
+    MlmTransformBias,  // (d, d) nn.Linear and (d): the masked-LM head's dense layer
+    MlmNormWeight,
+    MlmNormBias,  // (d): the head's LayerNorm
+    OutputBias,   // (V): the head's decoder bias (its weight is the token embedding)
     Count
 };
 constexpr std::size_t kTensorRoles = static_cast<std::size_t>(TensorRole::Count);
@@ -153,7 +171,9 @@ void for_each_tensor(const std::vector<TensorEntry>& table, Eigen::Index num_lay
 std::string tensor_name(const TensorEntry& entry, Eigen::Index layer);
 // The prefix the family's LM-head checkpoints put before the base model's names ("transformer.").
 std::string lm_head_prefix(ModelFamily family);
-// "gpt2", "llama", "mistral", "qwen2", "qwen3".
+// Whether the family is an encoder (BERT, DistilBERT, RoBERTa): every token sees every token.
+bool is_encoder(ModelFamily family);
+// "gpt2", "llama", "mistral", "qwen2", "qwen3", "bert", "distilbert", "roberta".
 std::string family_name(ModelFamily family);
 // Hugging Face's architecture name: "GPT2LMHeadModel", "LlamaForCausalLM", ...
 std::string family_architecture(ModelFamily family);

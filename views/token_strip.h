@@ -1,5 +1,5 @@
 // TokenStrip: the tokens as the model split them, as chips in reading order that wrap like text.
-// A leading space is the "␣" of the display strings (bpe_tokenizer.h's displayToken), drawn
+// A leading space is the "␣" of the display strings (tokenizer.h's displayToken), drawn
 // dimmer than the letters so "␣journey" reads as " journey"; the tooltip gives the token's
 // position and id. Tokens a generate step appended are drawn in another style.
 #pragma once

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "app/cli/cli_command.h"
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/hf_cache.h"
 #include "app/io/json_text.h"
 #include "app/io/model_folder.h"
@@ -36,7 +36,7 @@ QJsonArray jsonIds(const std::vector<int>& ids) {
     return out;
 }
 
-QJsonArray jsonTokens(const attn::BpeTokenizer& tokenizer, const std::vector<int>& ids) {
+QJsonArray jsonTokens(const attn::Tokenizer& tokenizer, const std::vector<int>& ids) {
     QJsonArray out;
     for (int id : ids) out.append(tokenizer.token(id));
     return out;
@@ -91,7 +91,7 @@ QJsonObject modelJson(const attn::TransformerWeights& weights) {
     return model;
 }
 
-QJsonArray nextTokensJson(const attn::BpeTokenizer& tokenizer,
+QJsonArray nextTokensJson(const attn::Tokenizer& tokenizer,
                           const std::vector<attn::TopToken>& top) {
     QJsonArray out;
     for (const attn::TopToken& t : top) {
@@ -301,7 +301,7 @@ QByteArray runGenerate(const QCommandLineParser& parser) {
     const float diff = attn::max_abs_diff_vs_full_pass(weights, generator);
     const double checkMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 
-    const attn::BpeDecodeResult decoded = model.tokenizer->decode(generator.tokens());
+    const attn::TokenizerDecodeResult decoded = model.tokenizer->decode(generator.tokens());
     if (!decoded.ok()) cliFail(decoded.error);
     const double seconds = elapsed / 1000.0;
     return attn::writeJsonObject({

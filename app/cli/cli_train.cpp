@@ -87,7 +87,7 @@ void checkCombinations(const QCommandLineParser& parser, attn::TrainTask task) {
 struct TrainSetup {
     std::optional<attn::ModelParameters> start;
     attn::TransformerSpec spec;
-    std::shared_ptr<const attn::BpeTokenizer> tokenizer;
+    std::shared_ptr<const attn::Tokenizer> tokenizer;
     attn::TrainerOptions options;
 };
 

@@ -214,7 +214,7 @@ void ModelSession::openDump(const QString& path) {
                            .arg(cols)
                            .arg(loaded.dump.dtype);
         view_ = View{};
-        view_.tokens = attn::BpeTokenizer::displayVocabTokens(loaded.dump.tokens);
+        view_.tokens = attn::Tokenizer::displayVocabTokens(loaded.dump.tokens);
         view_.promptTokens = static_cast<int>(view_.tokens.size());
         view_.attentions = att;
         // Causal when nothing above the diagonal has weight (a decoder); else drawn whole.

@@ -29,7 +29,7 @@ public:
 
     // What the views show: one immutable snapshot per change.
     struct View {
-        QStringList tokens;    // as shown: "␣journey" (BpeTokenizer::displayToken) or the dump's
+        QStringList tokens;    // as shown: "␣journey" (Tokenizer::displayToken) or the dump's
         std::vector<int> ids;  // the model's token ids; empty for a dump
         int promptTokens = 0;  // tokens before the generated ones
         // [layer][head]: (T, T) attn_weights, or a dump's (T_q, T_k).

@@ -60,12 +60,12 @@ struct TrainSession::Worker {
         std::vector<int> probeIds;
         QStringList probeTokens;
         int repeatLength = 0;
-        std::shared_ptr<const attn::BpeTokenizer> tokenizer;
+        std::shared_ptr<const attn::Tokenizer> tokenizer;
     } posted;
 
     // The worker thread's own.
     std::unique_ptr<attn::Trainer> trainer;
-    std::shared_ptr<const attn::BpeTokenizer> tokenizer;
+    std::shared_ptr<const attn::Tokenizer> tokenizer;
     std::vector<int> textIds;
     std::uint64_t generation = 0;
 

@@ -20,7 +20,7 @@ class QThread;
 class QTimer;
 
 namespace attn {
-class BpeTokenizer;
+class Tokenizer;
 }
 
 class TrainSession : public QObject {
@@ -89,7 +89,7 @@ public:
     const QStringList& probeTokens() const { return probeTokens_; }
     // n of the probe [BOS] r r, r of n tokens (attn::probe_repeat_len of the run's seq_len).
     int repeatLength() const { return repeatLength_; }
-    std::shared_ptr<const attn::BpeTokenizer> tokenizer() const { return tokenizer_; }
+    std::shared_ptr<const attn::Tokenizer> tokenizer() const { return tokenizer_; }
 
     // Tests: processes events until stepsDone() >= step (and that step is posted).
     bool waitForStep(std::int64_t step, int timeoutMs = 60000);
@@ -124,5 +124,5 @@ private:
     std::vector<int> probeIds_;
     QStringList probeTokens_;
     int repeatLength_ = 0;
-    std::shared_ptr<const attn::BpeTokenizer> tokenizer_;
+    std::shared_ptr<const attn::Tokenizer> tokenizer_;
 };

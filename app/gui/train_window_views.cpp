@@ -20,7 +20,7 @@
 
 #include "app/gui/train_guide.h"
 #include "app/gui/train_window.h"
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "model/transformer.h"
 #include "views/flow_layout.h"
 #include "views/model_heads_mosaic.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
 #include "app/io/tokenizer_pipeline.h"
 
@@ -27,7 +27,7 @@ struct BpeBuilder {
     };
     std::vector<VocabEntry> vocab;
     std::vector<std::pair<QString, QString>> merges;  // in rank order
-    std::vector<BpeTokenizer::AddedToken> added;
+    std::vector<Tokenizer::AddedToken> added;
     tok::Pipeline pipeline;
     bool byteFallback = false;
     bool ignoreMerges = false;
@@ -51,12 +51,12 @@ struct BpeBuilder {
     // merges.txt: one merge "a b" per line in rank order.
     void readMergesTxt(const JsonText& text, std::vector<qsizetype>* lineStarts);
     // The tokenizer, or a JsonError naming the problem.
-    std::shared_ptr<BpeTokenizer> build() const;
+    std::shared_ptr<Tokenizer> build() const;
 
 private:
-    void fillVocab(BpeTokenizer& t, std::unordered_map<QString, int>& ids) const;
-    void fillMerges(BpeTokenizer& t, const std::unordered_map<QString, int>& ids) const;
-    void fillSpecials(BpeTokenizer& t, const std::unordered_map<QString, int>& ids) const;
+    void fillVocab(Tokenizer& t, std::unordered_map<QString, int>& ids) const;
+    void fillMerges(Tokenizer& t, const std::unordered_map<QString, int>& ids) const;
+    void fillSpecials(Tokenizer& t, const std::unordered_map<QString, int>& ids) const;
 };
 
 }  // namespace attn

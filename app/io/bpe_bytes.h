@@ -30,7 +30,7 @@ int invalidUtf8Length(const QByteArray& s, qsizetype i);
 void appendCodePoint(QString& out, char32_t c);
 void appendUtf8(QByteArray& out, char32_t c);
 
-// Bytes for people: see BpeTokenizer::displayToken.
+// Bytes for people: see Tokenizer::displayToken.
 QString displayBytes(const QByteArray& bytes);
 
 }  // namespace attn::bpe

@@ -15,14 +15,14 @@ std::optional<std::pair<QString, QString>> splitMerge(const QString& line) {
     return std::pair{line.left(space), line.mid(space + 1)};
 }
 
-void BpeBuilder::fillVocab(BpeTokenizer& t, std::unordered_map<QString, int>& ids) const {
+void BpeBuilder::fillVocab(Tokenizer& t, std::unordered_map<QString, int>& ids) const {
     ids.reserve(vocab.size());
     int size = 0;
     for (const VocabEntry& e : vocab) {
         ids.emplace(e.token, e.id);
         size = std::max(size, e.id + 1);
     }
-    for (const BpeTokenizer::AddedToken& a : added) {
+    for (const Tokenizer::AddedToken& a : added) {
         size = std::max(size, a.id + 1);
     }
     t.tokens_.resize(static_cast<std::size_t>(size));
@@ -43,7 +43,7 @@ void BpeBuilder::fillVocab(BpeTokenizer& t, std::unordered_map<QString, int>& id
         t.idOf_.insert(bytes, e.id);
     }
     for (std::size_t i = 0; i < added.size(); ++i) {
-        const BpeTokenizer::AddedToken& a = added[i];
+        const Tokenizer::AddedToken& a = added[i];
         QString& slot = t.tokens_[static_cast<std::size_t>(a.id)];
         if (!slot.isNull() && slot != a.content) {
             throw JsonError{
@@ -63,7 +63,7 @@ void BpeBuilder::fillVocab(BpeTokenizer& t, std::unordered_map<QString, int>& id
     }
 }
 
-void BpeBuilder::fillMerges(BpeTokenizer& t, const std::unordered_map<QString, int>& ids) const {
+void BpeBuilder::fillMerges(Tokenizer& t, const std::unordered_map<QString, int>& ids) const {
     t.merges_.reserve(merges.size());
     for (std::size_t i = 0; i < merges.size(); ++i) {
         const auto& [left, right] = merges[i];
@@ -80,13 +80,13 @@ void BpeBuilder::fillMerges(BpeTokenizer& t, const std::unordered_map<QString, i
         }
         const quint64 key = (quint64(quint32(ids.at(left))) << 32) | quint32(ids.at(right));
         // A merge listed twice keeps its later rank, as in encoder.py and Hugging Face.
-        t.merges_[key] = BpeTokenizer::Merge{static_cast<int>(i), ids.at(merged)};
+        t.merges_[key] = Tokenizer::Merge{static_cast<int>(i), ids.at(merged)};
     }
 }
 
-void BpeBuilder::fillSpecials(BpeTokenizer& t, const std::unordered_map<QString, int>& ids) const {
+void BpeBuilder::fillSpecials(Tokenizer& t, const std::unordered_map<QString, int>& ids) const {
     const auto idOf = [&](const QString& name) -> std::optional<int> {
-        for (const BpeTokenizer::AddedToken& a : added)
+        for (const Tokenizer::AddedToken& a : added)
             if (a.content == name) return a.id;
         const auto it = ids.find(name);
         return it == ids.end() ? std::nullopt : std::optional<int>(it->second);
@@ -120,8 +120,8 @@ void BpeBuilder::fillSpecials(BpeTokenizer& t, const std::unordered_map<QString,
     }
 }
 
-std::shared_ptr<BpeTokenizer> BpeBuilder::build() const {
-    std::shared_ptr<BpeTokenizer> t(new BpeTokenizer());
+std::shared_ptr<Tokenizer> BpeBuilder::build() const {
+    std::shared_ptr<Tokenizer> t(new Tokenizer());
     std::unordered_map<QString, int> ids;
     t->pipeline_ = pipeline;
     t->byteFallback_ = byteFallback;

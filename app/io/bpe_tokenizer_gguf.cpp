@@ -1,4 +1,4 @@
-// A GGUF file's embedded vocabulary as a BpeTokenizer, following llama.cpp's src/llama-vocab.cpp:
+// A GGUF file's embedded vocabulary as a Tokenizer, following llama.cpp's src/llama-vocab.cpp:
 // "llama" vocabularies are SentencePiece's (merged by score, byte fallback, a leading "▁"),
 // "gpt2" ones byte-level BPE whose words are cut by the patterns llama.cpp picks for
 // tokenizer.ggml.pre.
@@ -7,7 +7,7 @@
 #include <queue>
 
 #include "app/io/bpe_builder.h"
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
 
 namespace attn {
@@ -157,10 +157,10 @@ tok::Pipeline byteLevelPipeline(const PreType& type) {
 }  // namespace
 
 struct GgufBuilder {
-    static BpeLoadResult build(const GgufVocab& v);
+    static TokenizerLoadResult build(const GgufVocab& v);
 };
 
-BpeLoadResult GgufBuilder::build(const GgufVocab& v) {
+TokenizerLoadResult GgufBuilder::build(const GgufVocab& v) {
     checkVocab(v);
     const bool llama = v.model == "llama";
     if (!llama && v.model != "gpt2") {
@@ -218,7 +218,7 @@ BpeLoadResult GgufBuilder::build(const GgufVocab& v) {
         return QStringLiteral("the GGUF tokenizer (tokenizer.ggml.merges, merge %1)").arg(i + 1);
     };
     b.addedAt = [](qsizetype i) { return QStringLiteral("the GGUF tokenizer (token %1)").arg(i); };
-    std::shared_ptr<BpeTokenizer> t = b.build();
+    std::shared_ptr<Tokenizer> t = b.build();
     const std::size_t n = static_cast<std::size_t>(v.tokens.size());
     if (llama) {
         t->scores_ = v.scores;
@@ -239,7 +239,7 @@ BpeLoadResult GgufBuilder::build(const GgufVocab& v) {
     return {t, {}};
 }
 
-BpeLoadResult BpeTokenizer::fromGgufVocab(const GgufVocab& vocab) {
+TokenizerLoadResult Tokenizer::fromGgufVocab(const GgufVocab& vocab) {
     try {
         return GgufBuilder::build(vocab);
     } catch (const JsonError& failure) {
@@ -247,7 +247,7 @@ BpeLoadResult BpeTokenizer::fromGgufVocab(const GgufVocab& vocab) {
     }
 }
 
-void BpeTokenizer::mergeByScore(const QString& word, std::vector<int>& out) const {
+void Tokenizer::mergeByScore(const QString& word, std::vector<int>& out) const {
     // llama.cpp's llm_tokenizer_spm (and SentencePiece's BPE): start from the characters, and
     // join the adjacent pair whose text is a token with the highest score, leftmost among
     // equals, until no pair is a token. Stale heap entries (a side since merged) are skipped.

@@ -13,7 +13,7 @@
 #include <QString>
 #include <optional>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/model_folder.h"
 #include "model/transformer_spec.h"

@@ -245,9 +245,9 @@ ModelFolderResult openGgufModel(const QString& path, bool withWeights,
     if (error.isEmpty()) error = checkGgufTensorTypes(file);
     const GgufVocabResult vocab = error.isEmpty() ? ggufVocab(file) : GgufVocabResult{};
     if (error.isEmpty()) error = vocab.error;
-    BpeLoadResult tokenizer;
+    TokenizerLoadResult tokenizer;
     if (error.isEmpty()) {
-        tokenizer = BpeTokenizer::fromGgufVocab(*vocab.vocab);
+        tokenizer = Tokenizer::fromGgufVocab(*vocab.vocab);
         error = tokenizer.error;
     }
     if (!error.isEmpty()) {
@@ -308,7 +308,7 @@ ModelFolderResult openModelFolder(const QString& nameOrFolder, bool withWeights,
                         : QStringLiteral("%1: %2").arg(where, config.error);
         return out;
     }
-    const BpeLoadResult tokenizer = BpeTokenizer::load(path.folder);
+    const TokenizerLoadResult tokenizer = Tokenizer::load(path.folder);
     if (!tokenizer.ok()) {
         out.error = QStringLiteral("%1: %2").arg(where, tokenizer.error);
         return out;

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "model/transformer_spec.h"
 
 namespace attn {
@@ -69,7 +69,7 @@ void faultInPages(const void* data, qint64 bytes);
 // each other. Errors start with the folder or file.
 struct ModelFolder {
     QString folder;  // the folder, or the GGUF file
-    std::shared_ptr<const BpeTokenizer> tokenizer;
+    std::shared_ptr<const Tokenizer> tokenizer;
     std::shared_ptr<const TransformerWeights> weights;  // null without withWeights
 };
 

@@ -36,7 +36,7 @@ QString byteLevelString(const QByteArray& bytes) {
 // prefixes its merges pass through get ids after them (a byte-level BPE can only join tokens
 // that exist), each once; "<|endoftext|>" gets `endOfTextId`, or the id after all of them when
 // negative.
-std::shared_ptr<const BpeTokenizer> oneTokenPerCharacter(const std::vector<char32_t>& characters,
+std::shared_ptr<const Tokenizer> oneTokenPerCharacter(const std::vector<char32_t>& characters,
                                                          int firstId, int endOfTextId) {
     QJsonObject vocab;
     int next = firstId;
@@ -64,7 +64,7 @@ std::shared_ptr<const BpeTokenizer> oneTokenPerCharacter(const std::vector<char3
         }
     }
     vocab.insert(QLatin1String(kEndOfTextToken), endOfTextId >= 0 ? endOfTextId : next);
-    BpeLoadResult loaded = BpeTokenizer::fromVocabAndMerges(
+    TokenizerLoadResult loaded = Tokenizer::fromVocabAndMerges(
         QJsonDocument(vocab).toJson(QJsonDocument::Compact), merges);
     if (!loaded.ok())
         throw AttentionError("the training tokenizer could not be built: " +
@@ -87,7 +87,7 @@ std::vector<char32_t> inductionAlphabet() {
 QJsonValue floatValue(float value) { return formatFloat(value).toDouble(); }
 
 // GPT2Config's keys, as transformers writes them (sorted), for a trained model.
-QByteArray gpt2ConfigJson(const TransformerSpec& s, const BpeTokenizer& tokenizer) {
+QByteArray gpt2ConfigJson(const TransformerSpec& s, const Tokenizer& tokenizer) {
     QJsonObject o;
     o.insert(QStringLiteral("model_type"), QStringLiteral("gpt2"));
     o.insert(QStringLiteral("architectures"), QJsonArray{QStringLiteral("GPT2LMHeadModel")});
@@ -185,7 +185,7 @@ TrainTextResult readTrainText(const QString& path) {
     return result;
 }
 
-std::shared_ptr<const BpeTokenizer> characterTokenizer(const QString& text) {
+std::shared_ptr<const Tokenizer> characterTokenizer(const QString& text) {
     std::set<char32_t> seen;
     // toUcs4 gives U+FFFD for an unpaired surrogate, as encode() does.
     for (const char32_t c : text.toUcs4()) seen.insert(c);
@@ -194,7 +194,7 @@ std::shared_ptr<const BpeTokenizer> characterTokenizer(const QString& text) {
 
 int maxInductionVocab() { return 1 + static_cast<int>(inductionAlphabet().size()); }
 
-std::shared_ptr<const BpeTokenizer> inductionTokenizer(int vocabSize) {
+std::shared_ptr<const Tokenizer> inductionTokenizer(int vocabSize) {
     if (vocabSize < 2 || vocabSize > maxInductionVocab())
         throw AttentionError("the induction vocabulary is " + std::to_string(vocabSize) +
                              " tokens: give 2 to " + std::to_string(maxInductionVocab()) +
@@ -205,7 +205,7 @@ std::shared_ptr<const BpeTokenizer> inductionTokenizer(int vocabSize) {
 }
 
 bool saveGpt2Folder(const QString& folder, const ModelParameters& params,
-                    const BpeTokenizer& tokenizer, QString* error) {
+                    const Tokenizer& tokenizer, QString* error) {
     const QDir dir(folder);
     auto fail = [&](const QString& file, const QString& problem) {
         if (error)

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "model/train.h"
 
 namespace attn {
@@ -31,13 +31,13 @@ TrainTextResult readTrainText(const QString& path);
 // bytes joined by merges, so transformers' GPT2Tokenizer gives the same ids), ids in the order
 // of the characters' code points, then the bytes and byte prefixes those merges pass through, plus
 // "<|endoftext|>" as the last id. A character not in `text` encodes as "<|endoftext|>".
-std::shared_ptr<const BpeTokenizer> characterTokenizer(const QString& text);
+std::shared_ptr<const Tokenizer> characterTokenizer(const QString& text);
 // The induction task's vocabulary: id 0 is "<|endoftext|>" (the task's BOS), ids 1 .. V − 1 are
 // single printable ASCII characters (a-z, A-Z, 0-9, then punctuation in code point order), so
 // typing "abcdabcd" in the model window shows a trained induction head; other characters encode
 // as "<|endoftext|>". V from 2 to maxInductionVocab() (95), else AttentionError: a letter of
 // several UTF-8 bytes would need its bytes as tokens too, ids the model does not have.
-std::shared_ptr<const BpeTokenizer> inductionTokenizer(int vocabSize);
+std::shared_ptr<const Tokenizer> inductionTokenizer(int vocabSize);
 int maxInductionVocab();
 
 // Writes FOLDER/config.json (GPT2Config's keys; "attn_only": true for attention-only models, as
@@ -45,6 +45,6 @@ int maxInductionVocab();
 // tokenizer's vocab.json and merges.txt, each file atomically; creates the folder. False with
 // *error naming the file and the reason.
 bool saveGpt2Folder(const QString& folder, const ModelParameters& params,
-                    const BpeTokenizer& tokenizer, QString* error);
+                    const Tokenizer& tokenizer, QString* error);
 
 }  // namespace attn

@@ -1,4 +1,4 @@
-// app/io/bpe_tokenizer.h: GPT-2's tokenizer gives the reference ids (gpt-3-encoder with Python
+// app/io/tokenizer.h: GPT-2's tokenizer gives the reference ids (gpt-3-encoder with Python
 // `regex` semantics, tests/reference/gpt2_tokenizer_reference.h) from both folder forms, decodes
 // back to the text, and refuses broken tokenizer files with one clear message.
 #include <QDir>
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "tests/reference/gpt2_tokenizer_reference.h"
 #include "tests/test_files.h"
 
@@ -21,8 +21,8 @@ namespace {
 
 const QString kDataDir = QStringLiteral(ATTN_GPT2_TOKENIZER_DIR);
 
-std::shared_ptr<const attn::BpeTokenizer> loadOrFail(const QString& folder) {
-    const attn::BpeLoadResult r = attn::BpeTokenizer::load(folder);
+std::shared_ptr<const attn::Tokenizer> loadOrFail(const QString& folder) {
+    const attn::TokenizerLoadResult r = attn::Tokenizer::load(folder);
     if (!r.ok()) {
         qWarning("%s", qPrintable(r.error));
     }
@@ -93,12 +93,12 @@ QByteArray tokenizerJsonFrom(const QByteArray& vocabJson, const QByteArray& merg
 }
 
 QString loadError(const QByteArray& vocab, const QByteArray& merges) {
-    const attn::BpeLoadResult r = attn::BpeTokenizer::fromVocabAndMerges(vocab, merges);
+    const attn::TokenizerLoadResult r = attn::Tokenizer::fromVocabAndMerges(vocab, merges);
     return r.ok() ? QStringLiteral("(loaded)") : r.error;
 }
 
 QString loadJsonError(const QByteArray& tokenizerJson) {
-    const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(tokenizerJson);
+    const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(tokenizerJson);
     return r.ok() ? QStringLiteral("(loaded)") : r.error;
 }
 
@@ -108,7 +108,7 @@ class TestBpeTokenizer : public QObject {
     Q_OBJECT
 
 private:
-    std::shared_ptr<const attn::BpeTokenizer> gpt2_;
+    std::shared_ptr<const attn::Tokenizer> gpt2_;
     QByteArray vocabJson_;
     QByteArray mergesTxt_;
 
@@ -137,7 +137,7 @@ private slots:
         for (std::size_t i = 0; i < c.ids.size(); ++i) {
             QCOMPARE(gpt2_->token(c.ids[i]), QString::fromUtf8(c.tokens[i]));
         }
-        const attn::BpeDecodeResult back = gpt2_->decode(c.ids);
+        const attn::TokenizerDecodeResult back = gpt2_->decode(c.ids);
         QVERIFY2(back.ok(), qPrintable(back.error));
         QCOMPARE(*back.text, text);
     }
@@ -170,17 +170,17 @@ private slots:
     void displayVocabTokens() {
         // GPT-2's: "Ġ" is a space, "Ċ" a newline, "Ã©" the two bytes of "é".
         QCOMPARE(
-            attn::BpeTokenizer::displayVocabTokens({QStringLiteral("The"),
+            attn::Tokenizer::displayVocabTokens({QStringLiteral("The"),
                                                     QStringLiteral("Ġcaf\u00c3\u00a9"),
                                                     QStringLiteral("\u010a")}),
             (QStringList{QStringLiteral("The"), QStringLiteral("␣café"), QStringLiteral("␊")}));
         // BERT's keep their text: "café" stays, "##s" stays.
         QCOMPARE(
-            attn::BpeTokenizer::displayVocabTokens(
+            attn::Tokenizer::displayVocabTokens(
                 {QStringLiteral("[CLS]"), QStringLiteral("caf\u00e9"), QStringLiteral("##s")}),
             (QStringList{QStringLiteral("[CLS]"), QStringLiteral("café"), QStringLiteral("##s")}));
         // SentencePiece's (LLaMA, T5): "▁" marks the space.
-        QCOMPARE(attn::BpeTokenizer::displayVocabTokens(
+        QCOMPARE(attn::Tokenizer::displayVocabTokens(
                      {QStringLiteral("\u2581The"), QStringLiteral("\u2581cat")}),
                  (QStringList{QStringLiteral("␣The"), QStringLiteral("␣cat")}));
     }
@@ -200,7 +200,7 @@ private slots:
 
     void decodeRefusesUnknownIds() {
         for (const int id : {-1, ref::kVocabSize, 1 << 30}) {
-            const attn::BpeDecodeResult r = gpt2_->decode({64, id});
+            const attn::TokenizerDecodeResult r = gpt2_->decode({64, id});
             QVERIFY(!r.ok());
             QCOMPARE(r.error, QStringLiteral("id %1 is not in the vocabulary (ids 0 to 50256); "
                                              "were the ids made by another tokenizer?")
@@ -249,7 +249,7 @@ private slots:
     // Merges by rank, leftmost first: "aaa" is "aa" + "a", and a lower-ranked merge waits.
     void mergeOrder() {
         const QByteArray vocab = json(byteVocab({"aa", "ab", "aab"}));
-        const auto t = attn::BpeTokenizer::fromVocabAndMerges(vocab, "a a\na b\naa b\n").tokenizer;
+        const auto t = attn::Tokenizer::fromVocabAndMerges(vocab, "a a\na b\naa b\n").tokenizer;
         QVERIFY(t);
         QCOMPARE(t->encode(u"aaa"), (std::vector<int>{256, 97}));
         QCOMPARE(t->encode(u"aaaa"), (std::vector<int>{256, 256}));
@@ -258,7 +258,7 @@ private slots:
         QCOMPARE(t->encode(u"ba"), (std::vector<int>{98, 97}));
         // A later duplicate of a merge moves it to the later rank: now a+b comes before a+a.
         const auto d =
-            attn::BpeTokenizer::fromVocabAndMerges(vocab, "a a\na b\naa b\na a\n").tokenizer;
+            attn::Tokenizer::fromVocabAndMerges(vocab, "a a\na b\naa b\na a\n").tokenizer;
         QVERIFY(d);
         QCOMPARE(d->encode(u"aab"), (std::vector<int>{97, 257}));
     }
@@ -266,18 +266,18 @@ private slots:
     void badFolders() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        QCOMPARE(attn::BpeTokenizer::load(dir.filePath("nowhere")).error,
+        QCOMPARE(attn::Tokenizer::load(dir.filePath("nowhere")).error,
                  QStringLiteral("the folder does not exist; give the folder that holds the "
                                 "model's tokenizer.json or vocab.json and merges.txt"));
-        QCOMPARE(attn::BpeTokenizer::load(dir.path()).error,
+        QCOMPARE(attn::Tokenizer::load(dir.path()).error,
                  QStringLiteral("no tokenizer: the folder has neither tokenizer.json nor "
                                 "vocab.json and merges.txt; copy them from the model"));
         QVERIFY(writeFile(dir.filePath("vocab.json"), vocabJson_));
-        QCOMPARE(attn::BpeTokenizer::load(dir.path()).error,
+        QCOMPARE(attn::Tokenizer::load(dir.path()).error,
                  QStringLiteral("vocab.json is there but merges.txt is missing; copy it from the "
                                 "model"));
         QVERIFY(QDir(dir.path()).mkdir("tokenizer.json"));  // a folder where a file belongs
-        QVERIFY(attn::BpeTokenizer::load(dir.path()).error.startsWith("tokenizer.json: cannot "));
+        QVERIFY(attn::Tokenizer::load(dir.path()).error.startsWith("tokenizer.json: cannot "));
     }
 
     void badFiles_data() {
@@ -417,7 +417,7 @@ private slots:
             {"added_tokens", QJsonArray{QJsonObject{{"id", 300}, {"content", "<x>"}},
                                         QJsonObject{{"id", 301}, {"content", "<x>>"}}}},
             {"model", QJsonObject{{"vocab", byteVocab()}, {"merges", QJsonArray{}}}}};
-        const auto t = attn::BpeTokenizer::fromTokenizerJson(json(root)).tokenizer;
+        const auto t = attn::Tokenizer::fromTokenizerJson(json(root)).tokenizer;
         QVERIFY(t);
         QCOMPARE(t->vocabSize(), 302);
         QCOMPARE(t->encode(u"a<x>><x>b"), (std::vector<int>{97, 301, 300, 98}));

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/gguf_model.h"
 #include "model/generator.h"
@@ -193,7 +193,7 @@ void TestGgufModel::vocabularyIsComplete() {
     QCOMPARE(v.vocab->bos, std::optional<int>(299));
     QCOMPARE(v.vocab->eos, std::optional<int>(299));
     QCOMPARE(v.vocab->tokenTypes.back(), 3);
-    const attn::BpeLoadResult tokenizer = attn::BpeTokenizer::fromGgufVocab(*v.vocab);
+    const attn::TokenizerLoadResult tokenizer = attn::Tokenizer::fromGgufVocab(*v.vocab);
     QVERIFY2(tokenizer.ok(), qPrintable(tokenizer.error));
     // "Ġthe" is merge 4 ("Ġt he") and "Ġand" merge 37 ("Ġan d"), after the 256 byte symbols.
     QCOMPARE(tokenizer.tokenizer->encode(u" the and"), (std::vector<int>{260, 293}));

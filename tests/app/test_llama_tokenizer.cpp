@@ -1,4 +1,4 @@
-// The tokenizers of Llama 2/3, Mistral, TinyLlama, Qwen2 and SmolLM2 (app/io/bpe_tokenizer.h)
+// The tokenizers of Llama 2/3, Mistral, TinyLlama, Qwen2 and SmolLM2 (app/io/tokenizer.h)
 // against Hugging Face's Tokenizers.js and SentencePiece (tests/reference/
 // llama_tokenizer_reference.js): tokenizer.json in each family's form, and the same vocabularies
 // as a GGUF file embeds them.
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "tests/reference/llama_tokenizer_reference.h"
 #include "tests/test_files.h"
 
@@ -58,15 +58,15 @@ bool isSkeleton(const QString& name) {
 
 // Each reference tokenizer once: the skeleton ones from bytes, the SentencePiece ones from their
 // folder (tokenizer.json and tokenizer_config.json).
-std::shared_ptr<const attn::BpeTokenizer> tokenizerNamed(const QString& name) {
-    static std::map<QString, std::shared_ptr<const attn::BpeTokenizer>> loaded;
+std::shared_ptr<const attn::Tokenizer> tokenizerNamed(const QString& name) {
+    static std::map<QString, std::shared_ptr<const attn::Tokenizer>> loaded;
     auto& slot = loaded[name];
     if (!slot) {
-        const attn::BpeLoadResult r =
-            isSkeleton(name) ? attn::BpeTokenizer::fromTokenizerJson(
+        const attn::TokenizerLoadResult r =
+            isSkeleton(name) ? attn::Tokenizer::fromTokenizerJson(
                                    assembledTokenizerJson(name),
                                    readFile(kDataDir + "/" + name + "/tokenizer_config.json"))
-                             : attn::BpeTokenizer::load(kDataDir + "/" + name);
+                             : attn::Tokenizer::load(kDataDir + "/" + name);
         if (!r.ok()) qWarning("%s: %s", qPrintable(name), qPrintable(r.error));
         slot = r.tokenizer;
     }
@@ -153,7 +153,7 @@ private slots:
         const QString text = QString::fromUtf8(c.text);
         QCOMPARE(t->encode(text), c.ids);
         QCOMPARE(t->encodeForModel(text), c.model_ids);
-        const attn::BpeDecodeResult decoded = t->decode(c.ids);
+        const attn::TokenizerDecodeResult decoded = t->decode(c.ids);
         QVERIFY(decoded.ok());
         QCOMPARE(*decoded.text, QString::fromUtf8(c.decoded));
     }
@@ -209,7 +209,7 @@ private slots:
         QCOMPARE(llama2->bosId(), std::optional<int>(1));
         QCOMPARE(llama2->eosId(), std::optional<int>(2));
         QVERIFY(llama2->addsBos());
-        const auto gpt2 = attn::BpeTokenizer::load(kGpt2Dir).tokenizer;
+        const auto gpt2 = attn::Tokenizer::load(kGpt2Dir).tokenizer;
         QCOMPARE(gpt2->bosId(), std::nullopt);
         QCOMPARE(gpt2->eosId(), std::optional<int>(50256));
         QVERIFY(!gpt2->addsBos());
@@ -220,12 +220,12 @@ private slots:
     void configTurnsBosOff() {
         const QByteArray tokenizer = readFile(kDataDir + "/llama2-style/tokenizer.json");
         const auto t =
-            attn::BpeTokenizer::fromTokenizerJson(tokenizer, R"({"add_bos_token": false})")
+            attn::Tokenizer::fromTokenizerJson(tokenizer, R"({"add_bos_token": false})")
                 .tokenizer;
         QVERIFY(t);
         QVERIFY(!t->addsBos());
         QCOMPARE(t->encodeForModel(u"Hello"), t->encode(u"Hello"));
-        const auto noConfig = attn::BpeTokenizer::fromTokenizerJson(tokenizer).tokenizer;
+        const auto noConfig = attn::Tokenizer::fromTokenizerJson(tokenizer).tokenizer;
         QVERIFY(noConfig->addsBos());  // the TemplateProcessing "<s> $A"
     }
 
@@ -252,7 +252,7 @@ private slots:
     // The GGUF "llama" vocabulary merges by score as SentencePiece does: its ids for every text
     // (and, for the special tokens SentencePiece does not split, Hugging Face's, as llama.cpp).
     void ggufSentencePiece() {
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromGgufVocab(sentencePieceGguf());
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromGgufVocab(sentencePieceGguf());
         QVERIFY2(r.ok(), qPrintable(r.error));
         const ref::Tokenizer& hf = referenceNamed("llama2-style");
         QCOMPARE(r.tokenizer->bosId(), std::optional<int>(1));
@@ -281,7 +281,7 @@ private slots:
     void ggufByteLevel() {
         QFETCH(QByteArray, pre);
         QFETCH(QString, family);
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromGgufVocab(gpt2Gguf(pre, family));
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromGgufVocab(gpt2Gguf(pre, family));
         QVERIFY2(r.ok(), qPrintable(r.error));
         for (const ref::Case& c : referenceNamed(family.toUtf8().constData()).cases) {
             const QString text = QString::fromUtf8(c.text);
@@ -329,7 +329,7 @@ private slots:
             {"model", QJsonObject{{"type", "BPE"},
                                   {"vocab", vocab},
                                   {"merges", QJsonArray{"a -", "- b", "- -", "-- c", "- c"}}}}};
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(json(root));
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(json(root));
         QVERIFY2(r.ok(), qPrintable(r.error));
         QStringList got;
         for (const int id : r.tokenizer->encode(u"a-b--c")) got << r.tokenizer->token(id);
@@ -346,7 +346,7 @@ private slots:
             {"added_tokens",
              QJsonArray{QJsonObject{{"id", 100}, {"content", "word"}, {"single_word", true}}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", QJsonArray{}}}}};
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(json(root));
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(json(root));
         QVERIFY2(r.ok(), qPrintable(r.error));
         const QString text = QStringLiteral("word swordfish word, words word_ word");
         const std::vector<int> ids = r.tokenizer->encode(text);
@@ -378,7 +378,7 @@ private slots:
                                                                         {"start", 0},
                                                                         {"stop", 2}}}}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", QJsonArray{}}}}};
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(json(root));
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(json(root));
         QVERIFY2(r.ok(), qPrintable(r.error));
         // NFKC makes "ﬁ" "fi" and "①" "1"; Lowercase, then runs of white space become "_".
         const std::vector<int> ids = r.tokenizer->encode(u"ＡＢ ﬁ\t\t①2é___");
@@ -406,7 +406,7 @@ private slots:
     // Long hostile inputs stay fast in every form: a SentencePiece-style text is one word (no
     // pre-tokenizer), so its merging must be O(n log n); patterns must not backtrack badly.
     void speed() {
-        const auto gguf = attn::BpeTokenizer::fromGgufVocab(sentencePieceGguf()).tokenizer;
+        const auto gguf = attn::Tokenizer::fromGgufVocab(sentencePieceGguf()).tokenizer;
         QVERIFY(gguf);
         const QStringList hostile{QString(1 << 17, QLatin1Char('a')),
                                   QString(1 << 17, QLatin1Char(' ')) + QLatin1Char('x'),
@@ -481,13 +481,13 @@ private slots:
     void badFiles() {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, error);
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(bytes);
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(bytes);
         QCOMPARE(r.ok() ? QStringLiteral("(loaded)") : r.error, error);
     }
 
     void badGguf() {
         const auto error = [](const attn::GgufVocab& v) {
-            const attn::BpeLoadResult r = attn::BpeTokenizer::fromGgufVocab(v);
+            const attn::TokenizerLoadResult r = attn::Tokenizer::fromGgufVocab(v);
             return r.ok() ? QStringLiteral("(loaded)") : r.error;
         };
         attn::GgufVocab v = sentencePieceGguf();

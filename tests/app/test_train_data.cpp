@@ -163,14 +163,14 @@ void TestTrainData::characterTokenizerGivesOneIdPerCharacter() {
         for (qsizetype j = 0; j < chars.size(); ++j)
             QCOMPARE(ids[static_cast<std::size_t>(i)] == ids[static_cast<std::size_t>(j)],
                      chars[i] == chars[j]);
-    const attn::BpeDecodeResult decoded = tokenizer->decode(ids);
+    const attn::TokenizerDecodeResult decoded = tokenizer->decode(ids);
     QVERIFY(decoded.ok());
     QCOMPARE(*decoded.text, text);
     // Each character alone is its own id, and <|endoftext|> is the last id.
     QCOMPARE(tokenizer->endOfTextId().value_or(-1), tokenizer->vocabSize() - 1);
     // GPT-2's files of the tokenizer read back to the same ids.
-    const attn::BpeLoadResult again =
-        attn::BpeTokenizer::fromVocabAndMerges(tokenizer->vocabJson(), tokenizer->mergesTxt());
+    const attn::TokenizerLoadResult again =
+        attn::Tokenizer::fromVocabAndMerges(tokenizer->vocabJson(), tokenizer->mergesTxt());
     QVERIFY2(again.ok(), qPrintable(again.error));
     QCOMPARE(again.tokenizer->encode(text), ids);
     QCOMPARE(again.tokenizer->vocabSize(), tokenizer->vocabSize());

@@ -349,7 +349,7 @@ void TestTrainWindow::savesAFolderTheLoaderOpens() {
         expected[TensorRole::TokenEmbedding].row(), 0.0f));
     QVERIFY(loaded.weights->layers[1][TensorRole::QkvWeight].row().isApprox(
         expected.layers[1][TensorRole::QkvWeight].row(), 0.0f));
-    const attn::BpeLoadResult tokenizer = attn::BpeTokenizer::load(folder);
+    const attn::TokenizerLoadResult tokenizer = attn::Tokenizer::load(folder);
     QVERIFY2(tokenizer.ok(), qPrintable(tokenizer.error));
     QCOMPARE(tokenizer.tokenizer->vocabSize(), TrainSession::kInductionVocab);
 }

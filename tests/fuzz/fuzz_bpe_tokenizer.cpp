@@ -1,4 +1,4 @@
-// Fuzzes the BPE tokenizer (app/io/bpe_tokenizer.h): its loaders on arbitrary bytes, and
+// Fuzzes the BPE tokenizer (app/io/tokenizer.h): its loaders on arbitrary bytes, and
 // encode/decode of arbitrary text with a small fixed byte-level vocabulary.
 //
 // The first byte picks the mode: 0 tokenizer.json, 1 vocab.json + merges.txt (split at the first
@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 
 namespace {
 
@@ -40,8 +40,8 @@ QString byteSymbol(int b) {
 }
 
 // 256 byte tokens (byte b has id b) and a few merges, with "<|endoftext|>" as an added token.
-const attn::BpeTokenizer& smallTokenizer() {
-    static const std::shared_ptr<const attn::BpeTokenizer> t = [] {
+const attn::Tokenizer& smallTokenizer() {
+    static const std::shared_ptr<const attn::Tokenizer> t = [] {
         QJsonObject vocab;
         for (int b = 0; b < 256; ++b) {
             vocab.insert(byteSymbol(b), b);
@@ -60,7 +60,7 @@ const attn::BpeTokenizer& smallTokenizer() {
              QJsonArray{QJsonObject{{"id", id}, {"content", "<|endoftext|>"}, {"special", true}}}},
             {"pre_tokenizer", QJsonObject{{"type", "ByteLevel"}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
-        const attn::BpeLoadResult r = attn::BpeTokenizer::fromTokenizerJson(
+        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(
             QJsonDocument(root).toJson(QJsonDocument::Compact));
         if (!r.ok()) {
             fail("the fixed vocabulary is refused:", r.error);
@@ -82,7 +82,7 @@ QString withoutLoneSurrogates(QString text) {
     return text;
 }
 
-void roundTrip(const attn::BpeTokenizer& t, const QString& text, bool lossless = true) {
+void roundTrip(const attn::Tokenizer& t, const QString& text, bool lossless = true) {
     const std::vector<int> ids = t.encode(text);
     const std::vector<int> modelIds = t.encodeForModel(text);
     if (modelIds.size() != ids.size() + (t.addsBos() ? 1 : 0) + (t.addsEos() ? 1 : 0)) {
@@ -93,7 +93,7 @@ void roundTrip(const attn::BpeTokenizer& t, const QString& text, bool lossless =
             fail("encode gave an id without a token:", QString::number(id));
         }
     }
-    const attn::BpeDecodeResult back = t.decode(ids);
+    const attn::TokenizerDecodeResult back = t.decode(ids);
     if (!back.ok()) {
         fail("decode refused encode's ids:", back.error);
     }
@@ -108,7 +108,7 @@ void roundTrip(const attn::BpeTokenizer& t, const QString& text, bool lossless =
     }
 }
 
-void checkLoad(const attn::BpeLoadResult& r, bool lossless) {
+void checkLoad(const attn::TokenizerLoadResult& r, bool lossless) {
     if (r.ok() == !r.error.isEmpty()) {
         fail("expected exactly one of a tokenizer and a message; message:", r.error);
     }
@@ -223,21 +223,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const QByteArray bytes(rest, n);
     switch (data[0] % 7) {
         case 0:
-            checkLoad(attn::BpeTokenizer::fromTokenizerJson(bytes), losslessTokenizerJson(bytes));
+            checkLoad(attn::Tokenizer::fromTokenizerJson(bytes), losslessTokenizerJson(bytes));
             break;
         case 1: {
             const qsizetype nul = bytes.indexOf('\0');
             const QByteArray vocabJson = nul < 0 ? bytes : bytes.left(nul);
-            checkLoad(attn::BpeTokenizer::fromVocabAndMerges(
+            checkLoad(attn::Tokenizer::fromVocabAndMerges(
                           vocabJson, nul < 0 ? QByteArray() : bytes.mid(nul + 1)),
                       hasEveryByteToken(vocabJson));
             break;
         }
         case 5:
-            checkLoad(attn::BpeTokenizer::fromTokenizerJson(tokenizerJsonVariant(bytes)), false);
+            checkLoad(attn::Tokenizer::fromTokenizerJson(tokenizerJsonVariant(bytes)), false);
             break;
         case 6:
-            checkLoad(attn::BpeTokenizer::fromGgufVocab(ggufVocabFrom(bytes)), false);
+            checkLoad(attn::Tokenizer::fromGgufVocab(ggufVocabFrom(bytes)), false);
             break;
         case 2:
             roundTrip(smallTokenizer(), QString::fromUtf8(bytes));
@@ -249,7 +249,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         }
         case 4: {
-            const attn::BpeTokenizer& t = smallTokenizer();
+            const attn::Tokenizer& t = smallTokenizer();
             std::vector<int> ids;
             for (qsizetype i = 0; i + 1 < n; i += 2) {
                 // Mostly valid ids, some just outside.
@@ -258,7 +258,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                   (t.vocabSize() + 4) -
                               2);
             }
-            const attn::BpeDecodeResult r = t.decode(ids);
+            const attn::TokenizerDecodeResult r = t.decode(ids);
             bool valid = true;
             for (const int id : ids) {
                 valid = valid && id >= 0 && id < t.vocabSize() && !t.token(id).isEmpty();

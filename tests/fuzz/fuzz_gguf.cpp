@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/gguf_model.h"
 #include "model/ggml_types.h"
@@ -166,7 +166,7 @@ void checkModel(const attn::GgufFile& file) {
     const attn::GgufVocabResult vocab = attn::ggufVocab(file);
     if (vocab.vocab.has_value() == !vocab.error.isEmpty()) fail("vocab: neither or both");
     if (vocab.vocab && vocab.vocab->tokens.size() <= 4096) {
-        const attn::BpeLoadResult tokenizer = attn::BpeTokenizer::fromGgufVocab(*vocab.vocab);
+        const attn::TokenizerLoadResult tokenizer = attn::Tokenizer::fromGgufVocab(*vocab.vocab);
         if (tokenizer.ok()) {
             const std::vector<int> ids = tokenizer.tokenizer->encodeForModel(u"ab c 你好 12");
             (void)tokenizer.tokenizer->decode(ids);

@@ -1,5 +1,6 @@
-// Byte-pair-encoding tokenizers: GPT-2's, and those of Llama 2/3, Mistral, TinyLlama, Qwen2/2.5/3
-// and SmolLM2. A model folder holds either
+// The tokenizers of the models the app opens: byte-pair encoding (GPT-2's, and those of Llama
+// 2/3, Mistral, TinyLlama, Qwen2/2.5/3, SmolLM2 and RoBERTa) and WordPiece (BERT's and
+// DistilBERT's, from vocab.txt or tokenizer.json). For BPE a model folder holds either
 //
 //   tokenizer.json          Hugging Face's one-file form: "model": {"type": "BPE", "vocab": {...},
 //                           "merges": ["Ġ t", ...] or [["Ġ", "t"], ...], "byte_fallback", ...},
@@ -58,15 +59,15 @@ inline constexpr qsizetype kMaxTokenizerFileBytes = qsizetype{64} << 20;  // 64 
 inline constexpr int kMaxTokenizerIds = 1 << 20;  // ids 0 .. 1,048,575 (GPT-2 has 50,257)
 inline constexpr char kEndOfTextToken[] = "<|endoftext|>";
 
-class BpeTokenizer;
+class Tokenizer;
 
-struct BpeLoadResult {
-    std::shared_ptr<const BpeTokenizer> tokenizer;  // set on success
+struct TokenizerLoadResult {
+    std::shared_ptr<const Tokenizer> tokenizer;  // set on success
     QString error;  // otherwise "merges.txt: line 7, column 1: the merge "Ġ zz" needs "zz", ..."
     bool ok() const { return tokenizer != nullptr; }
 };
 
-struct BpeDecodeResult {
+struct TokenizerDecodeResult {
     std::optional<QString> text;  // set on success
     QString error;  // otherwise "id 60000 is not in the vocabulary (ids 0 to 50256); ..."
     bool ok() const { return text.has_value(); }
@@ -86,26 +87,42 @@ struct GgufVocab {
     std::optional<bool> addSpacePrefix;  // tokenizer.ggml.add_space_prefix; true when absent
 };
 
-class BpeTokenizer {
+// What a model is fed for a text (and a second text, for a pair): the ids with the special
+// tokens of the tokenizer's template ("[CLS] A [SEP]", "[CLS] A [SEP] B [SEP]", RoBERTa's
+// "<s> A </s></s> B </s>", or BOS/EOS as addsBos/addsEos say), the model's token_type_ids
+// (BERT: 0 up to the first [SEP], 1 after; RoBERTa, DistilBERT and the decoders: all 0), and
+// the text each position belongs to (0 the first text with its special tokens, 1 the pair's).
+struct TokenizedInput {
+    std::vector<int> ids;
+    std::vector<int> typeIds;
+    std::vector<int> segments;
+};
+
+class Tokenizer {
 public:
     // Reads `folder`/tokenizer.json (and tokenizer_config.json beside it, if there) if it exists,
     // else `folder`/vocab.json and merges.txt.
     // Errors name the file ("vocab.json: ..."); the caller names the folder.
-    static BpeLoadResult load(const QString& folder);
+    static TokenizerLoadResult load(const QString& folder);
     // The same from bytes (what load reads, and what the fuzzer feeds).
-    static BpeLoadResult fromTokenizerJson(const QByteArray& tokenizerJson);
+    static TokenizerLoadResult fromTokenizerJson(const QByteArray& tokenizerJson);
     // With tokenizer_config.json's bytes too (empty: none), for add_bos_token and the BOS/EOS
     // names.
-    static BpeLoadResult fromTokenizerJson(const QByteArray& tokenizerJson,
+    static TokenizerLoadResult fromTokenizerJson(const QByteArray& tokenizerJson,
                                            const QByteArray& tokenizerConfigJson);
     // A GGUF file's embedded vocabulary: "llama" (SentencePiece, merged by score) or "gpt2"
     // (byte-level BPE, words cut by the patterns llama.cpp gives `pre`). Control and
     // user-defined tokens are split out of the text as added tokens. Without addBos, BOS is added
     // as llama.cpp adds it by default: for "llama" and Llama 3's pre-tokenizers. Errors begin
     // with "the GGUF tokenizer".
-    static BpeLoadResult fromGgufVocab(const GgufVocab& vocab);
-    static BpeLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
-                                            const QByteArray& mergesTxt);
+    static TokenizerLoadResult fromGgufVocab(const GgufVocab& vocab);
+    static TokenizerLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
+                                                  const QByteArray& mergesTxt);
+    // BERT's vocab.txt (one WordPiece token per line, its id the line number from 0) with
+    // tokenizer_config.json's bytes (empty: none) for do_lower_case (default true),
+    // strip_accents and tokenize_chinese_chars, as BertTokenizer reads them.
+    static TokenizerLoadResult fromVocabTxt(const QByteArray& vocabTxt,
+                                            const QByteArray& tokenizerConfigJson);
 
     // The text's own ids, without BOS or EOS: what the tokenizer shows for a text. Unpaired
     // UTF-16 surrogates are encoded as U+FFFD. Safe to call from several threads at once (the
@@ -120,7 +137,7 @@ public:
     // tokens ("<0xE6>") that make no valid UTF-8 become one U+FFFD each, as Hugging Face's
     // ByteFallback does. Without a decoder the tokens are joined as they are. Refuses ids
     // without a token.
-    BpeDecodeResult decode(const std::vector<int>& ids) const;
+    TokenizerDecodeResult decode(const std::vector<int>& ids) const;
 
     // The token as the vocabulary writes it ("Ġjourney", "▁the", "<0xE6>"); empty for an id
     // without a token.
@@ -153,6 +170,17 @@ public:
     // Whether encodeForModel puts BOS first (and EOS last).
     bool addsBos() const { return addBos_; }
     bool addsEos() const { return addEos_; }
+    // The model's input for a text, or for a pair of texts when `pair` is given. Without a pair
+    // template (decoders) the pair's ids follow the text's, segment 1, type 0.
+    TokenizedInput encodeInput(QStringView text, std::optional<QStringView> pair = {}) const;
+    // Whether the tokenizer has a template for two texts (BERT's and RoBERTa's).
+    bool hasPairTemplate() const;
+    // The masked-LM token ("[MASK]", "<mask>") and the padding token ("[PAD]", "<pad>").
+    std::optional<int> maskId() const;
+    std::optional<int> padId() const;
+    // Whether the id is a special token the template adds ([CLS], [SEP], <s>, </s>, BOS, EOS):
+    // the tokens the views can hide.
+    bool isSpecial(int id) const;
 
 private:
     struct Merge {
@@ -168,7 +196,7 @@ private:
     };
     friend struct BpeBuilder;
     friend struct GgufBuilder;
-    BpeTokenizer() = default;
+    Tokenizer() = default;
     // The added token matching at or after `from` (its start and end), per its flags.
     bool findAdded(QStringView text, const AddedToken& a, qsizetype from, qsizetype* start,
                    qsizetype* end) const;

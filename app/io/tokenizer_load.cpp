@@ -1,7 +1,7 @@
 // Loading a BPE tokenizer from its files (tokenizer.json and tokenizer_config.json, or
 // vocab.json and merges.txt), every problem reported with the file, line and column
 // (json_locator.h). The shared checks are bpe_tokenizer_build.cpp; encoding and decoding
-// bpe_tokenizer.cpp.
+// tokenizer.cpp.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -16,7 +16,7 @@
 
 #include "app/io/bpe_builder.h"
 #include "app/io/bpe_bytes.h"
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
 
 namespace attn {
@@ -98,7 +98,7 @@ void BpeBuilder::readMergesTxt(const JsonText& text, std::vector<qsizetype>* lin
     }
 }
 
-BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
+TokenizerLoadResult Tokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
                                                const QByteArray& mergesTxt) {
     const JsonText vocabText(QStringLiteral("vocab.json"), vocabJson);
     const JsonText mergesText(QStringLiteral("merges.txt"), mergesTxt);
@@ -140,18 +140,18 @@ BpeLoadResult BpeTokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
         };
         return {b.build(), {}};
     } catch (const JsonError& failure) {
-        return BpeLoadResult{nullptr, failure.message};
+        return TokenizerLoadResult{nullptr, failure.message};
     }
 }
 
-QByteArray BpeTokenizer::vocabJson() const {
+QByteArray Tokenizer::vocabJson() const {
     QJsonObject vocab;
     for (std::size_t id = 0; id < tokens_.size(); ++id)
         if (!tokens_[id].isNull()) vocab.insert(tokens_[id], static_cast<int>(id));
     return QJsonDocument(vocab).toJson(QJsonDocument::Compact);
 }
 
-QByteArray BpeTokenizer::mergesTxt() const {
+QByteArray Tokenizer::mergesTxt() const {
     std::vector<std::pair<int, quint64>> byRank;
     byRank.reserve(merges_.size());
     for (const auto& [pair, merge] : merges_) byRank.emplace_back(merge.rank, pair);
@@ -342,11 +342,11 @@ void readTokenizerConfig(const QByteArray& bytes, BpeBuilder* b) {
 
 }  // namespace
 
-BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes) {
+TokenizerLoadResult Tokenizer::fromTokenizerJson(const QByteArray& bytes) {
     return fromTokenizerJson(bytes, {});
 }
 
-BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes,
+TokenizerLoadResult Tokenizer::fromTokenizerJson(const QByteArray& bytes,
                                               const QByteArray& configBytes) {
     const JsonText text(QStringLiteral("tokenizer.json"), bytes);
     try {
@@ -394,7 +394,7 @@ BpeLoadResult BpeTokenizer::fromTokenizerJson(const QByteArray& bytes,
         };
         return {b.build(), {}};
     } catch (const JsonError& failure) {
-        return BpeLoadResult{nullptr, failure.message};
+        return TokenizerLoadResult{nullptr, failure.message};
     }
 }
 
@@ -429,7 +429,7 @@ std::optional<QByteArray> readTokenizerFile(const QString& path, const QString& 
 
 }  // namespace
 
-BpeLoadResult BpeTokenizer::load(const QString& folder) {
+TokenizerLoadResult Tokenizer::load(const QString& folder) {
     const QDir dir(folder);
     if (!QFileInfo(folder).isDir()) {
         return {nullptr, QStringLiteral("the folder does not exist; give the folder that holds "

@@ -1,7 +1,7 @@
 // Encoding and decoding with a BPE tokenizer. Loading the tokenizer's files is
-// bpe_tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
+// tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
 // bpe_bytes.h and the steps around the model tokenizer_pipeline.h.
-#include "app/io/bpe_tokenizer.h"
+#include "app/io/tokenizer.h"
 
 #include <QChar>
 #include <algorithm>
@@ -22,7 +22,7 @@ constexpr qsizetype kMaxCachedWords = 10000;
 
 }  // namespace
 
-void BpeTokenizer::mergeByRank(std::vector<int> id, std::vector<int>& out) const {
+void Tokenizer::mergeByRank(std::vector<int> id, std::vector<int>& out) const {
     // Hugging Face's merge loop (tokenizers' word.rs): a heap of candidate merges, lowest rank
     // first and leftmost among equals; entries made stale by an earlier merge are skipped.
     // O(n log n) in the word's symbols, so a megabyte-long "word" stays fast.
@@ -88,7 +88,7 @@ void BpeTokenizer::mergeByRank(std::vector<int> id, std::vector<int>& out) const
     }
 }
 
-std::vector<int> BpeTokenizer::initialSymbols(const QString& word) const {
+std::vector<int> Tokenizer::initialSymbols(const QString& word) const {
     const QByteArray utf8 = word.toUtf8();
     std::vector<int> ids;
     ids.reserve(static_cast<std::size_t>(utf8.size()));
@@ -124,7 +124,7 @@ std::vector<int> BpeTokenizer::initialSymbols(const QString& word) const {
     return ids;
 }
 
-void BpeTokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
+void Tokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
     const QByteArray utf8 = word.toUtf8();
     if (ignoreMerges_) {
         if (const auto it = idOf_.constFind(utf8); it != idOf_.constEnd()) {
@@ -161,7 +161,7 @@ void BpeTokenizer::encodeWord(const QString& word, std::vector<int>& out) const 
     cache_.insert(utf8, std::move(ids));
 }
 
-void BpeTokenizer::encodeSection(const QString& section, bool atStart,
+void Tokenizer::encodeSection(const QString& section, bool atStart,
                                  std::vector<int>& out) const {
     for (const QString& word : pipeline_.preTokenize(pipeline_.normalize(section), atStart)) {
         encodeWord(word, out);
@@ -174,7 +174,7 @@ bool isWordChar(QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_');
 
 }  // namespace
 
-bool BpeTokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype from,
+bool Tokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype from,
                              qsizetype* start, qsizetype* end) const {
     for (qsizetype h = text.indexOf(a.content, from); h >= 0; h = text.indexOf(a.content, h + 1)) {
         const qsizetype e = h + a.content.size();
@@ -189,7 +189,7 @@ bool BpeTokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype fr
     return false;
 }
 
-std::vector<int> BpeTokenizer::encode(QStringView input) const {
+std::vector<int> Tokenizer::encode(QStringView input) const {
     const QString text = tok::withoutLoneSurrogates(input);
     std::vector<int> out;
     // The next occurrence of each added token at or after `pos`, found once and kept until
@@ -240,7 +240,7 @@ std::vector<int> BpeTokenizer::encode(QStringView input) const {
     return out;
 }
 
-std::vector<int> BpeTokenizer::encodeForModel(QStringView text) const {
+std::vector<int> Tokenizer::encodeForModel(QStringView text) const {
     std::vector<int> ids;
     if (addBos_ && bos_) {
         ids.push_back(*bos_);
@@ -253,7 +253,7 @@ std::vector<int> BpeTokenizer::encodeForModel(QStringView text) const {
     return ids;
 }
 
-BpeDecodeResult BpeTokenizer::decode(const std::vector<int>& ids) const {
+TokenizerDecodeResult Tokenizer::decode(const std::vector<int>& ids) const {
     QStringList tokens;
     tokens.reserve(static_cast<qsizetype>(ids.size()));
     for (const int id : ids) {
@@ -268,11 +268,11 @@ BpeDecodeResult BpeTokenizer::decode(const std::vector<int>& ids) const {
     return {pipeline_.decode(tokens), {}};
 }
 
-QString BpeTokenizer::token(int id) const {
+QString Tokenizer::token(int id) const {
     return id >= 0 && id < vocabSize() ? tokens_[static_cast<std::size_t>(id)] : QString();
 }
 
-QString BpeTokenizer::displayToken(int id) const {
+QString Tokenizer::displayToken(int id) const {
     if (id < 0 || id >= vocabSize()) {
         return {};
     }
@@ -285,7 +285,7 @@ QString BpeTokenizer::displayToken(int id) const {
     return bpe::displayBytes(text.replace(QChar(tok::kSpaceMark), QLatin1Char(' ')).toUtf8());
 }
 
-QStringList BpeTokenizer::displayVocabTokens(const QStringList& tokens) {
+QStringList Tokenizer::displayVocabTokens(const QStringList& tokens) {
     // Byte-level vocabularies give themselves away by the characters that stand for spaces and
     // control bytes (U+0100..U+0143: "Ġ", "Ċ"); other tokenizers' "é" is just "é".
     bool byteLevel = false;
