@@ -81,7 +81,7 @@ struct TransformerSpec {
     // Encoders (BERT's family):
     Eigen::Index type_vocab_size = 0;  // rows of the token-type table; 0: none (DistilBERT)
     bool embed_norm = false;           // LayerNorm of word + position (+ token-type) embeddings
-    bool mlm_head = false;             // the file has the masked-LM head: logits over the vocabulary
+    bool mlm_head = false;  // the file has the masked-LM head: logits over the vocabulary
     // RoBERTa: token i (not padding) takes position padding_idx + 1 + i, padding takes
     // padding_idx; -1: positions 0, 1, ... (BERT, GPT-2).
     int padding_idx = -1;
@@ -118,10 +118,10 @@ enum class TensorRole : std::uint8_t {
     DownWeight,
     DownBias,  // F → d (GPT-2's mlp.c_proj)
     FinalNormWeight,
-    FinalNormBias,    // (d)
-    OutputWeight,     // (V, d), untied output head only
-    QueryNormWeight,  // (hd), qk_norm only
-    KeyNormWeight,    // (hd), qk_norm only
+    FinalNormBias,       // (d)
+    OutputWeight,        // (V, d), untied output head only
+    QueryNormWeight,     // (hd), qk_norm only
+    KeyNormWeight,       // (hd), qk_norm only
     TokenTypeEmbedding,  // (type_vocab_size, d), encoders
     EmbedNormWeight,
     EmbedNormBias,  // (d), embed_norm

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "app/cli/cli_command.h"
-#include "app/io/tokenizer.h"
 #include "app/io/hf_cache.h"
 #include "app/io/json_text.h"
 #include "app/io/model_folder.h"
 #include "app/io/model_store.h"
+#include "app/io/tokenizer.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
+#include "app/io/tokenizer.h"
 #include "app/io/tokenizer_pipeline.h"
 
 namespace attn {

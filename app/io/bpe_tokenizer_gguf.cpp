@@ -7,8 +7,8 @@
 #include <queue>
 
 #include "app/io/bpe_builder.h"
-#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
+#include "app/io/tokenizer.h"
 
 namespace attn {
 

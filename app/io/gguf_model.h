@@ -13,9 +13,9 @@
 #include <QString>
 #include <optional>
 
-#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/model_folder.h"
+#include "app/io/tokenizer.h"
 #include "model/transformer_spec.h"
 
 namespace attn {

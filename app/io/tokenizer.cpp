@@ -161,8 +161,7 @@ void Tokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
     cache_.insert(utf8, std::move(ids));
 }
 
-void Tokenizer::encodeSection(const QString& section, bool atStart,
-                                 std::vector<int>& out) const {
+void Tokenizer::encodeSection(const QString& section, bool atStart, std::vector<int>& out) const {
     for (const QString& word : pipeline_.preTokenize(pipeline_.normalize(section), atStart)) {
         encodeWord(word, out);
     }
@@ -174,8 +173,8 @@ bool isWordChar(QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_');
 
 }  // namespace
 
-bool Tokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype from,
-                             qsizetype* start, qsizetype* end) const {
+bool Tokenizer::findAdded(QStringView text, const AddedToken& a, qsizetype from, qsizetype* start,
+                          qsizetype* end) const {
     for (qsizetype h = text.indexOf(a.content, from); h >= 0; h = text.indexOf(a.content, h + 1)) {
         const qsizetype e = h + a.content.size();
         if (a.singleWord &&

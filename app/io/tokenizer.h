@@ -109,7 +109,7 @@ public:
     // With tokenizer_config.json's bytes too (empty: none), for add_bos_token and the BOS/EOS
     // names.
     static TokenizerLoadResult fromTokenizerJson(const QByteArray& tokenizerJson,
-                                           const QByteArray& tokenizerConfigJson);
+                                                 const QByteArray& tokenizerConfigJson);
     // A GGUF file's embedded vocabulary: "llama" (SentencePiece, merged by score) or "gpt2"
     // (byte-level BPE, words cut by the patterns llama.cpp gives `pre`). Control and
     // user-defined tokens are split out of the text as added tokens. Without addBos, BOS is added

@@ -16,8 +16,8 @@
 
 #include "app/io/bpe_builder.h"
 #include "app/io/bpe_bytes.h"
-#include "app/io/tokenizer.h"
 #include "app/io/json_locator.h"
+#include "app/io/tokenizer.h"
 
 namespace attn {
 
@@ -99,7 +99,7 @@ void BpeBuilder::readMergesTxt(const JsonText& text, std::vector<qsizetype>* lin
 }
 
 TokenizerLoadResult Tokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
-                                               const QByteArray& mergesTxt) {
+                                                  const QByteArray& mergesTxt) {
     const JsonText vocabText(QStringLiteral("vocab.json"), vocabJson);
     const JsonText mergesText(QStringLiteral("merges.txt"), mergesTxt);
     try {
@@ -347,7 +347,7 @@ TokenizerLoadResult Tokenizer::fromTokenizerJson(const QByteArray& bytes) {
 }
 
 TokenizerLoadResult Tokenizer::fromTokenizerJson(const QByteArray& bytes,
-                                              const QByteArray& configBytes) {
+                                                 const QByteArray& configBytes) {
     const JsonText text(QStringLiteral("tokenizer.json"), bytes);
     try {
         QString error;

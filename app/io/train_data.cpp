@@ -37,7 +37,7 @@ QString byteLevelString(const QByteArray& bytes) {
 // that exist), each once; "<|endoftext|>" gets `endOfTextId`, or the id after all of them when
 // negative.
 std::shared_ptr<const Tokenizer> oneTokenPerCharacter(const std::vector<char32_t>& characters,
-                                                         int firstId, int endOfTextId) {
+                                                      int firstId, int endOfTextId) {
     QJsonObject vocab;
     int next = firstId;
     std::vector<QByteArray> utf8;
@@ -64,8 +64,8 @@ std::shared_ptr<const Tokenizer> oneTokenPerCharacter(const std::vector<char32_t
         }
     }
     vocab.insert(QLatin1String(kEndOfTextToken), endOfTextId >= 0 ? endOfTextId : next);
-    TokenizerLoadResult loaded = Tokenizer::fromVocabAndMerges(
-        QJsonDocument(vocab).toJson(QJsonDocument::Compact), merges);
+    TokenizerLoadResult loaded =
+        Tokenizer::fromVocabAndMerges(QJsonDocument(vocab).toJson(QJsonDocument::Compact), merges);
     if (!loaded.ok())
         throw AttentionError("the training tokenizer could not be built: " +
                              loaded.error.toStdString());

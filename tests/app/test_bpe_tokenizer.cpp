@@ -171,8 +171,8 @@ private slots:
         // GPT-2's: "Ġ" is a space, "Ċ" a newline, "Ã©" the two bytes of "é".
         QCOMPARE(
             attn::Tokenizer::displayVocabTokens({QStringLiteral("The"),
-                                                    QStringLiteral("Ġcaf\u00c3\u00a9"),
-                                                    QStringLiteral("\u010a")}),
+                                                 QStringLiteral("Ġcaf\u00c3\u00a9"),
+                                                 QStringLiteral("\u010a")}),
             (QStringList{QStringLiteral("The"), QStringLiteral("␣café"), QStringLiteral("␊")}));
         // BERT's keep their text: "café" stays, "##s" stays.
         QCOMPARE(

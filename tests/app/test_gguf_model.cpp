@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/gguf_model.h"
+#include "app/io/tokenizer.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 #include "tests/reference/gguf_models_reference.h"

@@ -220,8 +220,7 @@ private slots:
     void configTurnsBosOff() {
         const QByteArray tokenizer = readFile(kDataDir + "/llama2-style/tokenizer.json");
         const auto t =
-            attn::Tokenizer::fromTokenizerJson(tokenizer, R"({"add_bos_token": false})")
-                .tokenizer;
+            attn::Tokenizer::fromTokenizerJson(tokenizer, R"({"add_bos_token": false})").tokenizer;
         QVERIFY(t);
         QVERIFY(!t->addsBos());
         QCOMPARE(t->encodeForModel(u"Hello"), t->encode(u"Hello"));

@@ -60,8 +60,8 @@ const attn::Tokenizer& smallTokenizer() {
              QJsonArray{QJsonObject{{"id", id}, {"content", "<|endoftext|>"}, {"special", true}}}},
             {"pre_tokenizer", QJsonObject{{"type", "ByteLevel"}}},
             {"model", QJsonObject{{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}}};
-        const attn::TokenizerLoadResult r = attn::Tokenizer::fromTokenizerJson(
-            QJsonDocument(root).toJson(QJsonDocument::Compact));
+        const attn::TokenizerLoadResult r =
+            attn::Tokenizer::fromTokenizerJson(QJsonDocument(root).toJson(QJsonDocument::Compact));
         if (!r.ok()) {
             fail("the fixed vocabulary is refused:", r.error);
         }

@@ -13,9 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/io/tokenizer.h"
 #include "app/io/gguf.h"
 #include "app/io/gguf_model.h"
+#include "app/io/tokenizer.h"
 #include "model/ggml_types.h"
 #include "model/transformer.h"
 #include "tests/support/gguf_writer.h"
