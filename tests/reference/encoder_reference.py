@@ -678,13 +678,34 @@ def check_padded(m, w, seq, result):
         assert torch.allclose(result["logits"][:n], alone["logits"], atol=1e-10, rtol=0)
 
 
+def torch_layer_weights(m, w64, layer):
+    # One block's weights under torch.nn.TransformerEncoderLayer's names.
+    if m["family"] == "distilbert":
+        q = f"distilbert.transformer.layer.{layer}."
+        qkv = [q + f"attention.{x}_lin" for x in ("q", "k", "v")]
+        out, up, down = q + "attention.out_lin", q + "ffn.lin1", q + "ffn.lin2"
+        norm1, norm2 = q + "sa_layer_norm", q + "output_layer_norm"
+    else:
+        q = f"{m['prefix']}encoder.layer.{layer}."
+        qkv = [q + f"attention.self.{x}" for x in ("query", "key", "value")]
+        out, up, down = q + "attention.output.dense", q + "intermediate.dense", q + "output.dense"
+        norm1, norm2 = q + "attention.output.LayerNorm", q + "output.LayerNorm"
+    sd = {"self_attn.in_proj_weight": torch.cat([w64[x + ".weight"] for x in qkv]),
+          "self_attn.in_proj_bias": torch.cat([w64[x + ".bias"] for x in qkv])}
+    for mine, theirs in [("self_attn.out_proj", out), ("linear1", up), ("linear2", down),
+                         ("norm1", norm1), ("norm2", norm2)]:
+        sd[mine + ".weight"] = w64[theirs + ".weight"]
+        sd[mine + ".bias"] = w64[theirs + ".bias"]
+    return sd
+
+
 def check_with_torch_layers(m, w, seqs, results):
-    # BERT's and RoBERTa's blocks are torch.nn.TransformerEncoderLayer (post-norm, exact GELU)
-    # and their attention nn.MultiheadAttention: run the batch through them.
+    # The blocks of all three are torch.nn.TransformerEncoderLayer (post-norm, exact GELU) and
+    # their attention nn.MultiheadAttention: run the batch through them, with the key padding
+    # mask, and compare every attention and the last hidden state.
     p = m["prefix"]
     w64 = {k: v.to(torch.float64) for k, v in w.items()}
     ids = torch.tensor([s["ids"] for s in seqs])
-    types = torch.tensor([s["types"] for s in seqs])
     pad = torch.tensor([s["mask"] for s in seqs]) == 0
     if m["family"] == "roberta":
         real = (~pad).long()
@@ -693,30 +714,17 @@ def check_with_torch_layers(m, w, seqs, results):
         positions = torch.arange(ids.shape[1]).expand_as(ids)
     emb = torch.nn.functional.embedding
     h = (emb(ids, w64[p + "embeddings.word_embeddings.weight"])
-         + emb(types, w64[p + "embeddings.token_type_embeddings.weight"])
          + emb(positions, w64[p + "embeddings.position_embeddings.weight"]))
+    if m["family"] != "distilbert":
+        types = torch.tensor([s["types"] for s in seqs])
+        h = h + emb(types, w64[p + "embeddings.token_type_embeddings.weight"])
     h = torch.nn.functional.layer_norm(h, (D_MODEL,), w64[p + "embeddings.LayerNorm.weight"],
                                        w64[p + "embeddings.LayerNorm.bias"], m["eps"])
     for layer in range(NUM_LAYERS):
-        q = f"{p}encoder.layer.{layer}."
         block = torch.nn.TransformerEncoderLayer(D_MODEL, NUM_HEADS, D_FF, dropout=0.0,
                                                  activation="gelu", layer_norm_eps=m["eps"],
                                                  batch_first=True, dtype=torch.float64).eval()
-        sd = {"self_attn.in_proj_weight": torch.cat([w64[q + f"attention.self.{x}.weight"]
-                                                     for x in ("query", "key", "value")]),
-              "self_attn.in_proj_bias": torch.cat([w64[q + f"attention.self.{x}.bias"]
-                                                   for x in ("query", "key", "value")]),
-              "self_attn.out_proj.weight": w64[q + "attention.output.dense.weight"],
-              "self_attn.out_proj.bias": w64[q + "attention.output.dense.bias"],
-              "linear1.weight": w64[q + "intermediate.dense.weight"],
-              "linear1.bias": w64[q + "intermediate.dense.bias"],
-              "linear2.weight": w64[q + "output.dense.weight"],
-              "linear2.bias": w64[q + "output.dense.bias"],
-              "norm1.weight": w64[q + "attention.output.LayerNorm.weight"],
-              "norm1.bias": w64[q + "attention.output.LayerNorm.bias"],
-              "norm2.weight": w64[q + "output.LayerNorm.weight"],
-              "norm2.bias": w64[q + "output.LayerNorm.bias"]}
-        block.load_state_dict(sd)
+        block.load_state_dict(torch_layer_weights(m, w64, layer))
         with torch.no_grad():
             _, probs = block.self_attn(h, h, h, key_padding_mask=pad, need_weights=True,
                                        average_attn_weights=False)
@@ -850,8 +858,7 @@ def main():
                 if name == "batch":
                     check_padded(m, w, s, r)
                 results.append(r)
-            if m["family"] != "distilbert":
-                check_with_torch_layers(m, w, seqs, results)
+            check_with_torch_layers(m, w, seqs, results)
             body = []
             for s, r in zip(seqs, results):
                 logits = r.get("logits")
