@@ -49,8 +49,8 @@ will way about many then them would like so these long make thing see him two ha
 could go come did number no most people my over know water than call first who may down side been
 now find new world hello life small road travel thousand miles mile cat sat mat dog walk play run
 attention token model learn read book good great little old big man woman child house home city
-slow country car tree sun moon star night morning year week after before again here where why very just
-only also because through into under between
+slow country car tree sun moon star night morning year week after before again here where why very
+just only also because through into under between
 """.split()
 SUFFIXES = ["##s", "##ing", "##ed", "##ly", "##er", "##est", "##es", "##ion", "##ness", "##ment",
             "##ful", "##able", "##y", "##en", "##al", "##ous", "##ward"]
@@ -188,8 +188,7 @@ def bpe_vocab(merges):
 def bpe_word(word, ranks):
     symbols = list(byte_symbols(word))
     while len(symbols) > 1:
-        pairs = [(ranks.get((a, b), math.inf), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
-        rank, _ = min(pairs)
+        rank = min(ranks.get(pair, math.inf) for pair in zip(symbols, symbols[1:]))
         if rank == math.inf:
             break
         out, i = [], 0
@@ -242,7 +241,8 @@ def bert_layer_names(prefix, layer):
     return [(p + "attention.self.query.weight", (d, d)), (p + "attention.self.query.bias", (d,)),
             (p + "attention.self.key.weight", (d, d)), (p + "attention.self.key.bias", (d,)),
             (p + "attention.self.value.weight", (d, d)), (p + "attention.self.value.bias", (d,)),
-            (p + "attention.output.dense.weight", (d, d)), (p + "attention.output.dense.bias", (d,)),
+            (p + "attention.output.dense.weight", (d, d)),
+            (p + "attention.output.dense.bias", (d,)),
             (p + "attention.output.LayerNorm.weight", (d,)),
             (p + "attention.output.LayerNorm.bias", (d,)),
             (p + "intermediate.dense.weight", (f, d)), (p + "intermediate.dense.bias", (f,)),
