@@ -306,6 +306,19 @@ private slots:
         QCOMPARE(cjk.tokenizer->encode(u"注意"), std::vector<int>{3});
     }
 
+    void bertSplitsAsBasicTokenizer() {
+        // BasicTokenizer's rules where the reference library departs from the tokenizers crate:
+        // CJK ideographs beyond the BMP are set apart too (U+20000, CJK Extension B), and white
+        // space other than " " (U+2028) separates words. Every character here is in the vocabulary.
+        const attn::TokenizerLoadResult r =
+            attn::Tokenizer::fromVocabTxt("[UNK]\n[CLS]\n[SEP]\na\nb\n##b\n\xF0\xA0\x80\x80\n", {});
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QCOMPARE(r.tokenizer->encode(u"a\U00020000b"), (std::vector<int>{3, 6, 4}));
+        QCOMPARE(r.tokenizer->encode(u"a\u2028b"), (std::vector<int>{3, 4}));
+        QCOMPARE(r.tokenizer->encode(u"ab"), (std::vector<int>{3, 5}));
+        QCOMPARE(decoded(*r.tokenizer, {3, 6, 4, 5}), QString::fromUtf8("a \xF0\xA0\x80\x80 bb"));
+    }
+
     void badFiles_data() {
         QTest::addColumn<QByteArray>("vocab");
         QTest::addColumn<QByteArray>("config");
