@@ -307,9 +307,9 @@ private slots:
     }
 
     void bertSplitsAsBasicTokenizer() {
-        // BasicTokenizer's rules where the reference library departs from the tokenizers crate:
-        // CJK ideographs beyond the BMP are set apart too (U+20000, CJK Extension B), and white
-        // space other than " " (U+2028) separates words. Every character here is in the vocabulary.
+        // CJK ideographs beyond the BMP (U+20000, CJK Extension B) are set apart, as in the
+        // tokenizers crate and BasicTokenizer (the reference library sees only the BMP), and a
+        // line separator (U+2028) separates words. Every character here is in the vocabulary.
         const attn::TokenizerLoadResult r =
             attn::Tokenizer::fromVocabTxt("[UNK]\n[CLS]\n[SEP]\na\nb\n##b\n\xF0\xA0\x80\x80\n", {});
         QVERIFY2(r.ok(), qPrintable(r.error));
