@@ -1,6 +1,7 @@
-// Encoding and decoding with a BPE tokenizer. Loading the tokenizer's files is
-// tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
-// bpe_bytes.h and the steps around the model tokenizer_pipeline.h.
+// Encoding and decoding with a tokenizer. Loading the tokenizer's files is
+// tokenizer_load.cpp (vocab.txt wordpiece_vocab.cpp), a GGUF vocabulary bpe_tokenizer_gguf.cpp;
+// the byte symbols are bpe_bytes.h, the steps around the model tokenizer_pipeline.h, WordPiece's
+// model and steps wordpiece.cpp, and the templates for the model's input tokenizer_template.cpp.
 #include "app/io/tokenizer.h"
 
 #include <QChar>

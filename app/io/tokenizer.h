@@ -267,6 +267,7 @@ private:
     bool wordPiece_ = false;             // the model is WordPiece, not BPE
     QString continuingPrefix_;           // WordPiece: "##"
     int maxInputCharsPerWord_ = 100;     // WordPiece: a longer word is the unknown token
+    qsizetype maxTokenBytes_ = 0;        // WordPiece: the longest token's UTF-8 length
     std::vector<TemplatePiece> single_;  // the template for one text; empty: BOS/EOS as above
     std::vector<TemplatePiece> pair_;    // and for two; empty: the pair's ids follow
 
