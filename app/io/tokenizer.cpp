@@ -281,6 +281,9 @@ QStringList Tokenizer::displayVocabTokens(const QStringList& tokens) {
     bool byteLevel = false;
     for (const QString& token : tokens)
         for (const QChar c : token) byteLevel |= c.unicode() >= 0x100 && c.unicode() < 0x144;
+    // BERT's lists (BertViz) have [CLS] or [SEP]; their "ā" or "Ł" is just a letter.
+    byteLevel = byteLevel && !tokens.contains(QStringLiteral("[CLS]")) &&
+                !tokens.contains(QStringLiteral("[SEP]"));
     QStringList out;
     out.reserve(tokens.size());
     for (const QString& token : tokens) {

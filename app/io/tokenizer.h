@@ -175,8 +175,8 @@ public:
     QString displayToken(int id) const;
     // Tokens as another program saved them (an attention dump's JSON list) shown the same way:
     // GPT-2-style byte-level tokens ("Ġjourney", recognised by such characters anywhere in the
-    // list) are decoded as displayToken does; others keep their text, SentencePiece's "▁" shown
-    // as "␣".
+    // list, and no "[CLS]" or "[SEP]", which make it BERT's) are decoded as displayToken does;
+    // others keep their text, SentencePiece's "▁" shown as "␣".
     static QStringList displayVocabTokens(const QStringList& tokens);
     // GPT-2's two files for this tokenizer, what fromVocabAndMerges reads back to the same ids:
     // every token (added ones too, as GPT-2's vocab.json has "<|endoftext|>") and the merges in

@@ -230,6 +230,16 @@ private slots:
         QCOMPARE(shown, (QStringList{"[CLS]", "jump", "##ing", "dog", "##s", "[SEP]"}));
     }
 
+    void bertVizTokensKeepTheirLetters() {
+        // "ā" and "Ł" are among the characters that stand for bytes in GPT-2's lists; in a list
+        // with [CLS] they are letters.
+        QCOMPARE(attn::Tokenizer::displayVocabTokens({"[CLS]", "ā", "##Ł", "[SEP]"}),
+                 (QStringList{"[CLS]", "ā", "##Ł", "[SEP]"}));
+        // Without: GPT-2's symbols for the bytes 0x01 and 0x9F (U+0101 and U+0141).
+        QCOMPARE(attn::Tokenizer::displayVocabTokens({"ā", "##Ł"}),
+                 (QStringList{"\u2401", "##<9F>"}));
+    }
+
     void specialTokens() {
         const auto bert = tokenizerNamed("bert-style/uncased:json");
         QVERIFY(bert);
