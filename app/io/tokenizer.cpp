@@ -1,6 +1,7 @@
-// Encoding and decoding with a BPE tokenizer. Loading the tokenizer's files is
-// tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
-// bpe_bytes.h and the steps around the model tokenizer_pipeline.h.
+// Encoding and decoding with a tokenizer. Loading the tokenizer's files is
+// tokenizer_load.cpp (vocab.txt wordpiece_vocab.cpp), a GGUF vocabulary bpe_tokenizer_gguf.cpp;
+// the byte symbols are bpe_bytes.h, the steps around the model tokenizer_pipeline.h, WordPiece's
+// model and steps wordpiece.cpp, and the templates for the model's input tokenizer_template.cpp.
 #include "app/io/tokenizer.h"
 
 #include <QChar>
@@ -133,7 +134,9 @@ void Tokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
         }
     }
     const auto merge = [&](std::vector<int>& into) {
-        if (!scores_.empty()) {
+        if (wordPiece_) {
+            encodeWordPiece(word, into);
+        } else if (!scores_.empty()) {
             mergeByScore(word, into);
         } else {
             mergeByRank(initialSymbols(word), into);
@@ -239,19 +242,6 @@ std::vector<int> Tokenizer::encode(QStringView input) const {
     return out;
 }
 
-std::vector<int> Tokenizer::encodeForModel(QStringView text) const {
-    std::vector<int> ids;
-    if (addBos_ && bos_) {
-        ids.push_back(*bos_);
-    }
-    const std::vector<int> body = encode(text);
-    ids.insert(ids.end(), body.begin(), body.end());
-    if (addEos_ && eos_) {
-        ids.push_back(*eos_);
-    }
-    return ids;
-}
-
 TokenizerDecodeResult Tokenizer::decode(const std::vector<int>& ids) const {
     QStringList tokens;
     tokens.reserve(static_cast<qsizetype>(ids.size()));
@@ -276,7 +266,8 @@ QString Tokenizer::displayToken(int id) const {
         return {};
     }
     const std::size_t i = static_cast<std::size_t>(id);
-    if (pipeline_.byteLevel || special_[i]) {
+    // WordPiece tokens as written ("##ing", "[CLS]"), as BertViz shows them.
+    if (pipeline_.byteLevel || special_[i] || wordPiece_) {
         return bpe::displayBytes(bytes_[i]);
     }
     // SentencePiece-style: "▁" is a space; byte tokens ("<0xE6>") stay as they are.
@@ -290,6 +281,9 @@ QStringList Tokenizer::displayVocabTokens(const QStringList& tokens) {
     bool byteLevel = false;
     for (const QString& token : tokens)
         for (const QChar c : token) byteLevel |= c.unicode() >= 0x100 && c.unicode() < 0x144;
+    // BERT's lists (BertViz) have [CLS] or [SEP]; their "ā" or "Ł" is just a letter.
+    byteLevel = byteLevel && !tokens.contains(QStringLiteral("[CLS]")) &&
+                !tokens.contains(QStringLiteral("[SEP]"));
     QStringList out;
     out.reserve(tokens.size());
     for (const QString& token : tokens) {
