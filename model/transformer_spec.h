@@ -90,6 +90,12 @@ struct TransformerSpec {
     Eigen::Index kv_width() const { return num_kv_heads * head_dim; }
 };
 
+// The most tokens one pass reads: max_positions, less RoBERTa's padding_idx + 1 positions
+// that no token takes.
+inline Eigen::Index max_tokens(const TransformerSpec& spec) {
+    return spec.padding_idx >= 0 ? spec.max_positions - spec.padding_idx - 1 : spec.max_positions;
+}
+
 // Throws AttentionError naming the field when a size is below 1, H is not a multiple of G, or a
 // combination is not computed (e.g. rotary positions with an odd head_dim).
 void check_spec(const TransformerSpec& spec);

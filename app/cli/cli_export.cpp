@@ -133,7 +133,8 @@ std::vector<attn::Step> modelSteps(const QCommandLineParser& parser) {
     refuseWalkthroughOptions(parser, QStringLiteral("model"));
     const ModelFolder model = openModelOption(parser, true);
     const attn::TransformerSpec& spec = model.weights->spec;
-    const std::vector<int> ids = encodeModelText(model, parser.value(QStringLiteral("text")));
+    const attn::TokenizedInput input = encodeModelInput(parser, model);
+    const std::vector<int>& ids = input.ids;
     checkModelLength(spec, ids.size());
     const std::vector<Eigen::Index> layers =
         selectIndices(parser, QStringLiteral("layer"), spec.num_layers);
@@ -141,6 +142,7 @@ std::vector<attn::Step> modelSteps(const QCommandLineParser& parser) {
         selectIndices(parser, QStringLiteral("head"), spec.num_heads);
     attn::ModelForwardOptions options;
     options.keep_qkv = true;
+    if (spec.type_vocab_size > 0) options.token_type_ids = input.typeIds;
     const attn::ModelForwardResult result = attn::model_forward(*model.weights, ids, options);
     std::vector<std::string> tokens;
     for (int id : ids) tokens.push_back(model.tokenizer->displayToken(id).toStdString());
@@ -226,11 +228,15 @@ void addExportOptions(QCommandLineParser& parser) {
          QStringLiteral("FILE")},
         {QStringLiteral("force"), QStringLiteral("Replace figures that already exist.")},
         {QStringLiteral("model"),
-         QStringLiteral("Export a GPT-2 model's attention on --text instead of the walkthrough: "
-                        "a folder or a name in the Hugging Face cache. Files are named "
+         QStringLiteral("Export a model's attention on --text instead of the walkthrough: a "
+                        "folder, a .gguf file or a name in the Hugging Face cache (GPT-2, Llama, "
+                        "Mistral, Qwen, BERT, DistilBERT, RoBERTa). Files are named "
                         "layer-L-head-H.<format>."),
          QStringLiteral("DIR|NAME")},
         {QStringLiteral("text"), QStringLiteral("With --model: the text."), QStringLiteral("TEXT")},
+        {QStringLiteral("text-pair"),
+         QStringLiteral("With --model, an encoder (BERT, RoBERTa): a second text, fed as a pair."),
+         QStringLiteral("TEXT")},
         {QStringLiteral("dump"),
          QStringLiteral("Export an attention dump saved from any model in Python instead of the "
                         "walkthrough: .npy [layers, heads, queries, keys] or .safetensors (one "
@@ -291,6 +297,8 @@ QByteArray runExport(const QCommandLineParser& parser) {
     if (byModel && byDump) cliFail(QStringLiteral("give --model or --dump, not both"));
     if (!byModel && parser.isSet(QStringLiteral("text")))
         cliFail(QStringLiteral("--text needs --model DIR|NAME"));
+    if (!byModel && parser.isSet(QStringLiteral("text-pair")))
+        cliFail(QStringLiteral("--text-pair needs --model DIR|NAME and --text"));
     if (!byDump && parser.isSet(QStringLiteral("tokens")))
         cliFail(QStringLiteral("--tokens needs --dump FILE"));
     if (!byModel && !byDump) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "app/cli/cli_command.h"
@@ -116,12 +117,38 @@ std::vector<int> encodeModelText(const ModelFolder& model, const QString& text) 
     return ids;
 }
 
+void addTextPairOption(QCommandLineParser& parser) {
+    parser.addOption({QStringLiteral("text-pair"),
+                      QStringLiteral("Encoders (BERT, RoBERTa): a second text, fed as a pair "
+                                     "([CLS] A [SEP] B [SEP]; token_type_ids 0 for A, 1 for B)."),
+                      QStringLiteral("TEXT")});
+}
+
+attn::TokenizedInput encodeModelInput(const QCommandLineParser& parser, const ModelFolder& model) {
+    const QString text = textOption(parser);
+    if (!parser.isSet(QStringLiteral("text-pair"))) {
+        attn::TokenizedInput input = model.tokenizer->encodeInput(text);
+        if (input.ids.empty()) cliFail(QStringLiteral("--text gives no tokens: give some text"));
+        return input;
+    }
+    const QString pair = parser.value(QStringLiteral("text-pair"));
+    if (!model.tokenizer->hasPairTemplate())
+        cliFail(QStringLiteral("--text-pair needs an encoder's tokenizer (BERT, DistilBERT, "
+                               "RoBERTa), but %1's has no template for two texts: drop "
+                               "--text-pair or open an encoder")
+                    .arg(QDir::toNativeSeparators(model.folder)));
+    if (pair.isEmpty())
+        cliFail(QStringLiteral("--text-pair is empty: give at least one character"));
+    return model.tokenizer->encodeInput(text, pair);
+}
+
 void checkModelLength(const attn::TransformerSpec& spec, std::size_t tokens) {
-    if (static_cast<Eigen::Index>(tokens) > spec.max_positions)
-        cliFail(QStringLiteral("the text is %1 tokens but the model reads at most n_positions = "
-                               "%2: give a shorter text")
+    const Eigen::Index limit = attn::max_tokens(spec);
+    if (static_cast<Eigen::Index>(tokens) > limit)
+        cliFail(QStringLiteral("the text is %1 tokens but the model reads at most %2 tokens: "
+                               "give a shorter text")
                     .arg(tokens)
-                    .arg(spec.max_positions));
+                    .arg(limit));
 }
 
 ModelFolder openModelOption(const QCommandLineParser& parser, bool withWeights) {
@@ -137,25 +164,36 @@ void addTokenizeOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "Split a text into tokens as the model's own tokenizer does: {\"ids\", \"tokens\"}, the\n"
         "ids the model is fed (BOS first when the model adds it), tokens as the vocabulary writes\n"
-        "them (GPT-2's \"Ġjourney\": Ġ marks the leading space; SentencePiece's \"▁journey\")."));
+        "them (GPT-2's \"Ġjourney\": Ġ marks the leading space; SentencePiece's \"▁journey\";\n"
+        "WordPiece's \"##ing\" continues a word). Encoders (BERT, DistilBERT, RoBERTa) also give\n"
+        "token_type_ids, and take a second text with --text-pair."));
     addModelOption(parser);
     parser.addOption({QStringLiteral("text"), QStringLiteral("The text."), QStringLiteral("TEXT")});
+    addTextPairOption(parser);
 }
 
 QByteArray runTokenize(const QCommandLineParser& parser) {
-    const QString text = textOption(parser);
+    textOption(parser);
     const ModelFolder model = openModelOption(parser, false);
-    const std::vector<int> ids = model.tokenizer->encodeForModel(text);
-    return attn::writeJsonObject({{QStringLiteral("ids"), jsonIds(ids)},
-                                  {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)}});
+    const attn::TokenizedInput input = encodeModelInput(parser, model);
+    attn::OrderedMembers members{
+        {QStringLiteral("ids"), jsonIds(input.ids)},
+        {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, input.ids)}};
+    // Encoders' tokenizers (those with a pair template) give the segment of every token.
+    if (model.tokenizer->hasPairTemplate())
+        members.emplace_back(QStringLiteral("token_type_ids"), jsonIds(input.typeIds));
+    return attn::writeJsonObject(members);
 }
 
 void addForwardOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "Run the whole model on a text (or token ids) as Hugging Face's transformers does (GPT-2,\n"
-        "Llama, Mistral, Qwen2, Qwen3), in float32: every layer's and head's attention weights\n"
-        "[layer][head][query][key] (zeros above the diagonal) and the five most probable next\n"
-        "tokens. --summary prints only the model, the token count, the next tokens, the time of\n"
+        "Llama, Mistral, Qwen2, Qwen3; the encoders BERT, DistilBERT, RoBERTa), in float32: every\n"
+        "layer's and head's attention weights [layer][head][query][key] (a decoder's are zeros\n"
+        "above the diagonal) and the five most probable next tokens (none for an encoder).\n"
+        "Encoders also print token_type_ids and, with the masked-LM head, mask_predictions: for\n"
+        "each [MASK] position its five likeliest fillers. --summary prints only the model, the "
+        "token count, the next tokens, the time of\n"
         "the forward pass (loading excluded) and the process's peak memory."));
     addModelOption(parser);
     parser.addOptions({
@@ -165,9 +203,34 @@ void addForwardOptions(QCommandLineParser& parser) {
         {QStringLiteral("logits"),
          QStringLiteral("Also print the logits of every position [position][vocab].")},
         {QStringLiteral("summary"),
-         QStringLiteral("Print only model, tokens (the count), next_tokens, elapsed_ms and "
-                        "peak_rss_mb.")},
+         QStringLiteral("Print only model, tokens (the count), next_tokens, mask_predictions "
+                        "(encoders), elapsed_ms and peak_rss_mb.")},
     });
+    addTextPairOption(parser);
+}
+
+// For each [MASK] position of an encoder with its masked-LM head: the five likeliest fillers.
+QJsonArray maskPredictionsJson(const attn::Tokenizer& tokenizer,
+                               const std::vector<attn::MaskPrediction>& predictions) {
+    QJsonArray out;
+    for (const attn::MaskPrediction& p : predictions)
+        out.append(QJsonObject{{QStringLiteral("position"), static_cast<qint64>(p.position)},
+                               {QStringLiteral("top"), nextTokensJson(tokenizer, p.top)}});
+    return out;
+}
+
+// --ids or --text (with --text-pair): what the model is fed.
+attn::TokenizedInput forwardInput(const QCommandLineParser& parser, const ModelFolder& model) {
+    if (!parser.isSet(QStringLiteral("ids"))) return encodeModelInput(parser, model);
+    if (parser.isSet(QStringLiteral("text-pair")))
+        cliFail(
+            QStringLiteral("--text-pair goes with --text: give --text and --text-pair, or "
+                           "--ids alone"));
+    attn::TokenizedInput input;
+    input.ids = idsOption(parser, static_cast<int>(model.weights->spec.vocab_size));
+    input.typeIds.assign(input.ids.size(), 0);
+    input.segments.assign(input.ids.size(), 0);
+    return input;
 }
 
 QByteArray runForward(const QCommandLineParser& parser) {
@@ -178,29 +241,39 @@ QByteArray runForward(const QCommandLineParser& parser) {
     const bool logits = parser.isSet(QStringLiteral("logits"));
     if (summary && logits)
         cliFail(QStringLiteral("--summary prints no logits: give --summary or --logits"));
-    const QString text = byIds ? QString() : textOption(parser);
+    if (!byIds) textOption(parser);
     const ModelFolder model = openModelOption(parser, true);
     const attn::TransformerWeights& weights = *model.weights;
-    const std::vector<int> ids = byIds
-                                     ? idsOption(parser, static_cast<int>(weights.spec.vocab_size))
-                                     : encodeModelText(model, text);
-    checkModelLength(weights.spec, ids.size());
+    const attn::TransformerSpec& spec = weights.spec;
+    const attn::TokenizedInput input = forwardInput(parser, model);
+    const std::vector<int>& ids = input.ids;
+    checkModelLength(spec, ids.size());
+    const bool encoder = attn::is_encoder(spec.family);
+    const std::optional<int> maskId = model.tokenizer->maskId();
+    const bool fillsMasks = encoder && spec.mlm_head && maskId.has_value();
 
     attn::ModelForwardOptions options;
     options.keep_attentions = !summary;
-    options.all_logits = logits;
+    options.all_logits = logits || fillsMasks;
+    if (spec.type_vocab_size > 0) options.token_type_ids = input.typeIds;
     QElapsedTimer timer;
     timer.start();
     const attn::ModelForwardResult result = attn::model_forward(weights, ids, options);
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    const QJsonArray masks =
+        fillsMasks
+            ? maskPredictionsJson(*model.tokenizer, attn::mask_predictions(result, ids, *maskId, 5))
+            : QJsonArray();
 
     if (summary) {
-        return attn::writeJsonObject(
-            {{QStringLiteral("model"), modelJson(weights)},
-             {QStringLiteral("tokens"), static_cast<qint64>(ids.size())},
-             {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
-             {QStringLiteral("elapsed_ms"), elapsed},
-             {QStringLiteral("peak_rss_mb"), peakResidentMegabytes()}});
+        attn::OrderedMembers members{
+            {QStringLiteral("model"), modelJson(weights)},
+            {QStringLiteral("tokens"), static_cast<qint64>(ids.size())},
+            {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)}};
+        if (fillsMasks) members.emplace_back(QStringLiteral("mask_predictions"), masks);
+        members.emplace_back(QStringLiteral("elapsed_ms"), elapsed);
+        members.emplace_back(QStringLiteral("peak_rss_mb"), peakResidentMegabytes());
+        return attn::writeJsonObject(members);
     }
     QJsonArray attentions;
     for (const std::vector<attn::Matrix>& layer : result.attentions) {
@@ -212,9 +285,12 @@ QByteArray runForward(const QCommandLineParser& parser) {
         {QStringLiteral("model"), modelJson(weights)},
         {QStringLiteral("ids"), jsonIds(ids)},
         {QStringLiteral("tokens"), jsonTokens(*model.tokenizer, ids)},
-        {QStringLiteral("attentions"), attentions},
-        {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)},
     };
+    if (encoder) members.emplace_back(QStringLiteral("token_type_ids"), jsonIds(input.typeIds));
+    members.emplace_back(QStringLiteral("attentions"), attentions);
+    members.emplace_back(QStringLiteral("next_tokens"),
+                         nextTokensJson(*model.tokenizer, result.top_tokens));
+    if (fillsMasks) members.emplace_back(QStringLiteral("mask_predictions"), masks);
     if (logits) members.emplace_back(QStringLiteral("logits"), attn::jsonMatrix(result.logits));
     return attn::writeJsonObject(members);
 }

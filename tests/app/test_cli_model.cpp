@@ -303,7 +303,7 @@ void TestCliModel::errors() {
         {{"forward", "--model", model_, "--ids", "50257"},
          "id 50257 is outside the vocabulary (0 .. 50256)"},
         {{"forward", "--model", model_, "--text", longText},
-         "the text is 30 tokens but the model reads at most n_positions = 24"},
+         "the text is 30 tokens but the model reads at most 24 tokens"},
         {{"forward", "--model", model_, "--text", "a", "--summary", "--logits"},
          "give --summary or --logits"},
         {{"forward", "--model", bad.path(), "--text", "hi"},
