@@ -120,9 +120,8 @@ void check_token_ids(const TransformerSpec& spec, const std::vector<int>& ids,
                                  std::to_string(spec.vocab_size) +
                                  "): use ids from this model's tokenizer");
     const Index total = static_cast<Index>(ids.size()) + extra_positions;
-    // RoBERTa's first padding_idx + 1 rows of the position table are not token positions.
-    const Index reserved = spec.padding_idx >= 0 ? spec.padding_idx + 1 : 0;
-    const Index limit = spec.max_positions - reserved;
+    const Index limit = max_tokens(spec);
+    const Index reserved = spec.max_positions - limit;  // RoBERTa's padding_idx + 1
     if (total <= limit) return;
     if (extra_positions == 0 && reserved > 0)
         throw AttentionError(
