@@ -1,6 +1,7 @@
 // ModelWindow's pages: the welcome page (how to get a model, the Hugging Face cache, the recent
 // ones), the loading page and the model page (the text, its tokens, the mosaic of every head, the
 // head, lines and next-token tabs, and the generation controls).
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -108,6 +109,7 @@ QWidget* ModelWindow::buildModelPage() {
     textRow->addWidget(text_, 1);
     textRow->addWidget(tokenCount_);
     layout->addLayout(textRow);
+    layout->addWidget(buildPairRow(page));
     auto* typing = new QTimer(this);
     typing->setSingleShot(true);
     typing->setInterval(kTypingPauseMs);
@@ -117,6 +119,11 @@ QWidget* ModelWindow::buildModelPage() {
     tokens_ = new views::TokenStrip(page);
     layout->addWidget(tokens_);
     connect(tokens_, &views::TokenStrip::tokenClicked, this, [this](int index) {
+        // An encoder: a click masks the token (or gives it back) for the masked LM.
+        if (session_->encoder() && session_->toggleMask(index)) {
+            tabs_->setCurrentIndex(MaskedLmTab);
+            return;
+        }
         if (lines_)
             lines_->setFocusToken(std::make_pair(views::ExploreLinesView::Side::Left, index));
         tokens_->setHighlighted(index);
@@ -137,7 +144,19 @@ QWidget* ModelWindow::buildModelPage() {
     rangeLabel_->setBuddy(range_);
     mosaicBar->addWidget(rangeLabel_);
     mosaicBar->addWidget(range_);
+    // Encoders: which sentence's queries and keys, and the special tokens shown or not.
+    pairFilterLabel_ = new QLabel(left);
+    pairFilter_ = new QComboBox(left);
+    pairFilter_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    pairFilterLabel_->setBuddy(pairFilter_);
+    hideSpecials_ = new QCheckBox(left);
+    mosaicBar->addSpacing(12);
+    mosaicBar->addWidget(pairFilterLabel_);
+    mosaicBar->addWidget(pairFilter_);
+    mosaicBar->addWidget(hideSpecials_);
     mosaicBar->addStretch();
+    connect(pairFilter_, &QComboBox::activated, this, &ModelWindow::updateView);
+    connect(hideSpecials_, &QCheckBox::toggled, this, &ModelWindow::updateView);
     leftLayout->addLayout(mosaicBar);
     auto* mosaicScroll = new QScrollArea(left);
     mosaicScroll->setWidgetResizable(true);
@@ -161,6 +180,7 @@ QWidget* ModelWindow::buildModelPage() {
     tabs_->addTab(lines_, QString());
     chart_ = new views::NextTokenChart(tabs_);
     tabs_->addTab(chart_, QString());
+    buildEncoderTabs();
     splitter_->addWidget(left);
     splitter_->addWidget(tabs_);
     splitter_->setStretchFactor(0, 2);
