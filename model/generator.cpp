@@ -16,6 +16,10 @@ Generator::Generator(const TransformerWeights& weights, const std::vector<int>& 
                      const GenerationOptions& options)
     : weights_(weights), options_(options), gen_(options.seed) {
     check_weights(weights);
+    if (is_encoder(weights.spec.family))
+        throw AttentionError(encoder_name(weights.spec.family) +
+                             " is an encoder: it fills in [MASK] tokens instead of generating; "
+                             "use forward");
     if (options.max_new_tokens < 0)
         throw AttentionError("max_new_tokens = " + std::to_string(options.max_new_tokens) +
                              " is negative: give 0 or more");

@@ -22,6 +22,10 @@ void check_trainable(const TransformerSpec& s) {
         throw AttentionError("training computes GPT-2's layout only, but this model has " + what +
                              ": train a GPT-2 layout model (train_spec)");
     };
+    if (is_encoder(s.family))
+        throw AttentionError(encoder_name(s.family) +
+                             " is an encoder (bidirectional, masked-LM): training computes GPT-2's "
+                             "next-token layout only; train a GPT-2 layout model (train_spec)");
     if (s.family != ModelFamily::Gpt2) refuse("family " + family_name(s.family));
     if (s.positions != PositionKind::Learned) refuse("rotary positions");
     if (!s.tied_output) refuse("an untied output head");

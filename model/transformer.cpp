@@ -17,12 +17,18 @@ namespace {
 
 using Index = Eigen::Index;
 
-// The mask of a T-token pass: causal, optionally within a sliding window; none when
-// bidirectional.
-std::optional<BoolMatrix> attention_mask(const TransformerSpec& spec, Index t) {
-    if (!spec.causal) return std::nullopt;
-    if (spec.sliding_window > 0) return window_mask(t, t, spec.sliding_window);
-    return causal_mask(t, t);
+// The mask of a T-token pass: causal, optionally within a sliding window, and the padding keys
+// of attention_mask (0 = padding) blocked in every row; none when bidirectional and unpadded.
+std::optional<BoolMatrix> attention_mask(const TransformerSpec& spec, Index t,
+                                         const std::vector<int>& padding = {}) {
+    std::optional<BoolMatrix> mask;
+    if (spec.causal)
+        mask = spec.sliding_window > 0 ? window_mask(t, t, spec.sliding_window) : causal_mask(t, t);
+    if (std::find(padding.begin(), padding.end(), 0) == padding.end()) return mask;
+    if (!mask) mask = BoolMatrix::Constant(t, t, false);
+    for (Index k = 0; k < t && k < static_cast<Index>(padding.size()); ++k)
+        if (padding[static_cast<std::size_t>(k)] == 0) mask->col(k).setConstant(true);
+    return mask;
 }
 
 // The fast kernel (model/fast_attention.h) computes causal multi-head attention without any
@@ -31,7 +37,9 @@ std::optional<BoolMatrix> attention_mask(const TransformerSpec& spec, Index t) {
 bool fast_path_applies(const TransformerWeights& w, const ModelForwardOptions& options) {
     const TransformerSpec& s = w.spec;
     if (options.keep_attentions || options.keep_qkv || !s.causal || s.sliding_window != 0 ||
-        s.num_kv_heads != s.num_heads || s.positions != PositionKind::Learned || s.qk_norm)
+        s.num_kv_heads != s.num_heads || s.positions != PositionKind::Learned || s.qk_norm ||
+        std::find(options.attention_mask.begin(), options.attention_mask.end(), 0) !=
+            options.attention_mask.end())
         return false;
     // Its projections read float32 weights.
     for (const LayerWeights& layer : w.layers)
@@ -73,11 +81,11 @@ Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Mat
 // One layer's attention half with every intermediate: per head the walkthrough's
 // scaled_dot_product_attention, heads merged, out projection.
 Matrix attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
-                 const ModelForwardOptions& options, ModelForwardResult& result) {
+                 const std::optional<BoolMatrix>& mask, const ModelForwardOptions& options,
+                 ModelForwardResult& result) {
     using R = TensorRole;
     const Index t = a.rows(), hd = s.head_dim;
     layers::Projections p = layers::project_qkv(w, s, a, 0);
-    const std::optional<BoolMatrix> mask = attention_mask(s, t);
     AttentionOptions attention_options;
     if (mask) attention_options.blocked = *mask;
     Matrix context_vecs(t, s.q_width());
@@ -112,8 +120,16 @@ void check_token_ids(const TransformerSpec& spec, const std::vector<int>& ids,
                                  std::to_string(spec.vocab_size) +
                                  "): use ids from this model's tokenizer");
     const Index total = static_cast<Index>(ids.size()) + extra_positions;
-    const Index limit = spec.max_positions;
+    // RoBERTa's first padding_idx + 1 rows of the position table are not token positions.
+    const Index reserved = spec.padding_idx >= 0 ? spec.padding_idx + 1 : 0;
+    const Index limit = spec.max_positions - reserved;
     if (total <= limit) return;
+    if (extra_positions == 0 && reserved > 0)
+        throw AttentionError(
+            std::to_string(ids.size()) + " tokens are more than the model's " +
+            std::to_string(limit) + " positions (" + std::to_string(spec.max_positions) +
+            " rows of the position table less padding_idx + 1 = " + std::to_string(reserved) +
+            "): shorten the text to at most " + std::to_string(limit) + " tokens");
     if (extra_positions == 0)
         throw AttentionError(std::to_string(ids.size()) + " tokens are more than the model's " +
                              std::to_string(limit) + " positions: shorten the text to at most " +
@@ -145,24 +161,152 @@ std::vector<TopToken> top_tokens(const Eigen::Ref<const RowVector>& logits, Inde
     return top;
 }
 
+namespace {
+
+// token_type_ids and attention_mask against the ids and the spec.
+void check_forward_inputs(const TransformerSpec& spec, const std::vector<int>& ids,
+                          const ModelForwardOptions& options) {
+    check_token_ids(spec, ids, 0);
+    const std::size_t n = ids.size();
+    const std::vector<int>& types = options.token_type_ids;
+    const std::vector<int>& mask = options.attention_mask;
+    if (!types.empty() && types.size() != n)
+        throw AttentionError("token_type_ids has " + std::to_string(types.size()) +
+                             " entries but there are " + std::to_string(n) +
+                             " tokens: give one token type per token, or none (all 0)");
+    if (!mask.empty() && mask.size() != n)
+        throw AttentionError("attention_mask has " + std::to_string(mask.size()) +
+                             " entries but there are " + std::to_string(n) +
+                             " tokens: give one 1 (real) or 0 (padding) per token, or none");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        if (types[i] == 0) continue;
+        if (spec.type_vocab_size == 0)
+            throw AttentionError(family_name(spec.family) + " has no token types, but token " +
+                                 std::to_string(i + 1) + " has type " + std::to_string(types[i]) +
+                                 ": give no token_type_ids (or all 0)");
+        if (types[i] < 0 || types[i] >= spec.type_vocab_size)
+            throw AttentionError("token type " + std::to_string(types[i]) + " at position " +
+                                 std::to_string(i + 1) + " is outside [0, " +
+                                 std::to_string(spec.type_vocab_size) +
+                                 "): segment A is 0, segment B is 1");
+    }
+    bool real = mask.empty(), padding_seen = false;
+    for (std::size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i] != 0 && mask[i] != 1)
+            throw AttentionError("attention_mask is " + std::to_string(mask[i]) + " at position " +
+                                 std::to_string(i + 1) + ": give 1 (a real token) or 0 (padding)");
+        // A causal query row whose keys are all padding would have no weights at all.
+        if (spec.causal && mask[i] == 1 && padding_seen)
+            throw AttentionError("attention_mask has padding before token " +
+                                 std::to_string(i + 1) +
+                                 ": a decoder's padding goes after the real tokens");
+        real = real || mask[i] == 1;
+        padding_seen = padding_seen || mask[i] == 0;
+    }
+    if (!real) throw AttentionError("attention_mask is all 0: at least one token must be real");
+}
+
+}  // namespace
+
 ModelForwardResult model_forward(const TransformerWeights& weights, const std::vector<int>& ids,
                                  const ModelForwardOptions& options) {
     check_weights(weights);
     const TransformerSpec& s = weights.spec;
-    check_token_ids(s, ids, 0);
-    Matrix h = layers::embed(weights, ids, 0);
+    check_forward_inputs(s, ids, options);
+    const bool encoder = is_encoder(s.family);
+    Matrix h = encoder ? layers::embed_encoder(weights, ids, options.token_type_ids)
+                       : layers::embed(weights, ids, 0);
     ModelForwardResult result;
+    result.attention_mask = options.attention_mask;
+    const std::optional<BoolMatrix> mask =
+        attention_mask(s, static_cast<Index>(ids.size()), options.attention_mask);
     const bool fast = fast_path_applies(weights, options);
     FastAttentionWorkspace workspace;
     for (const LayerWeights& w : weights.layers) {
+        if (encoder) {
+            // Post-norm: h = norm(h + attn(h)), then h = norm(h + mlp(h)).
+            h += attention(w, s, h, mask, options, result);
+            h = layers::norm(h, w[TensorRole::AttnNormWeight], w[TensorRole::AttnNormBias], s);
+            layers::post_norm_mlp_block(w, s, h);
+            continue;
+        }
         const Matrix a = layers::attention_input(w, s, h);
-        h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, options, result);
+        h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, mask, options, result);
         layers::mlp_block(w, s, h);
+    }
+    if (options.keep_hidden) result.hidden = h;
+    if (encoder) {
+        // Encoders give no next-token candidates; without the head, no logits either.
+        if (s.mlm_head)
+            result.logits = options.all_logits ? layers::mlm_logits(weights, h)
+                                               : layers::mlm_logits(weights, h.bottomRows(1));
+        return result;
     }
     result.logits =
         options.all_logits ? layers::logits(weights, h) : layers::logits(weights, h.bottomRows(1));
     result.top_tokens = top_tokens(result.logits.bottomRows(1), options.top_k);
     return result;
+}
+
+std::vector<MaskPrediction> mask_predictions(const ModelForwardResult& result,
+                                             const std::vector<int>& ids, int mask_id, Index k) {
+    if (result.logits.rows() != static_cast<Index>(ids.size()))
+        throw AttentionError(
+            "the forward pass has logits for " + std::to_string(result.logits.rows()) +
+            " positions but there are " + std::to_string(ids.size()) +
+            " tokens: run model_forward with all_logits on a model with its masked-LM head");
+    std::vector<MaskPrediction> predictions;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] == mask_id) {
+            const auto position = static_cast<Index>(i);
+            predictions.push_back({position, top_tokens(result.logits.row(position), k)});
+        }
+    return predictions;
+}
+
+PaddedBatch model_forward_padded(const TransformerWeights& weights,
+                                 const std::vector<std::vector<int>>& ids,
+                                 const std::vector<std::vector<int>>& token_type_ids, int pad_id,
+                                 const ModelForwardOptions& options) {
+    if (ids.empty()) throw AttentionError("the batch is empty: give at least one sequence");
+    if (!token_type_ids.empty() && token_type_ids.size() != ids.size())
+        throw AttentionError(
+            "the batch has " + std::to_string(ids.size()) + " sequences but token_type_ids " +
+            std::to_string(token_type_ids.size()) + ": give one list per sequence, or none");
+    std::size_t longest = 0;
+    for (const std::vector<int>& sequence : ids) longest = std::max(longest, sequence.size());
+    PaddedBatch batch;
+    for (std::size_t b = 0; b < ids.size(); ++b) {
+        const std::size_t n = ids[b].size();
+        if (n == 0)
+            throw AttentionError("sequence " + std::to_string(b + 1) +
+                                 " of the batch is empty: give at least one token");
+        std::vector<int> padded = ids[b], types, mask(n, 1);
+        padded.resize(longest, pad_id);
+        mask.resize(longest, 0);
+        if (!token_type_ids.empty()) {
+            types = token_type_ids[b];
+            if (types.size() != n)
+                throw AttentionError("sequence " + std::to_string(b + 1) + " has " +
+                                     std::to_string(n) + " tokens but " +
+                                     std::to_string(types.size()) +
+                                     " token types: give one per token");
+        }
+        types.resize(longest, 0);
+        ModelForwardOptions o = options;
+        o.token_type_ids = types;
+        o.attention_mask = mask;
+        try {
+            batch.results.push_back(model_forward(weights, padded, o));
+        } catch (const AttentionError& e) {
+            throw AttentionError("sequence " + std::to_string(b + 1) +
+                                 " of the batch: " + e.what());
+        }
+        batch.ids.push_back(std::move(padded));
+        batch.token_type_ids.push_back(std::move(types));
+        batch.attention_mask.push_back(std::move(mask));
+    }
+    return batch;
 }
 
 namespace {
@@ -216,7 +360,8 @@ Step model_layer_step(const ModelForwardResult& result, const TransformerSpec& s
     const Index t = heads.empty() ? 0 : heads.front().rows();
     const Index head_dim = spec.head_dim;
     const bool explained = l < result.queries.size() && l < result.keys.size();
-    const BoolMatrix blocked = attention_mask(spec, t).value_or(BoolMatrix::Constant(t, t, false));
+    const BoolMatrix blocked =
+        attention_mask(spec, t, result.attention_mask).value_or(BoolMatrix::Constant(t, t, false));
     std::vector<std::string> dims;
     for (Index d = 0; d < head_dim; ++d) dims.push_back(std::to_string(d + 1));
 
@@ -227,8 +372,8 @@ Step model_layer_step(const ModelForwardResult& result, const TransformerSpec& s
                                     format_shortest(std::sqrt(static_cast<float>(head_dim))));
     for (std::size_t h = 0; h < heads.size(); ++h) {
         StepMatrix& w = step.matrices[h];
-        // A decoder is causal by construction, whatever its numbers (attention_layer_step
-        // detects it from them).
+        // A decoder is causal by construction and padding keys are blocked, whatever the
+        // numbers (attention_layer_step detects masks from them).
         w.blocked = blocked;
         w.head_dim = head_dim;
         if (!explained) continue;

@@ -11,6 +11,11 @@
 //   m = norm(h; mlp norm) → up → activation (gated: act(gate) * up) → down → h += ...
 // then norm(h; final norm) → logits = h · token embeddingᵀ (or the output head when untied).
 //
+// Post-norm encoder (BERT, DistilBERT, RoBERTa): h = norm(word + position + token-type
+// embeddings; embedding norm), per layer h = norm(h + attn(h); attn norm), h = norm(h + mlp(h);
+// mlp norm) with bidirectional attention (padding keys blocked), then the masked-LM head when
+// the file has it: norm(act(dense(h)); head norm) · token embeddingᵀ + output bias.
+//
 // Shapes as in model/transformer_spec.h.
 #pragma once
 
@@ -27,14 +32,15 @@ struct ModelForwardOptions {
     // Keep every layer's and head's attn_weights (T × T each): num_layers · H · T² floats, so
     // off for long inputs whose attention is not displayed.
     bool keep_attentions = true;
-    bool keep_qkv = false;    // queries (T, H·hd), keys and values (T, G·hd) per layer
-    bool all_logits = false;  // false: only the last position's logits (1, V)
-    Eigen::Index top_k = 5;   // next-token candidates from the last position
+    bool keep_qkv = false;     // queries (T, H·hd), keys and values (T, G·hd) per layer
+    bool all_logits = false;   // false: only the last position's logits (1, V)
+    bool keep_hidden = false;  // ModelForwardResult::hidden
+    Eigen::Index top_k = 5;    // next-token candidates from the last position
     // Encoders: each token's segment (BERT's token_type_ids: 0 for [CLS] A [SEP], 1 for B [SEP]);
     // empty: all 0.
     std::vector<int> token_type_ids;
     // Hugging Face's attention_mask: 1 a real token, 0 padding, whose keys get no weight (seed
-    // 004's mask == 0 → -inf); empty: all 1.
+    // 004's mask == 0 → -inf); empty: all 1. Decoders: the padding after the real tokens only.
     std::vector<int> attention_mask;
 };
 
@@ -44,13 +50,18 @@ struct TopToken {
 };
 
 struct ModelForwardResult {
-    // [layer][head]: (T, T) attn_weights, zeros above the diagonal; empty unless kept.
+    // [layer][head]: (T, T) attn_weights, zeros above the diagonal (decoders) and in padding
+    // columns; empty unless kept.
     std::vector<std::vector<Matrix>> attentions;
     // [layer]: after rotary positions when the family has them; empty unless keep_qkv.
     std::vector<Matrix> queries, keys, values;
     // (T, V) or (1, V) for the last position; encoders: the masked-LM head's, empty without it.
     Matrix logits;
     std::vector<TopToken> top_tokens;  // highest probability first; decoders only
+    // (T, d), with keep_hidden: the last layer's output before any final norm or head (an
+    // encoder's is transformers' last_hidden_state); empty otherwise.
+    Matrix hidden;
+    std::vector<int> attention_mask;  // the options' mask, so model_layer_step blocks the padding
 };
 
 // What a masked LM puts at one [MASK] position.
@@ -82,7 +93,10 @@ PaddedBatch model_forward_padded(const TransformerWeights& weights,
                                  const ModelForwardOptions& options = {});
 
 // Throws AttentionError on empty ids, an id outside [0, V), more ids than max_positions, or
-// weights that do not match their spec's tensor table.
+// weights that do not match their spec's tensor table; token_type_ids or attention_mask whose
+// size is not the number of ids, a token type outside [0, type_vocab_size) (any nonzero type for
+// a model without token types), a mask value other than 0 and 1, a mask of only 0, or a
+// decoder's padding before a real token.
 ModelForwardResult model_forward(const TransformerWeights& weights, const std::vector<int>& ids,
                                  const ModelForwardOptions& options = {});
 
@@ -90,7 +104,8 @@ ModelForwardResult model_forward(const TransformerWeights& weights, const std::v
 std::vector<TopToken> top_tokens(const Eigen::Ref<const RowVector>& logits, Eigen::Index k);
 
 // Throws AttentionError unless ids is non-empty, every id is in [0, V) and ids.size() +
-// extra_positions <= max_positions (extra_positions: tokens still to be generated).
+// extra_positions <= max_positions (extra_positions: tokens still to be generated); RoBERTa:
+// max_positions - padding_idx - 1, as its first padding_idx + 1 position rows are no token's.
 void check_token_ids(const TransformerSpec& spec, const std::vector<int>& ids,
                      Eigen::Index extra_positions);
 

@@ -78,10 +78,8 @@ void activate(Matrix& x, ActivationKind kind) {
     }
 }
 
-void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
+Matrix mlp(const LayerWeights& w, const TransformerSpec& spec, const Matrix& m) {
     using R = TensorRole;
-    if (spec.attn_only) return;
-    const Matrix m = norm(h, w[R::MlpNormWeight], w[R::MlpNormBias], spec);
     Matrix up = project(m, w[R::UpWeight], w[R::UpBias]);
     if (spec.mlp == MlpKind::Gated) {
         Matrix gate = project(m, w[R::GateWeight], WeightView{});
@@ -90,7 +88,19 @@ void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
     } else {
         activate(up, spec.activation);
     }
-    h += project(up, w[R::DownWeight], w[R::DownBias]);
+    return project(up, w[R::DownWeight], w[R::DownBias]);
+}
+
+void mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
+    using R = TensorRole;
+    if (spec.attn_only) return;
+    h += mlp(w, spec, norm(h, w[R::MlpNormWeight], w[R::MlpNormBias], spec));
+}
+
+void post_norm_mlp_block(const LayerWeights& w, const TransformerSpec& spec, Matrix& h) {
+    using R = TensorRole;
+    h += mlp(w, spec, h);
+    h = norm(h, w[R::MlpNormWeight], w[R::MlpNormBias], spec);
 }
 
 namespace {
@@ -163,6 +173,51 @@ Matrix logits(const TransformerWeights& w, const Matrix& h) {
     if (!out.quantized()) return matmul(final_h, Op::None, out.matrix(), Op::Transpose);
     Matrix y(final_h.rows(), out.rows);
     quant_matmul(out.quant(), final_h, y);
+    return y;
+}
+
+std::vector<Index> encoder_positions(const TransformerSpec& spec, const std::vector<int>& ids) {
+    std::vector<Index> positions(ids.size());
+    Index real = 0;
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+        if (spec.padding_idx < 0) {
+            positions[t] = static_cast<Index>(t);
+        } else if (ids[t] == spec.padding_idx) {
+            positions[t] = spec.padding_idx;
+        } else {
+            positions[t] = spec.padding_idx + ++real;
+        }
+    }
+    return positions;
+}
+
+Matrix embed_encoder(const TransformerWeights& w, const std::vector<int>& ids,
+                     const std::vector<int>& token_type_ids) {
+    using R = TensorRole;
+    const TransformerSpec& s = w.spec;
+    const std::vector<Index> positions = encoder_positions(s, ids);
+    Matrix h(static_cast<Index>(ids.size()), s.d_model);
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+        const auto row = static_cast<Index>(t);
+        // Summed in transformers' order: words + token types, then positions.
+        h.row(row) = w[R::TokenEmbedding].matrix().row(ids[t]);
+        if (s.type_vocab_size > 0) {
+            const int type = token_type_ids.empty() ? 0 : token_type_ids[t];
+            h.row(row) += w[R::TokenTypeEmbedding].matrix().row(type);
+        }
+        h.row(row) += w[R::PositionEmbedding].matrix().row(positions[t]);
+    }
+    return norm(h, w[R::EmbedNormWeight], w[R::EmbedNormBias], s);
+}
+
+Matrix mlm_logits(const TransformerWeights& w, const Matrix& h) {
+    using R = TensorRole;
+    Matrix x = project(h, w[R::MlmTransformWeight], w[R::MlmTransformBias]);
+    activate(x,
+             w.spec.family == ModelFamily::Roberta ? ActivationKind::GeluErf : w.spec.activation);
+    x = norm(x, w[R::MlmNormWeight], w[R::MlmNormBias], w.spec);
+    Matrix y = matmul(x, Op::None, w[R::TokenEmbedding].matrix(), Op::Transpose);
+    y.rowwise() += w[R::OutputBias].row();
     return y;
 }
 

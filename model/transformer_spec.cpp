@@ -99,6 +99,86 @@ std::vector<TensorEntry> llama_table(const TransformerSpec& s) {
     return t;
 }
 
+// BERT and RoBERTa (BertModel's / RobertaModel's names; *ForMaskedLM adds "bert." /
+// "roberta." and the head's tensors, unprefixed), DistilBERT (DistilBertModel's). Post-norm:
+// the attention's output LayerNorm fills AttnNorm*, the block's output LayerNorm MlpNorm*.
+std::vector<TensorEntry> encoder_table(const TransformerSpec& s) {
+    const Index d = s.d_model, f = s.d_ff, q = s.q_width();
+    const bool distil = s.family == ModelFamily::DistilBert;
+    using R = TensorRole;
+    using L = TensorLayout;
+    std::vector<TensorEntry> t = {
+        {"embeddings.word_embeddings.weight", R::TokenEmbedding, false, {s.vocab_size, d}, L::Rows},
+        {"embeddings.position_embeddings.weight",
+         R::PositionEmbedding,
+         false,
+         {s.max_positions, d},
+         L::Rows}};
+    if (s.type_vocab_size > 0)
+        t.push_back({"embeddings.token_type_embeddings.weight",
+                     R::TokenTypeEmbedding,
+                     false,
+                     {s.type_vocab_size, d},
+                     L::Rows});
+    t.push_back({"embeddings.LayerNorm.weight", R::EmbedNormWeight, false, {d}, L::Vector});
+    t.push_back({"embeddings.LayerNorm.bias", R::EmbedNormBias, false, {d}, L::Vector});
+    const std::string base = distil ? "transformer.layer.{L}." : "encoder.layer.{L}.";
+    // nn.Linear: weight (out, in) and bias (out); nn.LayerNorm: weight and bias (d).
+    auto linear = [&](const std::string& stem, R w, R b, Index out, Index in) {
+        t.push_back({base + stem + ".weight", w, true, {out, in}, L::OutIn});
+        t.push_back({base + stem + ".bias", b, true, {out}, L::Vector});
+    };
+    auto layer_norm = [&](const std::string& stem, R w, R b) {
+        t.push_back({base + stem + ".weight", w, true, {d}, L::Vector});
+        t.push_back({base + stem + ".bias", b, true, {d}, L::Vector});
+    };
+    if (distil) {
+        linear("attention.q_lin", R::QueryWeight, R::QueryBias, q, d);
+        linear("attention.k_lin", R::KeyWeight, R::KeyBias, q, d);
+        linear("attention.v_lin", R::ValueWeight, R::ValueBias, q, d);
+        linear("attention.out_lin", R::OutWeight, R::OutBias, d, q);
+        layer_norm("sa_layer_norm", R::AttnNormWeight, R::AttnNormBias);
+        linear("ffn.lin1", R::UpWeight, R::UpBias, f, d);
+        linear("ffn.lin2", R::DownWeight, R::DownBias, d, f);
+        layer_norm("output_layer_norm", R::MlpNormWeight, R::MlpNormBias);
+    } else {
+        linear("attention.self.query", R::QueryWeight, R::QueryBias, q, d);
+        linear("attention.self.key", R::KeyWeight, R::KeyBias, q, d);
+        linear("attention.self.value", R::ValueWeight, R::ValueBias, q, d);
+        linear("attention.output.dense", R::OutWeight, R::OutBias, d, q);
+        layer_norm("attention.output.LayerNorm", R::AttnNormWeight, R::AttnNormBias);
+        linear("intermediate.dense", R::UpWeight, R::UpBias, f, d);
+        linear("output.dense", R::DownWeight, R::DownBias, d, f);
+        layer_norm("output.LayerNorm", R::MlpNormWeight, R::MlpNormBias);
+    }
+    if (!s.mlm_head) return t;
+    // The masked-LM head, saved outside the base model's prefix; its decoder weight is the
+    // token embedding (tied), its bias registered before the head's submodules except in
+    // DistilBERT, whose vocab_projector comes last.
+    auto head = [&](std::string name, R role, std::vector<Index> shape, L layout) {
+        t.push_back({std::move(name), role, false, std::move(shape), layout, false});
+    };
+    const std::string h = s.family == ModelFamily::Bert ? "cls.predictions." : "lm_head.";
+    if (distil) {
+        head("vocab_transform.weight", R::MlmTransformWeight, {d, d}, L::OutIn);
+        head("vocab_transform.bias", R::MlmTransformBias, {d}, L::Vector);
+        head("vocab_layer_norm.weight", R::MlmNormWeight, {d}, L::Vector);
+        head("vocab_layer_norm.bias", R::MlmNormBias, {d}, L::Vector);
+        head("vocab_projector.bias", R::OutputBias, {s.vocab_size}, L::Vector);
+        return t;
+    }
+    const bool bert = s.family == ModelFamily::Bert;
+    head(h + "bias", R::OutputBias, {s.vocab_size}, L::Vector);
+    head(h + (bert ? "transform.dense.weight" : "dense.weight"), R::MlmTransformWeight, {d, d},
+         L::OutIn);
+    head(h + (bert ? "transform.dense.bias" : "dense.bias"), R::MlmTransformBias, {d}, L::Vector);
+    head(h + (bert ? "transform.LayerNorm.weight" : "layer_norm.weight"), R::MlmNormWeight, {d},
+         L::Vector);
+    head(h + (bert ? "transform.LayerNorm.bias" : "layer_norm.bias"), R::MlmNormBias, {d},
+         L::Vector);
+    return t;
+}
+
 std::string shape_text(Index rows, Index cols) {
     return std::to_string(rows) + " × " + std::to_string(cols);
 }
@@ -132,6 +212,38 @@ void check_rope(const TransformerSpec& s) {
             "original_max_position_embeddings >= 1: check config.json");
 }
 
+// The encoder path computes one layout: BERT's post-norm block with separate q/k/v projections
+// and biases, learned positions, LayerNorm, a plain MLP, the embedding norm.
+void check_encoder_spec(const TransformerSpec& s) {
+    const std::string name = encoder_name(s.family);
+    auto refuse = [&](const std::string& what) {
+        throw AttentionError(name + " is an encoder computed as BERT's layout, but the spec has " +
+                             what);
+    };
+    if (s.causal) refuse("causal = true: encoders are bidirectional, set causal = false");
+    if (s.pre_norm) refuse("pre_norm = true: encoders norm after the residual (pre_norm = false)");
+    if (s.positions != PositionKind::Learned) refuse("rotary positions: use learned positions");
+    if (s.norm != NormKind::LayerNorm) refuse("RMSNorm: use LayerNorm");
+    if (s.fused_qkv || !s.qkv_bias || !s.out_bias || !s.mlp_bias || s.mlp != MlpKind::Plain)
+        refuse("fused q/k/v, a gated MLP or projections without biases");
+    if (s.sliding_window != 0 || s.qk_norm || s.attn_only || !s.tied_output)
+        refuse("a sliding window, qk_norm, attn_only or an untied head");
+    if (!s.embed_norm) refuse("no embedding LayerNorm: set embed_norm");
+    if (s.num_kv_heads != s.num_heads) refuse("grouped K/V heads: num_kv_heads = num_heads");
+    if (s.type_vocab_size < 0) refuse("a negative type_vocab_size");
+    if (s.family == ModelFamily::DistilBert && s.type_vocab_size != 0)
+        refuse("token types: DistilBERT has none, set type_vocab_size = 0");
+    if (s.family == ModelFamily::Roberta) {
+        if (s.padding_idx < 0 || s.padding_idx + 1 >= s.max_positions)
+            refuse("padding_idx = " + std::to_string(s.padding_idx) +
+                   ": RoBERTa's positions start after padding_idx (pad_token_id, 1 in "
+                   "roberta-base), which must be from 0 to max_positions - 2");
+    } else if (s.padding_idx != -1) {
+        refuse("padding_idx = " + std::to_string(s.padding_idx) +
+               ": only RoBERTa offsets positions by it; set -1");
+    }
+}
+
 }  // namespace
 
 void check_spec(const TransformerSpec& s) {
@@ -155,12 +267,21 @@ void check_spec(const TransformerSpec& s) {
     if (s.positions == PositionKind::Rotary) check_rope(s);
     if (s.qk_norm && s.norm != NormKind::RMSNorm)
         throw AttentionError("qk_norm (Qwen3's) is an RMSNorm: the spec's norm must be RMSNorm");
-    // The spec can describe this; the core does not compute it, so it says so rather than
-    // giving other numbers than the model's.
-    if (!s.pre_norm)
+    if (is_encoder(s.family))
+        check_encoder_spec(s);
+    else if (!s.pre_norm)
+        // The spec can describe this; the core does not compute it, so it says so rather than
+        // giving other numbers than the model's.
         throw AttentionError(
-            "post-norm blocks (norm after the residual, as BERT's) are not computed: only "
-            "pre-norm decoders (GPT-2, LLaMA) are");
+            "post-norm blocks (norm after the residual) are computed for the "
+            "encoders (BERT, DistilBERT, RoBERTa) only, but the spec's family "
+            "is " +
+            family_name(s.family) + ": use pre_norm");
+    else if (s.type_vocab_size != 0 || s.embed_norm || s.mlm_head || s.padding_idx != -1)
+        throw AttentionError(
+            "token types, the embedding norm, the masked-LM head and "
+            "padding_idx are encoder parts, but the spec's family is " +
+            family_name(s.family) + ": leave them at their defaults");
     if (s.attn_only && s.family != ModelFamily::Gpt2)
         throw AttentionError(
             "attn_only (no norms, no MLP) is computed for the GPT-2 layout only, "
@@ -183,7 +304,7 @@ std::vector<TensorEntry> tensor_table(const TransformerSpec& spec) {
         case ModelFamily::Bert:
         case ModelFamily::DistilBert:
         case ModelFamily::Roberta:
-            break;
+            return encoder_table(spec);
     }
     throw AttentionError("unknown model family");
 }
@@ -256,6 +377,19 @@ std::string family_architecture(ModelFamily family) {
             return "RobertaForMaskedLM";
     }
     return {};
+}
+
+std::string encoder_name(ModelFamily family) {
+    switch (family) {
+        case ModelFamily::Bert:
+            return "BERT";
+        case ModelFamily::DistilBert:
+            return "DistilBERT";
+        case ModelFamily::Roberta:
+            return "RoBERTa";
+        default:
+            return family_name(family);
+    }
 }
 
 bool is_encoder(ModelFamily family) {

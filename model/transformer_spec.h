@@ -173,6 +173,8 @@ std::string tensor_name(const TensorEntry& entry, Eigen::Index layer);
 std::string lm_head_prefix(ModelFamily family);
 // Whether the family is an encoder (BERT, DistilBERT, RoBERTa): every token sees every token.
 bool is_encoder(ModelFamily family);
+// How the papers write an encoder's name: "BERT", "DistilBERT", "RoBERTa"; family_name otherwise.
+std::string encoder_name(ModelFamily family);
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "bert", "distilbert", "roberta".
 std::string family_name(ModelFamily family);
 // Hugging Face's architecture name: "GPT2LMHeadModel", "LlamaForCausalLM", ...

@@ -1,6 +1,6 @@
 // config.json as a TransformerSpec: the names each family's transformers config class uses
-// (GPT2Config; LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config), every message pointing at
-// the key.
+// (GPT2Config; LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config; BertConfig,
+// DistilBertConfig, RobertaConfig), every message pointing at the key.
 #include <QJsonArray>
 #include <QJsonObject>
 #include <cmath>
@@ -301,6 +301,101 @@ ModelConfigResult parseLlamaConfig(const JsonText& text, const QJsonObject& o, M
     return result;
 }
 
+// hidden_act / DistilBERT's activation: transformers' ACT2FN names the core computes.
+ActivationKind readEncoderActivation(ConfigReader& r, const char* key) {
+    if (!r.has(key)) return ActivationKind::GeluErf;
+    const QJsonValue v = r.value(key);
+    const QString name = v.toString();
+    if (name == QLatin1String("gelu")) return ActivationKind::GeluErf;
+    if (name == QLatin1String("gelu_new") || name == QLatin1String("gelu_pytorch_tanh"))
+        return ActivationKind::GeluTanh;
+    if (name == QLatin1String("relu")) return ActivationKind::Relu;
+    r.fail(key, QStringLiteral("\"%1\" is %2: give \"gelu\" (exact erf GELU, BERT's), "
+                               "\"gelu_new\" (the tanh approximation) or \"relu\"")
+                    .arg(QLatin1String(key), describeJsonValue(v)));
+    return ActivationKind::GeluErf;
+}
+
+// BertConfig, RobertaConfig and DistilBertConfig with their defaults (bert-base's sizes). The
+// masked-LM head is the loader's to find: config.json does not say whether the file has it.
+ModelConfigResult parseEncoderConfig(const JsonText& text, const QJsonObject& o,
+                                     ModelFamily family) {
+    ConfigReader r(text, o);
+    TransformerSpec s;
+    s.family = family;
+    s.pre_norm = false;
+    s.causal = false;
+    s.fused_qkv = false;
+    s.embed_norm = true;
+    const bool distil = family == ModelFamily::DistilBert;
+    s.vocab_size = r.dimension("vocab_size", family == ModelFamily::Roberta ? 50265 : 30522);
+    s.max_positions = r.dimension("max_position_embeddings", 512);
+    const char* heads = distil ? "n_heads" : "num_attention_heads";
+    const char* width = distil ? "dim" : "hidden_size";
+    if (distil) {
+        s.d_model = r.dimension("dim", 768);
+        s.num_layers = r.dimension("n_layers", 6);
+        s.num_heads = r.dimension("n_heads", 12);
+        s.d_ff = r.dimension("hidden_dim", 3072);
+        s.activation = readEncoderActivation(r, "activation");
+        s.norm_eps = 1e-12f;  // DistilBERT's LayerNorms fix it
+        if (r.boolean("sinusoidal_pos_embds", false))
+            r.fail("sinusoidal_pos_embds",
+                   QStringLiteral("sinusoidal_pos_embds true (fixed sine positions) is not read: "
+                                  "only learned position embeddings are; use a model trained "
+                                  "with false"));
+    } else {
+        s.d_model = r.dimension("hidden_size", 768);
+        s.num_layers = r.dimension("num_hidden_layers", 12);
+        s.num_heads = r.dimension("num_attention_heads", 12);
+        s.d_ff = r.dimension("intermediate_size", 3072);
+        s.activation = readEncoderActivation(r, "hidden_act");
+        s.type_vocab_size = r.dimension("type_vocab_size", 2);
+        s.norm_eps = static_cast<float>(r.positive("layer_norm_eps", 1e-12));
+        const QJsonValue positions = r.value("position_embedding_type");
+        if (r.has("position_embedding_type") && positions.toString() != QLatin1String("absolute"))
+            r.fail("position_embedding_type",
+                   QStringLiteral("\"position_embedding_type\" is %1: only \"absolute\" "
+                                  "(learned positions) is computed")
+                       .arg(describeJsonValue(positions)));
+    }
+    if (r.failed()) return ModelConfigResult::failure(r.error());
+    if (s.d_model % s.num_heads != 0)
+        r.fail(heads, QStringLiteral("%1 %2 is not divisible by %3 %4: the heads split the "
+                                     "width evenly")
+                          .arg(QLatin1String(width))
+                          .arg(s.d_model)
+                          .arg(QLatin1String(heads))
+                          .arg(s.num_heads));
+    s.num_kv_heads = s.num_heads;
+    s.head_dim = s.d_model / s.num_heads;
+    if (family == ModelFamily::Roberta) {
+        const std::vector<int> pad =
+            r.has("pad_token_id") ? r.tokenIds("pad_token_id") : std::vector<int>{1};
+        if (!r.failed() && pad.size() != 1)
+            r.fail("pad_token_id", QStringLiteral("\"pad_token_id\" must be one token id (1 "
+                                                  "in roberta-base)"));
+        else if (!pad.empty() && pad.front() + 1 >= s.max_positions)
+            r.fail("pad_token_id",
+                   QStringLiteral("pad_token_id %1 leaves no positions in the %2 rows of "
+                                  "max_position_embeddings: RoBERTa's positions start after it")
+                       .arg(pad.front())
+                       .arg(s.max_positions));
+        else if (!pad.empty())
+            s.padding_idx = pad.front();
+    }
+    if (r.failed()) return ModelConfigResult::failure(r.error());
+    try {
+        check_spec(s);
+    } catch (const AttentionError& e) {
+        return ModelConfigResult::failure(QStringLiteral("config.json: ") +
+                                          QString::fromStdString(e.what()));
+    }
+    ModelConfigResult result;
+    result.spec = s;
+    return result;
+}
+
 }  // namespace
 
 ModelConfigResult parseModelConfig(const QByteArray& json) {
@@ -319,10 +414,15 @@ ModelConfigResult parseModelConfig(const QByteArray& json) {
     if (name == QLatin1String("mistral")) return parseLlamaConfig(text, *o, ModelFamily::Mistral);
     if (name == QLatin1String("qwen2")) return parseLlamaConfig(text, *o, ModelFamily::Qwen2);
     if (name == QLatin1String("qwen3")) return parseLlamaConfig(text, *o, ModelFamily::Qwen3);
+    if (name == QLatin1String("bert")) return parseEncoderConfig(text, *o, ModelFamily::Bert);
+    if (name == QLatin1String("distilbert"))
+        return parseEncoderConfig(text, *o, ModelFamily::DistilBert);
+    if (name == QLatin1String("roberta")) return parseEncoderConfig(text, *o, ModelFamily::Roberta);
     return fail(text.message(
         {jsonKey("model_type")},
         QStringLiteral("\"model_type\" is %1; the models that open are \"gpt2\", \"llama\" "
-                       "(Llama 2/3, TinyLlama, SmolLM), \"mistral\", \"qwen2\" and \"qwen3\"")
+                       "(Llama 2/3, TinyLlama, SmolLM), \"mistral\", \"qwen2\", \"qwen3\", "
+                       "and the encoders \"bert\", \"distilbert\" and \"roberta\"")
             .arg(describeJsonValue(type))));
 }
 

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -96,8 +97,8 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     const QDir dir(folder);
     const ModelConfigResult parsed = readFolderConfig(folder);
     if (!parsed.ok()) return fail(parsed.error);
-    const TransformerSpec& spec = *parsed.spec;
-    const std::vector<TensorEntry> table = tensor_table(spec);
+    TransformerSpec spec = *parsed.spec;
+    std::vector<TensorEntry> table = tensor_table(spec);
 
     // Which file holds each tensor: one file, or the index's weight_map over shards.
     QMap<QString, QString> fileOf;  // tensor name → file name
@@ -152,12 +153,36 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     const QString prefix = has(headPrefix + QString::fromStdString(tensor_name(table.front(), 0)))
                                ? headPrefix
                                : QString();
+    // Older BERT checkpoints (bert-base-uncased's) name a LayerNorm's weight and bias gamma and
+    // beta: the name as the file has it.
+    auto stored = [&](const QString& name) {
+        if (has(name) || !name.contains(QLatin1String("LayerNorm."))) return name;
+        QString old = name;
+        if (old.endsWith(QLatin1String("LayerNorm.weight")))
+            old.replace(old.size() - 6, 6, QStringLiteral("gamma"));
+        else if (old.endsWith(QLatin1String("LayerNorm.bias")))
+            old.replace(old.size() - 4, 4, QStringLiteral("beta"));
+        return has(old) ? old : name;
+    };
+    // An encoder's file has the masked-LM head (BertForMaskedLM, BertForPreTraining) or not
+    // (BertModel): the spec follows the file; the head's first tensor tells.
+    if (is_encoder(spec.family)) {
+        TransformerSpec withHead = spec;
+        withHead.mlm_head = true;
+        std::vector<TensorEntry> full = tensor_table(withHead);
+        const auto head = std::find_if(full.begin(), full.end(),
+                                       [](const TensorEntry& e) { return !e.prefixed; });
+        if (head != full.end() && has(stored(QString::fromStdString(head->name)))) {
+            spec = withHead;
+            table = std::move(full);
+        }
+    }
 
     // The last layer's first tensor must be there before anything is sized by the layer count.
     for (const TensorEntry& entry : table) {
         if (!entry.per_layer) continue;
         const QString last =
-            prefix + QString::fromStdString(tensor_name(entry, spec.num_layers - 1));
+            stored(prefix + QString::fromStdString(tensor_name(entry, spec.num_layers - 1)));
         if (!has(last))
             return fail(QStringLiteral("config.json says %1 layers but tensor %2 is missing: the "
                                        "weights belong to a smaller model")
@@ -177,8 +202,8 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     // Reads one tensor into `view` after checking its shape; false with `error` set otherwise.
     QString error;
     auto load = [&](const TensorEntry& entry, Eigen::Index layer) {
-        const QString name = (entry.prefixed ? prefix : QString()) +
-                             QString::fromStdString(tensor_name(entry, layer));
+        const QString name = stored((entry.prefixed ? prefix : QString()) +
+                                    QString::fromStdString(tensor_name(entry, layer)));
         const std::vector<qint64> expected(entry.shape.begin(), entry.shape.end());
         if (options.cancel && options.cancel->load()) {
             cancelled = true;

@@ -4,7 +4,10 @@
 // tensors to read and their shapes. Names as the base model saves them (GPT-2: wte.weight,
 // h.0.attn.c_attn.weight, ...) or with the LM-head model's prefix ("transformer.") and its
 // output head. F32 weights stay in the memory-mapped file; F16/BF16 are converted.
-// Families read: GPT-2, LLaMA (Llama 2/3, TinyLlama, SmolLM), Mistral, Qwen2, Qwen3.
+// Families read: GPT-2, LLaMA (Llama 2/3, TinyLlama, SmolLM), Mistral, Qwen2, Qwen3, and the
+// encoders BERT, DistilBERT, RoBERTa (base model or *ForMaskedLM / BertForPreTraining: the
+// masked-LM head is read when the file has it, spec.mlm_head says; older "LayerNorm.gamma" /
+// "beta" names are read as weight / bias; the pooler and other heads are ignored).
 #pragma once
 
 #include <QByteArray>
@@ -39,7 +42,10 @@ struct ModelConfigResult {
 // families ("llama", "mistral", "qwen2", "qwen3"): the transformers config's names and defaults
 // (num_key_value_heads = num_attention_heads, head_dim = hidden_size / num_attention_heads,
 // rope_theta 10000, rms_norm_eps 1e-6, untied), rope_scaling none, linear or llama3, Mistral's
-// sliding_window.
+// sliding_window. Encoders ("bert", "distilbert", "roberta"): BertConfig's, DistilBertConfig's
+// (dim, n_layers, n_heads, hidden_dim, activation; sinusoidal_pos_embds refused) and
+// RobertaConfig's names and defaults (layer_norm_eps 1e-12, hidden_act gelu = exact erf,
+// type_vocab_size 2; RoBERTa's pad_token_id, default 1, is the spec's padding_idx).
 ModelConfigResult parseModelConfig(const QByteArray& json);
 
 struct ModelLoadOptions {

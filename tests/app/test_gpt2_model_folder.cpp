@@ -47,10 +47,10 @@ void TestGpt2ModelFolder::configErrorsPointAtTheKey_data() {
         << "config.json: line 3, column 25: activation_function the string \"swish\" is not "
            "supported; use gelu_new (GPT-2's), gelu_pytorch_tanh, gelu or relu";
     QTest::newRow("another family")
-        << QByteArray("{\"model_type\": \"bert\"}")
-        << "config.json: line 1, column 16: \"model_type\" is the string \"bert\"; the models "
+        << QByteArray("{\"model_type\": \"t5\"}")
+        << "config.json: line 1, column 16: \"model_type\" is the string \"t5\"; the models "
            "that open are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, SmolLM), \"mistral\", "
-           "\"qwen2\" and \"qwen3\"";
+           "\"qwen2\", \"qwen3\", and the encoders \"bert\", \"distilbert\" and \"roberta\"";
 }
 
 void TestGpt2ModelFolder::configErrorsPointAtTheKey() {

@@ -86,6 +86,21 @@ private slots:
         QCOMPARE(folder.folder, snapshot);
     }
 
+    // BERT's two names on the Hub: the old bare "bert-base-uncased" and the organisation's
+    // "google-bert/bert-base-uncased", each in its own cache folder.
+    void bertNamesResolveWithAndWithoutTheOrganisation() {
+        const QString bare = hub() + "/models--bert-base-uncased/snapshots/86b5e09";
+        const QString org = hub() + "/models--google-bert--bert-base-uncased/snapshots/86b5e09";
+        QVERIFY(QDir().mkpath(bare));
+        QVERIFY(QDir().mkpath(org));
+        const attn::ModelPathResult a = attn::resolveModelPath("bert-base-uncased");
+        QVERIFY2(a.ok(), qPrintable(a.error));
+        QCOMPARE(a.folder, bare);
+        const attn::ModelPathResult b = attn::resolveModelPath("google-bert/bert-base-uncased");
+        QVERIFY2(b.ok(), qPrintable(b.error));
+        QCOMPARE(b.folder, org);
+    }
+
     void refsMainWinsOverTheNewestSnapshot() {
         const QString repo = hub() + "/models--gpt2";
         QVERIFY(QDir().mkpath(repo + "/snapshots/aaa111"));
@@ -137,10 +152,12 @@ private slots:
         QVERIFY(makeFile(hub() + "/models--google-bert--bert-base-uncased/snapshots/s2/config.json",
                          R"({"model_type": "bert"})"));
         QVERIFY(makeFile(hub() + "/models--org--no-config/snapshots/s3/README.md", "hello"));
+        QVERIFY(makeFile(hub() + "/models--org--t5/snapshots/s5/config.json",
+                         R"({"model_type": "t5"})"));
         QVERIFY(QDir().mkpath(hub() + "/models--org--no-snapshot/blobs"));
         QVERIFY(QDir().mkpath(hub() + "/datasets--org--data/snapshots/s4"));
         const std::vector<attn::CachedModel> cached = attn::listCachedModels();
-        QCOMPARE(cached.size(), std::size_t{3});
+        QCOMPARE(cached.size(), std::size_t{4});
         QCOMPARE(cached[0].name, QStringLiteral("google-bert/bert-base-uncased"));
         QCOMPARE(cached[0].folder, hub() + "/models--google-bert--bert-base-uncased/snapshots/s2");
         QCOMPARE(cached[1].name, QStringLiteral("gpt2"));
@@ -149,18 +166,24 @@ private slots:
         // A snapshot without config.json (nor a .gguf file) is not a model.
         qputenv("OLLAMA_MODELS", (hub() + "/no-ollama").toUtf8());
         const std::vector<attn::LocalModel> models = attn::listLocalModels();
-        QCOMPARE(models.size(), std::size_t{2});
+        QCOMPARE(models.size(), std::size_t{3});
         QCOMPARE(models[0].name, QStringLiteral("google-bert/bert-base-uncased"));
         QCOMPARE(models[0].family, QStringLiteral("bert"));
+        // BertConfig's defaults make the config whole; the weights are what is missing.
         QCOMPARE(models[0].supported, false);
-        QCOMPARE(models[0].reason, QStringLiteral("config.json: line 1, column 16: \"model_type\" "
-                                                  "is the string \"bert\"; the models that open "
-                                                  "are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, "
-                                                  "SmolLM), \"mistral\", \"qwen2\" and \"qwen3\""));
+        QCOMPARE(models[0].reason,
+                 QStringLiteral("no .safetensors weights (only safetensors are read)"));
         QCOMPARE(models[1].name, QStringLiteral("gpt2"));
         QCOMPARE(models[1].supported, false);
         QVERIFY2(models[1].reason.contains(QStringLiteral("\"n_head\"")),
                  qPrintable(models[1].reason));
+        QCOMPARE(models[2].name, QStringLiteral("org/t5"));
+        QCOMPARE(models[2].supported, false);
+        QCOMPARE(models[2].reason,
+                 QStringLiteral("config.json: line 1, column 16: \"model_type\" is the string "
+                                "\"t5\"; the models that open are \"gpt2\", \"llama\" (Llama "
+                                "2/3, TinyLlama, SmolLM), \"mistral\", \"qwen2\", \"qwen3\", and "
+                                "the encoders \"bert\", \"distilbert\" and \"roberta\""));
         qunsetenv("OLLAMA_MODELS");
         // No hub folder at all: an empty list, not an error.
         qputenv("HF_HUB_CACHE", (hub() + "/not-there").toUtf8());

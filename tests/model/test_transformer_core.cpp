@@ -309,8 +309,8 @@ void TestTransformerCore::checkWeightsNamesTheTensor() {
     for (const auto& [spec, message] :
          {std::pair{scaled, "needs 0 < low_freq_factor < high_freq_factor"},
           std::pair{post_norm,
-                    "post-norm blocks (norm after the residual, as BERT's) are not "
-                    "computed"}}) {
+                    "post-norm blocks (norm after the residual) are computed for the encoders "
+                    "(BERT, DistilBERT, RoBERTa) only, but the spec's family is gpt2"}}) {
         try {
             attn::check_spec(spec);
             QFAIL(message);

@@ -75,9 +75,13 @@ Init init_of(TensorRole role) {
             return {0.0, 0.5};
         case R::PositionEmbedding:
             return {0.0, 0.3};
+        case R::TokenTypeEmbedding:
+            return {0.0, 0.3};
         case R::AttnNormWeight:
         case R::MlpNormWeight:
         case R::FinalNormWeight:
+        case R::EmbedNormWeight:
+        case R::MlmNormWeight:
         case R::QueryNormWeight:
         case R::KeyNormWeight:
             return {1.0, 0.1};
@@ -87,6 +91,7 @@ Init init_of(TensorRole role) {
         case R::ValueWeight:
             return {0.0, 0.4};
         case R::OutWeight:
+        case R::MlmTransformWeight:
         case R::UpWeight:
         case R::GateWeight:
             return {0.0, 0.3};

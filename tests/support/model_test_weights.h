@@ -26,8 +26,9 @@ TransformerSpec tiny_llama_spec();
 
 // Random weights owned in memory, drawn with TorchGenerator(seed) in the tensor table's order
 // (for_each_tensor), each tensor torch.empty(shape).normal_(mean, std) with, by role: token
-// embedding std 0.5, position embedding std 0.3, norm weights mean 1 std 0.1, every bias std 0.1,
-// fused qkv / query / key / value weights std 0.4, out projection std 0.3, up and gate std 0.3,
+// embedding std 0.5, position and token-type embeddings std 0.3, norm weights mean 1 std 0.1,
+// every bias std 0.1, fused qkv / query / key / value weights std 0.4, out projection and the
+// masked-LM head's dense layer std 0.3, up and gate std 0.3,
 // down std 0.2, untied output head std 0.5. tests/reference/gpt2_model_reference.py draws the
 // same values for GPT-2. Throws AttentionError for a spec check_spec refuses.
 TransformerWeights make_random_weights(const TransformerSpec& spec, std::uint64_t seed = 0);
