@@ -41,6 +41,25 @@ struct BpeBuilder {
     std::optional<QString> eosToken;
     bool addBos = false;
     bool addEos = false;
+    // WordPiece instead of BPE (BERT): no merges; the unknown token is required.
+    bool wordPiece = false;
+    QString continuingPrefix = QStringLiteral("##");
+    int maxInputCharsPerWord = 100;
+    // The post-processor's template, special tokens by name ("[CLS]") or by ids.
+    struct TemplateItem {
+        int sequence = -1;  // 0: $A, 1: $B, -1: special
+        QString name;
+        std::vector<int> ids;  // empty: the id of `name`
+        int typeId = 0;
+    };
+    struct TemplateSpec {
+        std::vector<TemplateItem> single, pair;
+        // BertProcessing and RobertaProcessing always apply; TemplateProcessing does for a
+        // WordPiece model, and for BPE gives BOS/EOS only (decoders keep their addsBos).
+        bool always = false;
+    };
+    std::optional<TemplateSpec> templ;
+    std::function<QString()> templateAt;             // where the template is
     std::function<QString(const QString&)> tokenAt;  // "vocab.json: line 3, column 9" for a token
     std::function<QString()> vocabAt;                // where the vocabulary starts
     std::function<QString(qsizetype)> mergeAt;       // "merges.txt: line 7, column 1" for merge i
@@ -57,6 +76,16 @@ private:
     void fillVocab(Tokenizer& t, std::unordered_map<QString, int>& ids) const;
     void fillMerges(Tokenizer& t, const std::unordered_map<QString, int>& ids) const;
     void fillSpecials(Tokenizer& t, const std::unordered_map<QString, int>& ids) const;
+    void fillTemplate(Tokenizer& t, const std::unordered_map<QString, int>& ids) const;
 };
+
+// tokenizer.json's post-processors that make a template (tokenizer_template.cpp):
+// TemplateProcessing, BertProcessing and RobertaProcessing.
+void readTemplateProcessing(const JsonText& text, const QJsonObject& o, const JsonPath& path,
+                            BpeBuilder* b);
+void readBertOrRobertaProcessing(const JsonText& text, const QJsonObject& o, const JsonPath& path,
+                                 bool roberta, BpeBuilder* b);
+// BERT's template, "[CLS] $A [SEP]" and "[CLS] $A [SEP] $B:1 [SEP]:1", by token names.
+BpeBuilder::TemplateSpec bertTemplate(const QString& cls, const QString& sep);
 
 }  // namespace attn

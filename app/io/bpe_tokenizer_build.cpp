@@ -19,7 +19,7 @@ void BpeBuilder::fillVocab(Tokenizer& t, std::unordered_map<QString, int>& ids) 
     ids.reserve(vocab.size());
     int size = 0;
     for (const VocabEntry& e : vocab) {
-        ids.emplace(e.token, e.id);
+        ids[e.token] = e.id;  // a token listed twice is its later id, as BERT's load_vocab
         size = std::max(size, e.id + 1);
     }
     for (const Tokenizer::AddedToken& a : added) {
@@ -113,10 +113,17 @@ void BpeBuilder::fillSpecials(Tokenizer& t, const std::unordered_map<QString, in
     if (unkToken) {
         t.unk_ = idOf(*unkToken);
         if (!t.unk_) {
-            throw JsonError{QStringLiteral("%1: the unknown token %2 is not in the vocabulary; "
-                                           "add it or set \"unk_token\" to null")
-                                .arg(vocabAt(), quotedForMessage(*unkToken))};
+            throw JsonError{
+                QStringLiteral("%1: the unknown token %2 is not in the vocabulary; %3")
+                    .arg(vocabAt(), quotedForMessage(*unkToken),
+                         wordPiece ? QStringLiteral("add it: WordPiece needs it for the words it "
+                                                    "cannot cut")
+                                   : QStringLiteral("add it or set \"unk_token\" to null"))};
         }
+    } else if (wordPiece) {
+        throw JsonError{QStringLiteral("%1: a WordPiece model needs an unknown token for the "
+                                       "words it cannot cut; set \"unk_token\" (\"[UNK]\")")
+                            .arg(vocabAt())};
     }
 }
 
@@ -127,9 +134,12 @@ std::shared_ptr<Tokenizer> BpeBuilder::build() const {
     t->byteFallback_ = byteFallback;
     t->ignoreMerges_ = ignoreMerges;
     t->fuseUnk_ = fuseUnk;
+    t->wordPiece_ = wordPiece;
+    t->continuingPrefix_ = continuingPrefix;
+    t->maxInputCharsPerWord_ = maxInputCharsPerWord;
     fillVocab(*t, ids);
     std::fill(std::begin(t->byteToken_), std::end(t->byteToken_), -1);
-    if (pipeline.byteLevel) {
+    if (pipeline.byteLevel && !wordPiece) {
         const bpe::ByteMap& map = bpe::byteMap();
         for (int b = 0; b < 256; ++b) {
             const QString symbol(QChar(map.toChar[b]));
@@ -158,6 +168,7 @@ std::shared_ptr<Tokenizer> BpeBuilder::build() const {
     }
     fillMerges(*t, ids);
     fillSpecials(*t, ids);
+    fillTemplate(*t, ids);
     return t;
 }
 

@@ -133,7 +133,9 @@ void Tokenizer::encodeWord(const QString& word, std::vector<int>& out) const {
         }
     }
     const auto merge = [&](std::vector<int>& into) {
-        if (!scores_.empty()) {
+        if (wordPiece_) {
+            encodeWordPiece(word, into);
+        } else if (!scores_.empty()) {
             mergeByScore(word, into);
         } else {
             mergeByRank(initialSymbols(word), into);
@@ -239,19 +241,6 @@ std::vector<int> Tokenizer::encode(QStringView input) const {
     return out;
 }
 
-std::vector<int> Tokenizer::encodeForModel(QStringView text) const {
-    std::vector<int> ids;
-    if (addBos_ && bos_) {
-        ids.push_back(*bos_);
-    }
-    const std::vector<int> body = encode(text);
-    ids.insert(ids.end(), body.begin(), body.end());
-    if (addEos_ && eos_) {
-        ids.push_back(*eos_);
-    }
-    return ids;
-}
-
 TokenizerDecodeResult Tokenizer::decode(const std::vector<int>& ids) const {
     QStringList tokens;
     tokens.reserve(static_cast<qsizetype>(ids.size()));
@@ -276,7 +265,8 @@ QString Tokenizer::displayToken(int id) const {
         return {};
     }
     const std::size_t i = static_cast<std::size_t>(id);
-    if (pipeline_.byteLevel || special_[i]) {
+    // WordPiece tokens as written ("##ing", "[CLS]"), as BertViz shows them.
+    if (pipeline_.byteLevel || special_[i] || wordPiece_) {
         return bpe::displayBytes(bytes_[i]);
     }
     // SentencePiece-style: "▁" is a space; byte tokens ("<0xE6>") stay as they are.

@@ -193,6 +193,13 @@ private:
         bool lstrip = false;      // takes the white space before it
         bool rstrip = false;      // and after it
         bool singleWord = false;  // only where no letter, number or "_" touches it
+        bool special = true;      // tokenizer.json's "special": isSpecial reports it
+    };
+    // One item of the post-processor's template: a text or special tokens.
+    struct TemplatePiece {
+        int sequence = -1;  // 0: the text ($A), 1: the pair ($B), -1: the special tokens `ids`
+        std::vector<int> ids;
+        int typeId = 0;
     };
     friend struct BpeBuilder;
     friend struct GgufBuilder;
@@ -206,6 +213,9 @@ private:
     std::vector<int> initialSymbols(const QString& word) const;
     void mergeByRank(std::vector<int> id, std::vector<int>& out) const;
     void mergeByScore(const QString& word, std::vector<int>& out) const;
+    // WordPiece (wordpiece.cpp): the word's longest tokens first, or the unknown token.
+    void encodeWordPiece(const QString& word, std::vector<int>& out) const;
+    std::optional<int> namedId(std::initializer_list<const char*> names) const;
 
     std::vector<QString> tokens_;                // by id; empty where no token has the id
     std::vector<QByteArray> bytes_;              // by id: the token's text as bytes
@@ -227,6 +237,11 @@ private:
     std::optional<int> eos_;
     bool addBos_ = false;
     bool addEos_ = false;
+    bool wordPiece_ = false;             // the model is WordPiece, not BPE
+    QString continuingPrefix_;           // WordPiece: "##"
+    int maxInputCharsPerWord_ = 100;     // WordPiece: a longer word is the unknown token
+    std::vector<TemplatePiece> single_;  // the template for one text; empty: BOS/EOS as above
+    std::vector<TemplatePiece> pair_;    // and for two; empty: the pair's ids follow
 
     mutable std::mutex cacheMutex_;
     mutable QHash<QByteArray, std::vector<int>> cache_;  // word -> ids, bounded

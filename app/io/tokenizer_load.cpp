@@ -216,16 +216,50 @@ void readAddedTokens(const JsonText& text, const QJsonObject& root, BpeBuilder* 
         }
         b->added.push_back({content.toString(), *id, a.value(QLatin1String("lstrip")).toBool(),
                             a.value(QLatin1String("rstrip")).toBool(),
-                            a.value(QLatin1String("single_word")).toBool()});
+                            a.value(QLatin1String("single_word")).toBool(),
+                            a.value(QLatin1String("special")).toBool(true)});
     }
 }
 
-// tokenizer.json's "model": BPE, and the options Llama 2's SentencePiece-style files set.
+// tokenizer.json's WordPiece "model" (BERT): unk_token, continuing_subword_prefix,
+// max_input_chars_per_word.
+void readWordPieceOptions(const JsonText& text, const QJsonObject& model, BpeBuilder* b) {
+    b->wordPiece = true;
+    const QJsonValue unk = model.value(QLatin1String("unk_token"));
+    if (!unk.isString() || unk.toString().isEmpty()) {
+        text.fail({jsonKey("model"), jsonKey("unk_token")},
+                  QStringLiteral("\"unk_token\" is %1; a WordPiece model needs its unknown "
+                                 "token (\"[UNK]\") for the words it cannot cut")
+                      .arg(describeJsonValue(unk)));
+    }
+    b->unkToken = unk.toString();
+    const QJsonValue prefix = model.value(QLatin1String("continuing_subword_prefix"));
+    if (prefix.isString()) {
+        b->continuingPrefix = prefix.toString();
+    }
+    const QJsonValue maxChars = model.value(QLatin1String("max_input_chars_per_word"));
+    if (maxChars.isDouble() && maxChars.toDouble() >= 0 && maxChars.toDouble() <= 1e9) {
+        b->maxInputCharsPerWord = static_cast<int>(maxChars.toDouble());
+    } else if (!maxChars.isUndefined() && !maxChars.isNull()) {
+        text.fail({jsonKey("model"), jsonKey("max_input_chars_per_word")},
+                  QStringLiteral("\"max_input_chars_per_word\" is %1, not a whole number such "
+                                 "as 100")
+                      .arg(describeJsonValue(maxChars)));
+    }
+}
+
+// tokenizer.json's "model": BPE, and the options Llama 2's SentencePiece-style files set; or
+// WordPiece.
 void readModelOptions(const JsonText& text, const QJsonObject& model, BpeBuilder* b) {
     const QJsonValue type = model.value(QLatin1String("type"));
+    if (type.toString() == QLatin1String("WordPiece")) {
+        readWordPieceOptions(text, model, b);
+        return;
+    }
     if (!type.isUndefined() && type.toString() != QLatin1String("BPE")) {
         text.fail({jsonKey("model"), jsonKey("type")},
-                  QStringLiteral("the model type is %1; this program reads BPE tokenizers only")
+                  QStringLiteral("the model type is %1; this program reads BPE and WordPiece "
+                                 "tokenizers only")
                       .arg(describeJsonValue(type)));
     }
     const QJsonValue dropout = model.value(QLatin1String("dropout"));
@@ -252,7 +286,8 @@ void readModelOptions(const JsonText& text, const QJsonObject& model, BpeBuilder
 }
 
 // tokenizer.json's "post_processor": the tokens TemplateProcessing puts around a text ("<s> $A")
-// make BOS and EOS added; ByteLevel's only changes offsets.
+// make BOS and EOS added, and for WordPiece its whole template (tokenizer_template.cpp) applies,
+// as BertProcessing's and RobertaProcessing's always do; ByteLevel's only changes offsets.
 void readPostProcessor(const JsonText& text, const QJsonValue& v, const JsonPath& path,
                        BpeBuilder* b) {
     if (v.isUndefined() || v.isNull()) {
@@ -271,11 +306,17 @@ void readPostProcessor(const JsonText& text, const QJsonValue& v, const JsonPath
         }
         return;
     }
+    if (type == QLatin1String("BertProcessing") || type == QLatin1String("RobertaProcessing")) {
+        readBertOrRobertaProcessing(text, o, path, type == QLatin1String("RobertaProcessing"), b);
+        return;
+    }
     if (type != QLatin1String("TemplateProcessing")) {
         text.fail(path, QStringLiteral("post_processor type %1 is not read: this program applies "
-                                       "TemplateProcessing, ByteLevel and a Sequence of them")
+                                       "TemplateProcessing, BertProcessing, RobertaProcessing, "
+                                       "ByteLevel and a Sequence of them")
                             .arg(describeJsonValue(o.value(QLatin1String("type")))));
     }
+    readTemplateProcessing(text, o, path, b);
     QStringList before;
     QStringList after;
     bool seenText = false;
@@ -291,11 +332,12 @@ void readPostProcessor(const JsonText& text, const QJsonValue& v, const JsonPath
             (seenText ? after : before) << id;
         }
     }
-    if (!before.isEmpty()) {
+    // BERT's [CLS] and [SEP] are not BOS and EOS: its template is the whole story.
+    if (!before.isEmpty() && !b->wordPiece) {
         b->bosToken = before.front();
         b->addBos = true;
     }
-    if (!after.isEmpty()) {
+    if (!after.isEmpty() && !b->wordPiece) {
         b->eosToken = after.back();
         b->addEos = true;
     }
@@ -377,7 +419,9 @@ TokenizerLoadResult Tokenizer::fromTokenizerJson(const QByteArray& bytes,
                                      .arg(describeJsonValue(vocab)));
         }
         b.readVocab(text, vocab.toObject(), vocabPath);
-        readMergeList(text, model, &b);
+        if (!b.wordPiece) {
+            readMergeList(text, model, &b);
+        }
         readAddedTokens(text, *root, &b);
         readPostProcessor(text, root->value(QLatin1String("post_processor")),
                           {jsonKey("post_processor")}, &b);
@@ -459,9 +503,29 @@ TokenizerLoadResult Tokenizer::load(const QString& folder) {
     const QString mergesPath = dir.filePath(QStringLiteral("merges.txt"));
     const bool hasVocab = QFileInfo::exists(vocabPath);
     const bool hasMerges = QFileInfo::exists(mergesPath);
+    const QString vocabTxtPath = dir.filePath(QStringLiteral("vocab.txt"));
+    if (!hasVocab && !hasMerges && QFileInfo::exists(vocabTxtPath)) {
+        // BERT's original files: vocab.txt and, for its settings, tokenizer_config.json.
+        const auto vocabTxt = readTokenizerFile(vocabTxtPath, QStringLiteral("vocab.txt"), &error);
+        if (!vocabTxt) {
+            return {nullptr, error};
+        }
+        QByteArray config;
+        const QString configPath = dir.filePath(QStringLiteral("tokenizer_config.json"));
+        if (QFileInfo::exists(configPath)) {
+            const auto configBytes =
+                readTokenizerFile(configPath, QStringLiteral("tokenizer_config.json"), &error);
+            if (!configBytes) {
+                return {nullptr, error};
+            }
+            config = *configBytes;
+        }
+        return fromVocabTxt(*vocabTxt, config);
+    }
     if (!hasVocab && !hasMerges) {
-        return {nullptr, QStringLiteral("no tokenizer: the folder has neither tokenizer.json nor "
-                                        "vocab.json and merges.txt; copy them from the model")};
+        return {nullptr, QStringLiteral("no tokenizer: the folder has neither tokenizer.json, "
+                                        "vocab.json and merges.txt, nor vocab.txt; copy them "
+                                        "from the model")};
     }
     if (!hasVocab || !hasMerges) {
         return {nullptr,

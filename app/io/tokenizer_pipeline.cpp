@@ -196,6 +196,9 @@ void preTokenizeStep(const PreTokenizerStep& step, const QString& piece, bool at
                       step.individualDigits ? SplitBehavior::kIsolated : SplitBehavior::kContiguous,
                       false, out);
             return;
+        case PreTokenizerStep::Kind::kBert:
+            bertPreTokenize(piece, out);
+            return;
     }
 }
 
@@ -264,6 +267,8 @@ QStringList decodeStep(const DecoderStep& step, QStringList tokens) {
                 }
             }
             return tokens;
+        case DecoderStep::Kind::kWordPiece:
+            return wordPieceDecode(step, std::move(tokens));
     }
     return tokens;
 }
@@ -317,6 +322,9 @@ QString Pipeline::normalize(QString text) const {
                 break;
             case NormalizerStep::Kind::kLowercase:
                 text = text.toLower();
+                break;
+            case NormalizerStep::Kind::kBert:
+                text = bertNormalize(step, text);
                 break;
         }
     }

@@ -1,7 +1,8 @@
-// The text steps around a BPE model, as Hugging Face's tokenizer.json names them: normalizers
-// (NFC, Prepend, Replace), pre-tokenizers that cut the text into words (Split by a regex or a
-// string, ByteLevel, Metaspace, Digits) and decoders that turn tokens back into text (ByteLevel,
-// Replace, ByteFallback, Fuse, Strip, Metaspace). Internal to attn_io (the BPE tokenizer's files).
+// The text steps around a tokenizer's model, as Hugging Face's tokenizer.json names them:
+// normalizers (NFC, Prepend, Replace, BertNormalizer), pre-tokenizers that cut the text into words
+// (Split by a regex or a string, ByteLevel, Metaspace, Digits, BertPreTokenizer) and decoders that
+// turn tokens back into text (ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace,
+// WordPiece). Internal to attn_io (the tokenizer's files). BERT's steps are wordpiece.cpp.
 //
 // Patterns run on Qt's QRegularExpression (PCRE2 with Unicode properties). Hugging Face compiles
 // them with Oniguruma and Python's `regex` module, where \s is Unicode White_Space; PCRE2's \s also
@@ -34,10 +35,16 @@ struct TextRule {
 };
 
 struct NormalizerStep {
-    enum class Kind { kNfc, kNfd, kNfkc, kNfkd, kPrepend, kReplace, kLowercase };
+    enum class Kind { kNfc, kNfd, kNfkc, kNfkd, kPrepend, kReplace, kLowercase, kBert };
     Kind kind = Kind::kNfc;
     QString prepend;
     TextRule replace;
+    // BertNormalizer: drop NUL, U+FFFD and control characters and make white space " "; spaces
+    // around CJK ideographs; lower-case; strip accents (NFD, then no Mn).
+    bool cleanText = true;
+    bool handleChineseChars = true;
+    bool lowercase = true;
+    bool stripAccents = true;  // strip_accents, which follows lowercase when null
 };
 
 // Split's behaviors: what becomes of the matches and of the text between them.
@@ -45,7 +52,8 @@ enum class SplitBehavior { kIsolated, kRemoved, kMergedWithPrevious, kMergedWith
 enum class PrependScheme { kFirst, kAlways, kNever };
 
 struct PreTokenizerStep {
-    enum class Kind { kSplit, kByteLevel, kMetaspace, kDigits };
+    // kBert: BertPreTokenizer, words cut at white space (dropped) and punctuation (kept alone).
+    enum class Kind { kSplit, kByteLevel, kMetaspace, kDigits, kBert };
     Kind kind = Kind::kSplit;
     std::shared_ptr<const QRegularExpression> regex;  // Split and ByteLevel with use_regex
     SplitBehavior behavior = SplitBehavior::kIsolated;
@@ -58,8 +66,10 @@ struct PreTokenizerStep {
 };
 
 struct DecoderStep {
-    enum class Kind { kByteLevel, kReplace, kByteFallback, kFuse, kStrip, kMetaspace };
+    enum class Kind { kByteLevel, kReplace, kByteFallback, kFuse, kStrip, kMetaspace, kWordPiece };
     Kind kind = Kind::kByteLevel;
+    QString prefix = QStringLiteral("##");  // WordPiece: glues a token to the one before
+    bool cleanup = true;                    // WordPiece: " ." -> ".", " n't" -> "n't", ...
     TextRule replace;
     QString strip;  // Strip: the character taken off, `start` times at the front, `stop` at the end
     int start = 0;
@@ -92,6 +102,12 @@ const QString& gpt2Pattern();
 // tokenizer.json's "normalizer", "pre_tokenizer" and "decoder"; a component this program does
 // not apply fails with its name and where it is.
 Pipeline readPipeline(const JsonText& text, const QJsonObject& root);
+
+// BERT's steps (wordpiece.cpp), as the tokenizers crate's BertNormalizer, BertPreTokenizer and
+// WordPiece decoder.
+QString bertNormalize(const NormalizerStep& step, const QString& text);
+void bertPreTokenize(const QString& text, QStringList& out);
+QStringList wordPieceDecode(const DecoderStep& step, QStringList tokens);
 
 // Python's bytes.decode("utf-8", "replace"): one U+FFFD per maximal invalid part.
 QString decodeUtf8Lossy(const QByteArray& bytes);

@@ -105,6 +105,13 @@ void readNormalizer(const JsonText& text, const QJsonValue& v, const JsonPath& p
         step.kind = NormalizerStep::Kind::kNfkd;
     } else if (type == QLatin1String("Lowercase")) {
         step.kind = NormalizerStep::Kind::kLowercase;
+    } else if (type == QLatin1String("BertNormalizer")) {
+        step.kind = NormalizerStep::Kind::kBert;
+        step.cleanText = o.value(QLatin1String("clean_text")).toBool(true);
+        step.handleChineseChars = o.value(QLatin1String("handle_chinese_chars")).toBool(true);
+        step.lowercase = o.value(QLatin1String("lowercase")).toBool(true);
+        // strip_accents null: as lowercase, BERT's rule.
+        step.stripAccents = o.value(QLatin1String("strip_accents")).toBool(step.lowercase);
     } else if (type == QLatin1String("Prepend")) {
         step.kind = NormalizerStep::Kind::kPrepend;
         step.prepend = o.value(QLatin1String("prepend")).toString();
@@ -115,7 +122,8 @@ void readNormalizer(const JsonText& text, const QJsonValue& v, const JsonPath& p
                         o.value(QLatin1String("content")).toString()};
     } else {
         refuse(text, path, "normalizer", v,
-               "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace and a Sequence of them");
+               "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace, BertNormalizer and a "
+               "Sequence of them");
     }
     out.push_back(step);
 }
@@ -171,9 +179,11 @@ void readPreTokenizer(const JsonText& text, const QJsonValue& v, const JsonPath&
     } else if (type == QLatin1String("Digits")) {
         step.kind = PreTokenizerStep::Kind::kDigits;
         step.individualDigits = o.value(QLatin1String("individual_digits")).toBool(false);
+    } else if (type == QLatin1String("BertPreTokenizer")) {
+        step.kind = PreTokenizerStep::Kind::kBert;
     } else {
         refuse(text, path, "pre_tokenizer", v,
-               "Split, ByteLevel, Metaspace, Digits and a Sequence of them");
+               "Split, ByteLevel, Metaspace, Digits, BertPreTokenizer and a Sequence of them");
     }
     out.preTokenizers.push_back(step);
 }
@@ -211,9 +221,14 @@ void readDecoder(const JsonText& text, const QJsonValue& v, const JsonPath& path
         step.kind = DecoderStep::Kind::kMetaspace;
         step.replacement = readChar(text, o, "replacement", path, QChar(kSpaceMark));
         step.prependFirst = readScheme(text, o, path) != PrependScheme::kNever;
+    } else if (type == QLatin1String("WordPiece")) {
+        step.kind = DecoderStep::Kind::kWordPiece;
+        step.prefix = o.value(QLatin1String("prefix")).toString(QStringLiteral("##"));
+        step.cleanup = o.value(QLatin1String("cleanup")).toBool(true);
     } else {
         refuse(text, path, "decoder", v,
-               "ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace and a Sequence of them");
+               "ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, WordPiece and a Sequence "
+               "of them");
     }
     out.push_back(step);
 }

@@ -270,8 +270,9 @@ private slots:
                  QStringLiteral("the folder does not exist; give the folder that holds the "
                                 "model's tokenizer.json or vocab.json and merges.txt"));
         QCOMPARE(attn::Tokenizer::load(dir.path()).error,
-                 QStringLiteral("no tokenizer: the folder has neither tokenizer.json nor "
-                                "vocab.json and merges.txt; copy them from the model"));
+                 QStringLiteral("no tokenizer: the folder has neither tokenizer.json, "
+                                "vocab.json and merges.txt, nor vocab.txt; copy them from the "
+                                "model"));
         QVERIFY(writeFile(dir.filePath("vocab.json"), vocabJson_));
         QCOMPARE(attn::Tokenizer::load(dir.path()).error,
                  QStringLiteral("vocab.json is there but merges.txt is missing; copy it from the "
@@ -360,10 +361,10 @@ private slots:
             << QByteArray("{\"model\": {\n  \"vocab\": {\"a\": 0, \"b\": \"1\"}}}")
             << "tokenizer.json: line 2, column 26: the token \"b\" has the string \"1\" as its "
                "id; ids are whole numbers from 0 to 1048575";
-        QTest::newRow("WordPiece")
-            << with({{"type", "WordPiece"}, {"vocab", vocab}})
-            << "tokenizer.json: line 1, column 18: the model type is the string \"WordPiece\"; "
-               "this program reads BPE tokenizers only";
+        QTest::newRow("Unigram")
+            << with({{"type", "Unigram"}, {"vocab", vocab}})
+            << "tokenizer.json: line 1, column 18: the model type is the string \"Unigram\"; "
+               "this program reads BPE and WordPiece tokenizers only";
         QTest::newRow("merges not a list")
             << with({{"type", "BPE"}, {"vocab", vocab}, {"merges", 3}})
             << "tokenizer.json: line 1, column 20: \"merges\" is the number 3, not a list of "
@@ -376,17 +377,18 @@ private slots:
             << with({{"vocab", vocab}, {"merges", QJsonArray{QJsonArray{"a", "a"}, "q zz"}}})
             << "tokenizer.json: line 1, column 31: the merge \"q zz\" needs \"zz\", which is not "
                "in the vocabulary; vocabulary and merges must come from the same model";
-        const QByteArray bert =
-            with({{"vocab", vocab}, {"merges", QJsonArray{}}},
-                 {{"pre_tokenizer", QJsonObject{{"type", "BertPreTokenizer"}}}});
+        const QByteArray bert = with({{"vocab", vocab}, {"merges", QJsonArray{}}},
+                                     {{"pre_tokenizer", QJsonObject{{"type", "WhitespaceSplit"}}}});
         QTest::newRow("pre_tokenizer not read")
             << bert
             << QStringLiteral(
                    "tokenizer.json: line 1, column %1: pre_tokenizer type the string "
-                   "\"BertPreTokenizer\" is not read: this program applies Split, ByteLevel, "
-                   "Metaspace, Digits and a Sequence of them")
+                   "\"WhitespaceSplit\" is not read: this program applies Split, ByteLevel, "
+                   "Metaspace, Digits, BertPreTokenizer and a Sequence of them")
                    // Columns count characters: the vocabulary before it has non-ASCII ones.
-                   .arg(QString::fromUtf8(bert.left(bert.indexOf("{\"type\":\"Bert"))).size() + 1);
+                   .arg(
+                       QString::fromUtf8(bert.left(bert.indexOf("{\"type\":\"Whitespace"))).size() +
+                       1);
         QTest::newRow("added token clashes")
             << with({{"vocab", vocab}, {"merges", QJsonArray{}}},
                     {{"added_tokens", QJsonArray{QJsonObject{{"id", 97}, {"content", "<x>"}}}}})
@@ -394,16 +396,18 @@ private slots:
                "vocabulary gives to \"a\"; give it its own id";
         const QByteArray bertPost =
             with({{"vocab", vocab}, {"merges", QJsonArray{}}},
-                 {{"post_processor", QJsonObject{{"type", "BertProcessing"}}}});
+                 {{"post_processor", QJsonObject{{"type", "InstructionProcessing"}}}});
         QTest::newRow("post_processor not read")
             << bertPost
             << QStringLiteral(
                    "tokenizer.json: line 1, column %1: post_processor type the string "
-                   "\"BertProcessing\" is not read: this program applies TemplateProcessing, "
-                   "ByteLevel and a Sequence of them")
-                   .arg(QString::fromUtf8(bertPost.left(bertPost.indexOf("{\"type\":\"Bert")))
-                            .size() +
-                        1);
+                   "\"InstructionProcessing\" is not read: this program applies "
+                   "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel and a "
+                   "Sequence of them")
+                   .arg(
+                       QString::fromUtf8(bertPost.left(bertPost.indexOf("{\"type\":\"Instruction")))
+                           .size() +
+                       1);
     }
     void badTokenizerJson() {
         QFETCH(QByteArray, bytes);

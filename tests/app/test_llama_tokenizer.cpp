@@ -438,18 +438,18 @@ private slots:
             return json(root);
         };
         QTest::newRow("normalizer")
-            << with({{"normalizer", QJsonObject{{"type", "BertNormalizer"}}}})
-            << "tokenizer.json: line 1, column 66: normalizer type the string \"BertNormalizer\" "
+            << with({{"normalizer", QJsonObject{{"type", "Precompiled"}}}})
+            << "tokenizer.json: line 1, column 66: normalizer type the string \"Precompiled\" "
                "is not read: this program applies NFC, NFD, NFKC, NFKD, Lowercase, Prepend, "
-               "Replace and a Sequence of them";
+               "Replace, BertNormalizer and a Sequence of them";
         QTest::newRow("decoder in a sequence")
             << with({{"decoder",
                       QJsonObject{{"type", "Sequence"},
                                   {"decoders", QJsonArray{QJsonObject{{"type", "Fuse"}},
                                                           QJsonObject{{"type", "CTC"}}}}}}})
             << "tokenizer.json: line 1, column 41: decoder type the string \"CTC\" is not read: "
-               "this program applies ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace and "
-               "a Sequence of them";
+               "this program applies ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, "
+               "WordPiece and a Sequence of them";
         QTest::newRow("bad regex")
             << with({{"pre_tokenizer", QJsonObject{{"type", "Split"},
                                                    {"pattern", QJsonObject{{"Regex", "(unclosed"}}},
