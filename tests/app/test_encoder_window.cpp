@@ -92,7 +92,8 @@ void TestEncoderWindow::opensBertWithAPair() {
     QVERIFY(map);
     for (int r = 0; r < map->rowCount(); ++r)
         for (int c = 0; c < map->columnCount(); ++c)
-            QVERIFY(std::abs(map->inputValue(r, c) - static_cast<double>(pass.attentions[0][0](r, c))) < 1e-6);
+            QVERIFY(std::abs(map->inputValue(r, c) -
+                             static_cast<double>(pass.attentions[0][0](r, c))) < 1e-6);
     // Bidirectional: no cell is masked without a filter.
     QCOMPARE(map->cellKind(0, map->columnCount() - 1), views::HeatmapWidget::CellKind::Value);
     // Decoder-only parts hidden or disabled, with the reason.
@@ -149,13 +150,13 @@ void TestEncoderWindow::hidingSpecialsRenormalisesRows() {
         if (!v.special[t]) kept.push_back(static_cast<int>(t));
     for (int r = 0; r < map->rowCount(); ++r) {
         double sum = 0.0, keptSum = 0.0;
-        for (int k : kept) keptSum += static_cast<double>(full(kept[static_cast<std::size_t>(r)], k));
+        for (int k : kept)
+            keptSum += static_cast<double>(full(kept[static_cast<std::size_t>(r)], k));
         for (int c = 0; c < map->columnCount(); ++c) {
             sum += map->inputValue(r, c);
-            const double expected =
-                static_cast<double>(full(kept[static_cast<std::size_t>(r)],
-                                         kept[static_cast<std::size_t>(c)])) /
-                keptSum;
+            const double expected = static_cast<double>(full(kept[static_cast<std::size_t>(r)],
+                                                             kept[static_cast<std::size_t>(c)])) /
+                                    keptSum;
             QVERIFY(std::abs(map->inputValue(r, c) - expected) < 1e-6);
         }
         QVERIFY2(std::abs(sum - 1.0) < 1e-5, qPrintable(QString::number(sum)));
@@ -202,8 +203,10 @@ void TestEncoderWindow::clickingATokenMasksItAndShowsItsFillers() {
     attn::ModelForwardOptions options;
     options.all_logits = true;
     options.token_type_ids = v.typeIds;
-    const attn::ModelForwardResult pass = attn::model_forward(*w.session()->model().weights, v.ids, options);
-    const std::vector<attn::MaskPrediction> expected = attn::mask_predictions(pass, v.ids, maskId, 10);
+    const attn::ModelForwardResult pass =
+        attn::model_forward(*w.session()->model().weights, v.ids, options);
+    const std::vector<attn::MaskPrediction> expected =
+        attn::mask_predictions(pass, v.ids, maskId, 10);
     QCOMPARE(expected.size(), std::size_t{1});
     const std::vector<views::NextToken> bars = w.fillersChart()->bars();
     QCOMPARE(bars.size(), expected[0].top.size());
@@ -256,7 +259,8 @@ void TestEncoderWindow::paddedBatchEqualsEachSentenceAlone() {
     views::HeatmapWidget* padded = w.paddedHeatmap(0);
     for (int r = 0; r < static_cast<int>(a.ids.size()); ++r)
         for (int c = 0; c < static_cast<int>(a.ids.size()); ++c)
-            QVERIFY(std::abs(padded->inputValue(r, c) - static_cast<double>(alone.attentions[0][0](r, c))) < 1e-6);
+            QVERIFY(std::abs(padded->inputValue(r, c) -
+                             static_cast<double>(alone.attentions[0][0](r, c))) < 1e-6);
     // A longer B pads A: its padding keys are masked cells with weight 0.
     w.setPair(QStringLiteral("with one step and the journey starts"));
     QVERIFY(w.session()->waitForIdle());
