@@ -149,6 +149,7 @@ Step encoder_layer_step(const Step& layer, const std::vector<int>& segments,
         w.row_vector_index = false;
         step.operands.push_back(std::move(original));
     }
+    step.text_args.emplace_back("encoder", "1");
     if (options.hide_specials) step.text_args.emplace_back("specials_hidden", "1");
     return step;
 }

@@ -45,8 +45,8 @@ struct EncoderViewOptions {
 // A layer's record (model_layer_step) as the encoder views show it: the filter's hidden cells
 // blocked; with hide_specials each head's weights replaced by the renormalised ones (Derivation
 // Renormalize of the operand "kept-H", so hovering a cell gives α / Σ α) and
-// text_args "specials_hidden" = "1" for the colour bar's note. segments and special have T
-// entries.
+// text_args "specials_hidden" = "1" for the colour bar's note; "encoder" = "1" for the texts.
+// segments and special have T entries.
 Step encoder_layer_step(const Step& layer, const std::vector<int>& segments,
                         const std::vector<bool>& special, const EncoderViewOptions& options);
 // attentions[layer][head] (T, T) as the mosaic shows them with the same options: hidden cells

@@ -159,7 +159,10 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
             text_->setText(saved.isEmpty() ? QStringLiteral("Your journey starts with one step")
                                            : saved);
         }
-        if (model) session_->setText(text_->text());
+        if (model) {
+            session_->setPair(pair_->text());
+            session_->setText(text_->text());
+        }
         showMessage(session_->sourceWarning().isEmpty()
                         ? tr("Opened %1").arg(QDir::toNativeSeparators(session_->sourcePath()))
                         : session_->sourceWarning());

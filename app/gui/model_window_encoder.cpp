@@ -73,6 +73,7 @@ void ModelWindow::buildEncoderTabs() {
     which->addStretch();
     lm->addLayout(which);
     fillers_ = new views::NextTokenChart(maskedLmTab_);
+    fillers_->setMeaning(views::NextTokenChart::Meaning::MaskFiller);
     lm->addWidget(fillers_, 1);
     connect(maskPosition_, &QComboBox::activated, this, [this] { updateFillers(); });
     tabs_->addTab(maskedLmTab_, QString());

@@ -10,7 +10,9 @@
 #include "model/encoder_views.h"
 #include "views/heatmap_widget.h"
 #include "views/neuron_view.h"
+#include "views/next_token_chart.h"
 #include "views/step_page.h"
+#include "views/step_texts.h"
 
 namespace {
 
@@ -94,6 +96,34 @@ private slots:
             attn::encoder_layer_step(layer, {0, 0, 0, 0}, {true, false, false, true}, {}));
         QVERIFY(!shown.heatmaps().at(0)->colorScale()->axis()->label().contains(
             QStringLiteral("[CLS]")));
+    }
+
+    void encoderLayerTextHasNoCausalMask() {
+        // A layer with its arithmetic (sqrt_head_dim) read by an encoder.
+        attn::Step layer =
+            attn::attention_layer_step({fourTokenWeights()}, 0, {"[CLS]", "x", "y", "[SEP]"});
+        layer.text_args.emplace_back("head_dim", "8");
+        layer.text_args.emplace_back("sqrt_head_dim", "2.828427");
+        const QString decoder = views::stepText(layer).html;
+        QVERIFY(decoder.contains(QStringLiteral("causal mask hides")));
+        const QString encoder =
+            views::stepText(
+                attn::encoder_layer_step(layer, {0, 0, 0, 0}, {true, false, false, true}, {}))
+                .html;
+        QVERIFY2(encoder.contains(QStringLiteral("an encoder has no causal mask")),
+                 qPrintable(encoder));
+        QVERIFY(encoder.contains(QStringLiteral("√8 = 2.828427")));
+    }
+
+    void fillersChartSaysWhatItsProbabilitiesAre() {
+        views::NextTokenChart chart;
+        chart.setPredictions(
+            {{QStringLiteral("dog"), 12, 0.625}, {QStringLiteral("cat"), 9, 0.25}});
+        QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("probability of the next token"));
+        chart.setMeaning(views::NextTokenChart::Meaning::MaskFiller);
+        QCOMPARE(chart.plot()->xAxis->label(),
+                 QStringLiteral("probability of the token at the [MASK]"));
+        QCOMPARE(chart.barTexts(), (QStringList{"62.5 %", "25.0 %"}));
     }
 };
 
