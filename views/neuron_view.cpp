@@ -102,17 +102,18 @@ NeuronView::NeuronView(QWidget* parent) : QWidget(parent) {
     heading_->setWordWrap(true);
     heading_->setTextFormat(Qt::PlainText);
     layout->addWidget(heading_);
+    // The three results first: with head_dim 64 the bars scroll, the numbers stay in sight.
+    results_ = new QLabel(this);
+    results_->setWordWrap(true);
+    results_->setTextFormat(Qt::PlainText);
+    results_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(results_);
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     bars_ = new NeuronBars(this);
     scroll->setWidget(bars_);
     layout->addWidget(scroll, 1);
-    results_ = new QLabel(this);
-    results_->setWordWrap(true);
-    results_->setTextFormat(Qt::PlainText);
-    results_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(results_);
     retranslate();
 }
 

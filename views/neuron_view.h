@@ -1,8 +1,8 @@
-// NeuronView: one head's arithmetic for one query → key cell, bertviz's neuron view: the query
-// vector q, the key vector k and their element-wise product q × k as bars, one row per dimension
-// of head_dim, each with its value; then q·k (the sum of the products), q·k / √head_dim and the
-// softmax weight of the cell, with the one number formatter, so they read as the head view's
-// hover arithmetic does. Draws an attn::NeuronView record; computes nothing.
+// NeuronView: one head's arithmetic for one query → key cell, bertviz's neuron view: q·k (the sum
+// of the products below), q·k / √head_dim and the softmax weight of the cell; under them the
+// query vector q, the key vector k and their element-wise product q × k as bars, one row per
+// dimension of head_dim, each with its value; with the one number formatter, so they read as the
+// head view's hover arithmetic does. Draws an attn::NeuronView record; computes nothing.
 #pragma once
 
 #include <QString>

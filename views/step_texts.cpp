@@ -430,8 +430,8 @@ StepText rawLayerText(const attn::Step& step) {
                     "own queries and keys, head_dim = {head_dim}, √{head_dim} = "
                     "{sqrt_head_dim}. Every row sums to 1.</p>"
                     "<p>Point at a cell to see its arithmetic: the dot product q·k, the division "
-                    "by {sqrt_head_dim} and the softmax over the row; the Neuron tab shows the "
-                    "vectors q and k behind it.</p>")};
+                    "by {sqrt_head_dim} and the softmax over the row; the neuron view beside "
+                    "it shows the vectors q and k behind it.</p>")};
     if (!step.arg("sqrt_head_dim").empty())
         return {title,
                 QCoreApplication::translate(

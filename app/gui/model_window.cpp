@@ -147,6 +147,7 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
         }
         layer_ = 0;
         head_ = 0;
+        leftSplitSized_ = false;
         const bool model = session_->source() == ModelSession::Source::Model;
         text_->setEnabled(model);
         if (!model) text_->clear();  // a dump's tokens are the file's
@@ -432,6 +433,16 @@ void ModelWindow::updateView() {
     mosaic_->setKvHeads(session_->model().weights
                             ? static_cast<int>(session_->model().weights->spec.num_kv_heads)
                             : 0);
+    if (ready && !leftSplitSized_) {
+        // The mosaic as tall as its heads need (at most three fifths), the neuron view below.
+        leftSplitSized_ = true;
+        QTimer::singleShot(0, this, [this] {
+            const int height = leftSplit_->height();
+            const int wanted =
+                std::min(height * 3 / 5, mosaic_->heightForWidth(mosaic_->width()) + 8);
+            leftSplit_->setSizes({wanted, height - wanted});
+        });
+    }
     if (ready) {
         layer_ = std::min(layer_, static_cast<int>(v.attentions.size()) - 1);
         head_ = std::min(head_, static_cast<int>(v.attentions.front().size()) - 1);
@@ -482,6 +493,7 @@ void ModelWindow::updateHeadPage() {
     headPage_ = page;
     neuronPinned_ = false;
     connectHeadPage();
+    refreshNeuron();
 }
 
 void ModelWindow::updateLines() {

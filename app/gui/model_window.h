@@ -79,8 +79,8 @@ public:
     QPushButton* generateButton() const { return generate_; }
 
     // Encoders (model_window_encoder.cpp): the second sentence, the pair filter and [CLS]/[SEP]
-    // switch of the mosaic and head view, the neuron view of a head view cell, the masked LM's
-    // fillers, and the padded batch of the two sentences.
+    // switch of the mosaic and head view, the masked LM's fillers, and the padded batch of the
+    // two sentences; and for every model, under the mosaic, the neuron view of a head view cell.
     QLineEdit* pairEdit() const { return pair_; }
     void setPair(const QString& pair);
     QComboBox* pairFilterBox() const { return pairFilter_; }
@@ -97,9 +97,8 @@ public:
     views::HeatmapWidget* paddedHeatmap(int sequence) const;
     views::HeatmapWidget* paddingMaskHeatmap() const { return paddingMask_; }
     QLabel* paddingLabel() const { return paddingText_; }
-    // The tabs: 0 head, 1 lines, 2 next token (decoders), 3 neuron, 4 masked LM and 5 padding
-    // (encoders).
-    enum Tab { HeadTab, LinesTab, NextTokenTab, NeuronTab, MaskedLmTab, PaddingTab };
+    // The tabs: 0 head, 1 lines, 2 next token (decoders), 3 masked LM and 4 padding (encoders).
+    enum Tab { HeadTab, LinesTab, NextTokenTab, MaskedLmTab, PaddingTab };
     QString lastMessage() const { return lastMessage_; }
     // The error shown above the page, empty when there is none.
     QString shownError() const;
@@ -151,6 +150,7 @@ private:
     void updateFillers();
     void updatePadding();
     void connectHeadPage();
+    void refreshNeuron();
     // The head view's shown row or column as a position of the text.
     int positionOf(int shownIndex) const;
     enum class ExportKind { Head, Layer, NextTokens };
@@ -191,6 +191,8 @@ private:
     views::TokenStrip* tokens_ = nullptr;
     QSplitter* splitter_ = nullptr;
     bool splitterSized_ = false;
+    QSplitter* leftSplit_ = nullptr;  // the mosaic above the neuron view
+    bool leftSplitSized_ = false;     // the mosaic's height given once per model
     QLabel* mosaicHeading_ = nullptr;
     QLabel* rangeLabel_ = nullptr;
     QComboBox* range_ = nullptr;

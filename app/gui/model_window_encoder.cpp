@@ -55,9 +55,6 @@ QWidget* ModelWindow::buildPairRow(QWidget* page) {
 }
 
 void ModelWindow::buildEncoderTabs() {
-    neuron_ = new views::NeuronView(tabs_);
-    tabs_->addTab(neuron_, QString());
-
     maskedLmTab_ = new QWidget(tabs_);
     auto* lm = new QVBoxLayout(maskedLmTab_);
     maskedLmText_ = new QLabel(maskedLmTab_);
@@ -128,7 +125,6 @@ void ModelWindow::retranslateEncoder() {
     hideSpecials_->setToolTip(
         tr("Many heads park their weight on [CLS] and [SEP]. Hiding them removes their rows and "
            "columns and divides each remaining row by its sum, so it adds up to 1 again."));
-    tabs_->setTabText(NeuronTab, tr("Neuron"));
     tabs_->setTabText(MaskedLmTab, tr("Masked LM"));
     tabs_->setTabText(PaddingTab, tr("Padding"));
     maskPositionLabel_->setText(tr("[MASK] at:"));
@@ -163,7 +159,7 @@ void ModelWindow::updateEncoderControls() {
     hideSpecials_->setVisible(encoder);
     const bool model = session_->source() == ModelSession::Source::Model;
     tabs_->setTabVisible(NextTokenTab, !encoder);
-    tabs_->setTabVisible(NeuronTab, model);
+    neuron_->setVisible(model);
     tabs_->setTabVisible(MaskedLmTab, encoder);
     tabs_->setTabVisible(PaddingTab, encoder);
     if (encoder) {
@@ -298,6 +294,29 @@ void ModelWindow::showNeuron(int row, int column, bool pinned) {
     } catch (const std::exception& e) {
         neuron_->clear();
         showMessage(QString::fromUtf8(e.what()), true);
+    }
+}
+
+void ModelWindow::refreshNeuron() {
+    // The same query and key, read again from the pass now shown (a new head, text or mask).
+    const attn::NeuronView* shown = neuron_->neuron();
+    const ModelSession::View& v = session_->view();
+    if (!shown) return;
+    const auto t = static_cast<Eigen::Index>(v.ids.size());
+    if (!v.forward || !session_->model().weights || shown->query >= t || shown->key >= t ||
+        v.forward->queries.size() <= static_cast<std::size_t>(layer_) ||
+        v.forward->queries[static_cast<std::size_t>(layer_)].rows() != t) {
+        neuron_->clear();
+        return;
+    }
+    const Eigen::Index query = shown->query, key = shown->key;
+    try {
+        neuron_->setNeuron(attn::neuron_view(*v.forward, session_->model().weights->spec, layer_,
+                                             head_, query, key),
+                           v.tokens.value(static_cast<int>(query)),
+                           v.tokens.value(static_cast<int>(key)));
+    } catch (const std::exception&) {
+        neuron_->clear();
     }
 }
 

@@ -19,6 +19,7 @@
 #include "app/gui/model_window.h"
 #include "views/explore_lines_view.h"
 #include "views/model_heads_mosaic.h"
+#include "views/neuron_view.h"
 #include "views/next_token_chart.h"
 #include "views/token_strip.h"
 
@@ -162,7 +163,12 @@ QWidget* ModelWindow::buildModelPage() {
     mosaicScroll->setWidgetResizable(true);
     mosaic_ = new views::ModelHeadsMosaic(mosaicScroll);
     mosaicScroll->setWidget(mosaic_);
-    leftLayout->addWidget(mosaicScroll, 1);
+    // Below the mosaic, the neuron view of the head view's cell: beside the head it explains.
+    leftSplit_ = new QSplitter(Qt::Vertical, left);
+    leftSplit_->addWidget(mosaicScroll);
+    neuron_ = new views::NeuronView(leftSplit_);
+    leftSplit_->addWidget(neuron_);
+    leftLayout->addWidget(leftSplit_, 1);
     connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this,
             [this](int layer, int head) { selectHead(layer, head); });
     connect(range_, &QComboBox::activated, this, [this] {

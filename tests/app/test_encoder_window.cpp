@@ -187,6 +187,11 @@ void TestEncoderWindow::neuronViewMatchesTheHoverArithmetic() {
     // Hovering elsewhere leaves a clicked cell.
     w.showNeuron(0, 0);
     QCOMPARE(w.neuronView()->neuron()->query, 1);
+    // Another head: the same cell read from that head's q and k.
+    w.selectHead(0, 1);
+    QCOMPARE(w.neuronView()->neuron()->head, 1);
+    QCOMPARE(w.neuronView()->neuron()->key, 3);
+    QVERIFY(std::abs(w.neuronView()->neuron()->weight - v.attentions[0][1](1, 3)) < 1e-6f);
 }
 
 void TestEncoderWindow::clickingATokenMasksItAndShowsItsFillers() {
