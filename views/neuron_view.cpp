@@ -165,9 +165,11 @@ void NeuronView::retranslate() {
         return;
     }
     const attn::NeuronView& n = *neuron_;
-    heading_->setText(tr("Layer %1 · head %2 · query “%3” (%4) → key “%5” (%6): the head's "
-                         "query q and key k, head_dim = %7, and their product q × k, dimension "
-                         "by dimension.")
+    bars_->setToolTip(
+        tr("The head's query q and key k and their product q × k, dimension by "
+           "dimension: q·k is the sum of the last column."));
+    heading_->setText(tr("Neuron view · layer %1 · head %2 · query “%3” (%4) → key “%5” (%6) · "
+                         "head_dim = %7")
                           .arg(n.layer + 1)
                           .arg(n.head + 1)
                           .arg(queryToken_)

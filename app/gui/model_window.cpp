@@ -434,12 +434,11 @@ void ModelWindow::updateView() {
                             ? static_cast<int>(session_->model().weights->spec.num_kv_heads)
                             : 0);
     if (ready && !leftSplitSized_) {
-        // The mosaic as tall as its heads need (at most three fifths), the neuron view below.
+        // The mosaic as tall as its heads need (at most half), the neuron view below.
         leftSplitSized_ = true;
         QTimer::singleShot(0, this, [this] {
             const int height = leftSplit_->height();
-            const int wanted =
-                std::min(height * 3 / 5, mosaic_->heightForWidth(mosaic_->width()) + 8);
+            const int wanted = std::min(height / 2, mosaic_->heightForWidth(mosaic_->width()) + 8);
             leftSplit_->setSizes({wanted, height - wanted});
         });
     }

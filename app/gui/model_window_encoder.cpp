@@ -109,7 +109,7 @@ void ModelWindow::retranslateEncoder() {
     pairLabel_->setText(tr("Sentence &B:"));
     pair_->setPlaceholderText(
         tr("Optional second sentence: the model reads “[CLS] text [SEP] sentence B [SEP]”"));
-    pairFilterLabel_->setText(tr("Pair:"));
+    pairFilterLabel_->setText(tr("Sentence pair, queries → keys:"));
     const int filter = pairFilter_->currentIndex();
     pairFilter_->clear();
     pairFilter_->addItem(tr("All"), static_cast<int>(attn::PairFilter::All));

@@ -145,20 +145,24 @@ QWidget* ModelWindow::buildModelPage() {
     rangeLabel_->setBuddy(range_);
     mosaicBar->addWidget(rangeLabel_);
     mosaicBar->addWidget(range_);
-    // Encoders: which sentence's queries and keys, and the special tokens shown or not.
+    mosaicBar->addStretch();
+    leftLayout->addLayout(mosaicBar);
+    // Encoders, on a row of their own (the colour range keeps its width on a laptop): which
+    // sentence's queries and keys, and the special tokens shown or not.
+    auto* encoderBar = new QHBoxLayout;
     pairFilterLabel_ = new QLabel(left);
     pairFilter_ = new QComboBox(left);
     pairFilter_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     pairFilterLabel_->setBuddy(pairFilter_);
     hideSpecials_ = new QCheckBox(left);
-    mosaicBar->addSpacing(12);
-    mosaicBar->addWidget(pairFilterLabel_);
-    mosaicBar->addWidget(pairFilter_);
-    mosaicBar->addWidget(hideSpecials_);
-    mosaicBar->addStretch();
+    encoderBar->addWidget(pairFilterLabel_);
+    encoderBar->addWidget(pairFilter_);
+    encoderBar->addSpacing(12);
+    encoderBar->addWidget(hideSpecials_);
+    encoderBar->addStretch();
     connect(pairFilter_, &QComboBox::activated, this, &ModelWindow::updateView);
     connect(hideSpecials_, &QCheckBox::toggled, this, &ModelWindow::updateView);
-    leftLayout->addLayout(mosaicBar);
+    leftLayout->addLayout(encoderBar);
     auto* mosaicScroll = new QScrollArea(left);
     mosaicScroll->setWidgetResizable(true);
     mosaic_ = new views::ModelHeadsMosaic(mosaicScroll);

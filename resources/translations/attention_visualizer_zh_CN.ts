@@ -693,6 +693,14 @@
         <source>Open the Train window: train a small transformer and watch its heads learn (an induction head forms in two layers).</source>
         <translation>打开训练窗口：训练一个小型 Transformer，观察它的注意力头如何学习（两层模型会形成归纳头）。</translation>
     </message>
+    <message>
+        <source>With --model on an encoder (BERT, RoBERTa): the second sentence of a pair (Sentence B).</source>
+        <translation>与 --model 一起用于编码器（BERT、RoBERTa）：句对中的第二个句子（句子 B）。</translation>
+    </message>
+    <message>
+        <source>--pair needs --model DIR|NAME</source>
+        <translation>--pair 需要 --model DIR|NAME</translation>
+    </message>
 </context>
 <context>
     <name>Handout</name>
@@ -1204,10 +1212,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>可选的第二个句子：模型读入“[CLS] 文本 [SEP] 句子 B [SEP]”</translation>
     </message>
     <message>
-        <source>Pair:</source>
-        <translation>句对：</translation>
-    </message>
-    <message>
         <source>All</source>
         <translation>全部</translation>
     </message>
@@ -1238,10 +1242,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Many heads park their weight on [CLS] and [SEP]. Hiding them removes their rows and columns and divides each remaining row by its sum, so it adds up to 1 again.</source>
         <translation>许多头把权重“停放”在 [CLS] 和 [SEP] 上。隐藏它们会去掉对应的行和列，并把剩下的每一行除以该行之和，使其重新加起来等于 1。</translation>
-    </message>
-    <message>
-        <source>Neuron</source>
-        <translation>神经元</translation>
     </message>
     <message>
         <source>Masked LM</source>
@@ -1298,6 +1298,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>%1: in the batch vs alone, max |difference| over every layer and head = %2; largest weight on a padding key = %3</source>
         <translation>%1：批次中与单独运行相比，所有层和头上的最大 |差值| = %2；填充键上的最大权重 = %3</translation>
+    </message>
+    <message>
+        <source>Sentence pair, queries → keys:</source>
+        <translation>句对，查询 → 键：</translation>
     </message>
 </context>
 <context>
@@ -2028,6 +2032,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Next case ▶</source>
         <translation>下一情形 ▶</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each row is one token of your text as a query; its cells are the attention weights α it gives to every token, before and after it (an encoder has no causal mask): softmax(q·k / √{head_dim}) with this model&apos;s own queries and keys, head_dim = {head_dim}, √{head_dim} = {sqrt_head_dim}. Every row sums to 1.&lt;/p&gt;&lt;p&gt;Point at a cell to see its arithmetic: the dot product q·k, the division by {sqrt_head_dim} and the softmax over the row; the neuron view beside it shows the vectors q and k behind it.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每一行是你的文本中作为查询的一个词元；行中的单元格是它分给每个词元（无论在它之前还是之后）的注意力权重 α（编码器没有因果掩码）：softmax(q·k / √{head_dim})，用的是这个模型自己的查询和键，head_dim = {head_dim}，√{head_dim} = {sqrt_head_dim}。每一行之和为 1。&lt;/p&gt;&lt;p&gt;把鼠标指向一个单元格即可看到它的计算过程：点积 q·k、除以 {sqrt_head_dim}，以及对整行的 softmax；旁边的神经元视图显示其背后的向量 q 和 k。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -3042,10 +3050,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>神经元视图：指向“头”视图中的一个单元格（点击可固定），查看产生该权重的查询向量和键向量。</translation>
     </message>
     <message>
-        <source>Layer %1 · head %2 · query “%3” (%4) → key “%5” (%6): the head&apos;s query q and key k, head_dim = %7, and their product q × k, dimension by dimension.</source>
-        <translation>第 %1 层 · 第 %2 个头 · 查询“%3”（%4）→ 键“%5”（%6）：该头的查询 q 和键 k（head_dim = %7），以及它们逐维相乘的积 q × k。</translation>
-    </message>
-    <message>
         <source>q·k = Σ (q × k) = %1</source>
         <translation>q·k = Σ (q × k) = %1</translation>
     </message>
@@ -3056,6 +3060,14 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>softmax over the query&apos;s row: α = %1</source>
         <translation>对该查询所在行做 softmax：α = %1</translation>
+    </message>
+    <message>
+        <source>The head&apos;s query q and key k and their product q × k, dimension by dimension: q·k is the sum of the last column.</source>
+        <translation>该头的查询 q、键 k 以及它们逐维相乘的积 q × k：q·k 就是最后一列之和。</translation>
+    </message>
+    <message>
+        <source>Neuron view · layer %1 · head %2 · query “%3” (%4) → key “%5” (%6) · head_dim = %7</source>
+        <translation>神经元视图 · 第 %1 层 · 第 %2 个头 · 查询“%3”（%4）→ 键“%5”（%6）· head_dim = %7</translation>
     </message>
 </context>
 <context>
@@ -3083,6 +3095,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Could not draw the next-token chart as %1: %2</source>
         <translation>无法将下一个词元图表绘制为 %1：%2</translation>
+    </message>
+    <message>
+        <source>probability of the token at the [MASK]</source>
+        <translation>[MASK] 位置上该词元的概率</translation>
     </message>
 </context>
 <context>

@@ -60,7 +60,7 @@ private slots:
         QCOMPARE(lines[0], QStringLiteral("q·k = Σ (q × k) = 3.0000"));
         QCOMPARE(lines[1], QStringLiteral("q·k / √4 = 3.0000 / 2.0000 = 1.5000"));
         QCOMPARE(lines[2], QStringLiteral("softmax over the query's row: α = 0.6225"));
-        QVERIFY(view.heading().contains(QStringLiteral("“my” (1) → key “dog” (1)")));
+        QVERIFY(view.heading().contains(QStringLiteral("“my” (1) → key “dog” (1) · head_dim = 4")));
         view.clear();
         QVERIFY(!view.hasNeuron());
         QVERIFY(view.resultLines().isEmpty());
