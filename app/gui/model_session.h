@@ -50,6 +50,7 @@ public:
         std::vector<int> segments, typeIds;
         std::vector<bool> special;
         std::vector<attn::MaskPrediction> maskPredictions;
+        QStringList unmaskedTokens;  // the tokens before the user's clicks masked some
     };
 
     explicit ModelSession(QObject* parent = nullptr);

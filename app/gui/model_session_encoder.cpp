@@ -50,7 +50,10 @@ void ModelSession::tokenize(View& view) const {
         view.typeIds = std::move(input.typeIds);
         view.segments = std::move(input.segments);
         if (view.segments.size() != view.ids.size()) view.segments.assign(view.ids.size(), 0);
-        for (int id : view.ids) view.special.push_back(tokenizer.isSpecial(id));
+        for (int id : view.ids) {
+            view.special.push_back(tokenizer.isSpecial(id));
+            view.unmaskedTokens << tokenizer.displayToken(id);
+        }
         // The tokens the user clicked read as the mask token; the text stays as typed.
         const std::optional<int> mask = tokenizer.maskId();
         for (int position : masked_)

@@ -190,7 +190,12 @@ void ModelWindow::updateFillers() {
     int select = 0;
     for (std::size_t i = 0; i < v.maskPredictions.size(); ++i) {
         const int position = static_cast<int>(v.maskPredictions[i].position);
-        maskPosition_->addItem(tr("token %1").arg(position + 1), position);
+        const QString original = v.unmaskedTokens.value(position);
+        const bool clickedHere = original != v.tokens.value(position);
+        maskPosition_->addItem(clickedHere
+                                   ? tr("token %1 (was “%2”)").arg(position + 1).arg(original)
+                                   : tr("token %1").arg(position + 1),
+                               position);
         if (position == clicked) select = static_cast<int>(i);
     }
     for (int i = 0; i < maskPosition_->count(); ++i)

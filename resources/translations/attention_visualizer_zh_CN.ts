@@ -1303,6 +1303,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <source>Sentence pair, queries → keys:</source>
         <translation>句对，查询 → 键：</translation>
     </message>
+    <message>
+        <source>token %1 (was “%2”)</source>
+        <translation>第 %1 个词元（原为“%2”）</translation>
+    </message>
 </context>
 <context>
     <name>PresentationMode</name>

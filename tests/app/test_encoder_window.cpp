@@ -205,6 +205,7 @@ void TestEncoderWindow::clickingATokenMasksItAndShowsItsFillers() {
     QCOMPARE(v.tokens[2], QStringLiteral("[MASK]"));
     QCOMPARE(w.viewTabs()->currentIndex(), static_cast<int>(ModelWindow::MaskedLmTab));
     QCOMPARE(w.shownMaskPosition(), 2);
+    QCOMPARE(w.maskPositionBox()->currentText(), QStringLiteral("token 3 (was “journey”)"));
     attn::ModelForwardOptions options;
     options.all_logits = true;
     options.token_type_ids = v.typeIds;
