@@ -32,16 +32,16 @@ struct ModelForwardOptions {
     // Keep every layer's and head's attn_weights (T × T each): num_layers · H · T² floats, so
     // off for long inputs whose attention is not displayed.
     bool keep_attentions = true;
-    bool keep_qkv = false;     // queries (T, H·hd), keys and values (T, G·hd) per layer
-    bool all_logits = false;   // false: only the last position's logits (1, V)
-    bool keep_hidden = false;  // ModelForwardResult::hidden
-    Eigen::Index top_k = 5;    // next-token candidates from the last position
+    bool keep_qkv = false;    // queries (T, H·hd), keys and values (T, G·hd) per layer
+    bool all_logits = false;  // false: only the last position's logits (1, V)
+    Eigen::Index top_k = 5;   // next-token candidates from the last position
     // Encoders: each token's segment (BERT's token_type_ids: 0 for [CLS] A [SEP], 1 for B [SEP]);
     // empty: all 0.
     std::vector<int> token_type_ids;
     // Hugging Face's attention_mask: 1 a real token, 0 padding, whose keys get no weight (seed
     // 004's mask == 0 → -inf); empty: all 1. Decoders: the padding after the real tokens only.
     std::vector<int> attention_mask;
+    bool keep_hidden = false;  // ModelForwardResult::hidden
 };
 
 struct TopToken {

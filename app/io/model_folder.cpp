@@ -9,6 +9,7 @@
 #include <QSet>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -78,6 +79,34 @@ ModelConfigResult readFolderConfig(const QString& folder) {
     if (!configFile.open(QIODevice::ReadOnly) || configFile.size() > kMaxJsonBytes)
         return fail(QStringLiteral("config.json: cannot read it"));
     return parseModelConfig(configFile.readAll());
+}
+
+using HasTensor = std::function<bool(const QString&)>;
+
+// Older BERT checkpoints (bert-base-uncased's) name a LayerNorm's weight and bias gamma and
+// beta: the name as the file has it.
+QString storedName(const HasTensor& has, const QString& name) {
+    if (has(name) || !name.contains(QLatin1String("LayerNorm."))) return name;
+    QString old = name;
+    if (old.endsWith(QLatin1String("LayerNorm.weight")))
+        old.replace(old.size() - 6, 6, QStringLiteral("gamma"));
+    else if (old.endsWith(QLatin1String("LayerNorm.bias")))
+        old.replace(old.size() - 4, 4, QStringLiteral("beta"));
+    return has(old) ? old : name;
+}
+
+// An encoder's file has the masked-LM head (BertForMaskedLM, BertForPreTraining) or not
+// (BertModel): the spec follows the file; the head's first tensor tells.
+void readHeadIfPresent(TransformerSpec& spec, std::vector<TensorEntry>& table,
+                       const HasTensor& has) {
+    TransformerSpec withHead = spec;
+    withHead.mlm_head = true;
+    std::vector<TensorEntry> full = tensor_table(withHead);
+    const auto head =
+        std::find_if(full.begin(), full.end(), [](const TensorEntry& e) { return !e.prefixed; });
+    if (head == full.end() || !has(storedName(has, QString::fromStdString(head->name)))) return;
+    spec = withHead;
+    table = std::move(full);
 }
 
 }  // namespace
@@ -153,30 +182,8 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     const QString prefix = has(headPrefix + QString::fromStdString(tensor_name(table.front(), 0)))
                                ? headPrefix
                                : QString();
-    // Older BERT checkpoints (bert-base-uncased's) name a LayerNorm's weight and bias gamma and
-    // beta: the name as the file has it.
-    auto stored = [&](const QString& name) {
-        if (has(name) || !name.contains(QLatin1String("LayerNorm."))) return name;
-        QString old = name;
-        if (old.endsWith(QLatin1String("LayerNorm.weight")))
-            old.replace(old.size() - 6, 6, QStringLiteral("gamma"));
-        else if (old.endsWith(QLatin1String("LayerNorm.bias")))
-            old.replace(old.size() - 4, 4, QStringLiteral("beta"));
-        return has(old) ? old : name;
-    };
-    // An encoder's file has the masked-LM head (BertForMaskedLM, BertForPreTraining) or not
-    // (BertModel): the spec follows the file; the head's first tensor tells.
-    if (is_encoder(spec.family)) {
-        TransformerSpec withHead = spec;
-        withHead.mlm_head = true;
-        std::vector<TensorEntry> full = tensor_table(withHead);
-        const auto head = std::find_if(full.begin(), full.end(),
-                                       [](const TensorEntry& e) { return !e.prefixed; });
-        if (head != full.end() && has(stored(QString::fromStdString(head->name)))) {
-            spec = withHead;
-            table = std::move(full);
-        }
-    }
+    auto stored = [&](const QString& name) { return storedName(has, name); };
+    if (is_encoder(spec.family)) readHeadIfPresent(spec, table, has);
 
     // The last layer's first tensor must be there before anything is sized by the layer count.
     for (const TensorEntry& entry : table) {

@@ -208,8 +208,10 @@ private slots:
                                                   "config.json again from the model"));
         QCOMPARE(models[1].reason,
                  QStringLiteral("config.json: line 2, column 16: \"model_type\" is a list; the "
-                                "models that open are \"gpt2\", \"llama\" (Llama 2/3, TinyLlama, "
-                                "SmolLM), \"mistral\", \"qwen2\" and \"qwen3\""));
+                                "models that open are "
+                                "\"gpt2\", \"llama\" (Llama 2/3, TinyLlama, SmolLM), "
+                                "\"mistral\", \"qwen2\", \"qwen3\", and the encoders "
+                                "\"bert\", \"distilbert\" and \"roberta\""));
         QCOMPARE(models[2].reason, QStringLiteral("config.json: line 1, column 1: the file holds a "
                                                   "list; a model config is an object such as "
                                                   "{\"model_type\": \"gpt2\", ...}"));
