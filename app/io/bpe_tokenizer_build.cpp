@@ -137,6 +137,8 @@ std::shared_ptr<Tokenizer> BpeBuilder::build() const {
     t->wordPiece_ = wordPiece;
     t->continuingPrefix_ = continuingPrefix;
     t->maxInputCharsPerWord_ = maxInputCharsPerWord;
+    for (const VocabEntry& e : vocab)
+        t->maxTokenBytes_ = std::max(t->maxTokenBytes_, e.token.toUtf8().size());
     fillVocab(*t, ids);
     std::fill(std::begin(t->byteToken_), std::end(t->byteToken_), -1);
     if (pipeline.byteLevel && !wordPiece) {

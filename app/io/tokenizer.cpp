@@ -1,6 +1,7 @@
-// Encoding and decoding with a BPE tokenizer. Loading the tokenizer's files is
-// tokenizer_load.cpp, a GGUF vocabulary bpe_tokenizer_gguf.cpp; the byte symbols are
-// bpe_bytes.h and the steps around the model tokenizer_pipeline.h.
+// Encoding and decoding with a tokenizer. Loading the tokenizer's files is
+// tokenizer_load.cpp (vocab.txt wordpiece_vocab.cpp), a GGUF vocabulary bpe_tokenizer_gguf.cpp;
+// the byte symbols are bpe_bytes.h, the steps around the model tokenizer_pipeline.h, WordPiece's
+// model and steps wordpiece.cpp, and the templates for the model's input tokenizer_template.cpp.
 #include "app/io/tokenizer.h"
 
 #include <QChar>
@@ -280,6 +281,9 @@ QStringList Tokenizer::displayVocabTokens(const QStringList& tokens) {
     bool byteLevel = false;
     for (const QString& token : tokens)
         for (const QChar c : token) byteLevel |= c.unicode() >= 0x100 && c.unicode() < 0x144;
+    // BERT's lists (BertViz) have [CLS] or [SEP]; their "ā" or "Ł" is just a letter.
+    byteLevel = byteLevel && !tokens.contains(QStringLiteral("[CLS]")) &&
+                !tokens.contains(QStringLiteral("[SEP]"));
     QStringList out;
     out.reserve(tokens.size());
     for (const QString& token : tokens) {

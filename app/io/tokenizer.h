@@ -14,7 +14,16 @@
 //                           and bytes without a token of their own (the small vocabularies of
 //                           models trained here) encode as it, GPT2Tokenizer's unk_token
 //
-// or the vocabulary comes from a GGUF file (GgufVocab, fromGgufVocab).
+// or the vocabulary comes from a GGUF file (GgufVocab, fromGgufVocab). For WordPiece (BERT,
+// DistilBERT) the folder holds tokenizer.json with "model": {"type": "WordPiece", "vocab",
+// "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"} (wins when present), or
+//
+//   vocab.txt               one token per line, its id the line number from 0; a token listed
+//                           twice encodes as its later id (BertTokenizer's load_vocab dict); with
+//                           tokenizer_config.json's do_lower_case (default true), strip_accents
+//                           (null: as do_lower_case), tokenize_chinese_chars and the special
+//                           tokens' names; [PAD] [UNK] [CLS] [SEP] [MASK] are added tokens, and
+//                           the template is BERT's.
 //
 // Encoding, as Hugging Face's tokenizers crate does it: the text is split at literal added tokens
 // (leftmost, longest first; each becomes its id), each section between them is normalized and
@@ -28,12 +37,24 @@
 //   (byte_fallback) or the unknown token; then the same merges. A GGUF "llama" vocabulary has
 //   scores instead of merges, and merges as SentencePiece does: the adjacent pair whose joined
 //   text is a token with the highest score, leftmost among equals.
+// - WordPiece (BERT): BertNormalizer (drop NUL, U+FFFD and control characters, white space to
+//   " ", spaces around CJK ideographs, lower-case, strip accents by NFD without Mn) and
+//   BertPreTokenizer (cut at white space and at ASCII and Unicode punctuation) make the words;
+//   each is cut greedily, longest token first, later pieces with the "##" prefix; a word of more
+//   than max_input_chars_per_word (100) characters, or one that cannot be covered, is [UNK].
+//   Decoding joins the tokens with spaces, glues "##" pieces and cleans " ." and " n't" up.
 // With ignore_merges (Llama 3) a word that is itself a token is that token. Added tokens are found
 // in the text as written (their "normalized" flag is not read); lstrip/rstrip ones take the white
 // space beside them, single_word ones match only where no letter, number or "_" touches them.
 //
 // Letters and numbers in patterns are PCRE2's Unicode tables (the PCRE2 that Qt uses: Debian 12's
 // 10.42 has Unicode 14): a character assigned later counts as neither.
+//
+// What the model is fed (encodeInput): the post-processor's template around the text, or two
+// texts: TemplateProcessing (for WordPiece models; for BPE models only its BOS and EOS count, so
+// decoders keep encodeForModel as it was), BertProcessing ("[CLS] A [SEP] B [SEP]", B type 1),
+// RobertaProcessing ("<s> A </s></s> B </s>", all type 0); without one, BOS/EOS as addsBos and
+// addsEos say.
 //
 // Loading is a pure function from bytes to a tokenizer or to one message naming the file, the
 // line and column where it can, the problem and the fix.
@@ -101,7 +122,8 @@ struct TokenizedInput {
 class Tokenizer {
 public:
     // Reads `folder`/tokenizer.json (and tokenizer_config.json beside it, if there) if it exists,
-    // else `folder`/vocab.json and merges.txt.
+    // else `folder`/vocab.json and merges.txt, else `folder`/vocab.txt (and
+    // tokenizer_config.json).
     // Errors name the file ("vocab.json: ..."); the caller names the folder.
     static TokenizerLoadResult load(const QString& folder);
     // The same from bytes (what load reads, and what the fuzzer feeds).
@@ -128,8 +150,10 @@ public:
     // UTF-16 surrogates are encoded as U+FFFD. Safe to call from several threads at once (the
     // word cache is locked).
     std::vector<int> encode(QStringView text) const;
-    // What the model is fed for the text: encode(text) with BOS before it when addsBos() (Llama
-    // 2/3, Mistral, TinyLlama; not GPT-2 or Qwen) and EOS after it when addsEos().
+    // What the model is fed for the text, encodeInput(text).ids: the template's special tokens
+    // around encode(text) ([CLS] ... [SEP], <s> ... </s>), or without a template BOS before it
+    // when addsBos() (Llama 2/3, Mistral, TinyLlama; not GPT-2 or Qwen) and EOS after it when
+    // addsEos().
     std::vector<int> encodeForModel(QStringView text) const;
     // The ids' text through the tokenizer's decoder (added tokens as their content). Byte-level:
     // bytes that are not valid UTF-8 become U+FFFD, one for each maximal invalid part as
@@ -146,12 +170,13 @@ public:
     // characters as their Unicode control pictures ("␊" for a newline); bytes that are only part
     // of a UTF-8 character (a Chinese character split in two tokens) as "<E6>". "Ġjourney" is
     // "␣journey", "Ċ" is "␊". SentencePiece-style tokens: "▁the" is "␣the", and byte tokens
-    // stay as they are ("<0xE6>"). Added tokens show their content.
+    // stay as they are ("<0xE6>"). Added tokens show their content; WordPiece tokens are shown
+    // as written ("##ing", "[CLS]"), as BertViz shows them.
     QString displayToken(int id) const;
     // Tokens as another program saved them (an attention dump's JSON list) shown the same way:
     // GPT-2-style byte-level tokens ("Ġjourney", recognised by such characters anywhere in the
-    // list) are decoded as displayToken does; others keep their text, SentencePiece's "▁" shown
-    // as "␣".
+    // list, and no "[CLS]" or "[SEP]", which make it BERT's) are decoded as displayToken does;
+    // others keep their text, SentencePiece's "▁" shown as "␣".
     static QStringList displayVocabTokens(const QStringList& tokens);
     // GPT-2's two files for this tokenizer, what fromVocabAndMerges reads back to the same ids:
     // every token (added ones too, as GPT-2's vocab.json has "<|endoftext|>") and the merges in
@@ -175,11 +200,13 @@ public:
     TokenizedInput encodeInput(QStringView text, std::optional<QStringView> pair = {}) const;
     // Whether the tokenizer has a template for two texts (BERT's and RoBERTa's).
     bool hasPairTemplate() const;
-    // The masked-LM token ("[MASK]", "<mask>") and the padding token ("[PAD]", "<pad>").
+    // The masked-LM token ("[MASK]", "<mask>") and the padding token ("[PAD]", "<pad>"): the
+    // added token of that name, else the vocabulary's.
     std::optional<int> maskId() const;
     std::optional<int> padId() const;
-    // Whether the id is a special token the template adds ([CLS], [SEP], <s>, </s>, BOS, EOS):
-    // the tokens the views can hide.
+    // Whether the id is a special token: one the template adds ([CLS], [SEP], <s>, </s>), BOS or
+    // EOS when added, or an added token marked special ([PAD], [MASK], <|endoftext|>); the tokens
+    // the views can hide. Not the unknown token, which stands for text.
     bool isSpecial(int id) const;
 
 private:
@@ -240,6 +267,7 @@ private:
     bool wordPiece_ = false;             // the model is WordPiece, not BPE
     QString continuingPrefix_;           // WordPiece: "##"
     int maxInputCharsPerWord_ = 100;     // WordPiece: a longer word is the unknown token
+    qsizetype maxTokenBytes_ = 0;        // WordPiece: the longest token's UTF-8 length
     std::vector<TemplatePiece> single_;  // the template for one text; empty: BOS/EOS as above
     std::vector<TemplatePiece> pair_;    // and for two; empty: the pair's ids follow
 

@@ -316,7 +316,9 @@ void readPostProcessor(const JsonText& text, const QJsonValue& v, const JsonPath
                                        "ByteLevel and a Sequence of them")
                             .arg(describeJsonValue(o.value(QLatin1String("type")))));
     }
-    readTemplateProcessing(text, o, path, b);
+    if (b->wordPiece) {
+        readTemplateProcessing(text, o, path, b);
+    }
     QStringList before;
     QStringList after;
     bool seenText = false;

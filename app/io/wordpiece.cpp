@@ -202,7 +202,12 @@ void Tokenizer::encodeWordPiece(const QString& word, std::vector<int>& out) cons
     std::size_t start = 0;
     QByteArray piece;
     while (start < chars) {
+        // No token is longer than the longest one: start there, not at the word's end.
         std::size_t end = chars;
+        while (end > start + 1 &&
+               bounds[end] - bounds[start] + (start > 0 ? prefix.size() : 0) > maxTokenBytes_) {
+            --end;
+        }
         int found = -1;
         for (; end > start; --end) {
             piece = start > 0 ? prefix : QByteArray();

@@ -3,6 +3,7 @@
 // uncased and cased, single texts and pairs with their token type ids, and a RoBERTa-style
 // tokenizer.json (GPT-2's vocabulary inside RoBERTa's steps); decoding, displayToken, the special
 // tokens, and the files refused with one message.
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -229,6 +230,16 @@ private slots:
         QCOMPARE(shown, (QStringList{"[CLS]", "jump", "##ing", "dog", "##s", "[SEP]"}));
     }
 
+    void bertVizTokensKeepTheirLetters() {
+        // "ā" and "Ł" are among the characters that stand for bytes in GPT-2's lists; in a list
+        // with [CLS] they are letters.
+        QCOMPARE(attn::Tokenizer::displayVocabTokens({"[CLS]", "ā", "##Ł", "[SEP]"}),
+                 (QStringList{"[CLS]", "ā", "##Ł", "[SEP]"}));
+        // Without: GPT-2's symbols for the bytes 0x01 and 0x9F (U+0101 and U+0141).
+        QCOMPARE(attn::Tokenizer::displayVocabTokens({"ā", "##Ł"}),
+                 (QStringList{"\u2401", "##<9F>"}));
+    }
+
     void specialTokens() {
         const auto bert = tokenizerNamed("bert-style/uncased:json");
         QVERIFY(bert);
@@ -286,6 +297,29 @@ private slots:
         QCOMPARE(t->encode(u"ж"), std::vector<int>{1});
     }
 
+    void speed() {
+        // 10,000 different 100-character words that end in a character without a token: each
+        // is scanned in full before it becomes [UNK]. Hugging Face's loop tries every end for
+        // every start; starting at the longest token's length keeps this to a fraction of that.
+        const auto t = tokenizerNamed("bert-style/uncased:txt");
+        QVERIFY(t);
+        QString text;
+        quint32 state = 1;
+        for (int w = 0; w < 10000; ++w) {
+            for (int i = 0; i < 99; ++i) {
+                state = state * 1664525u + 1013904223u;
+                text += QChar(u'a' + static_cast<char16_t>((state >> 24) % 26));
+            }
+            text += QStringLiteral("ж ");
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const std::vector<int> ids = t->encode(text);
+        QCOMPARE(ids, std::vector<int>(10000, 1));
+        QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+        qInfo("10,000 words of 100 characters: %lld ms", timer.elapsed());
+    }
+
     void vocabTxtRules() {
         // A token listed twice encodes as its later line (BertTokenizer's load_vocab dict); the
         // earlier id still decodes. CRLF line ends are read as LF.
@@ -304,6 +338,19 @@ private slots:
             "[UNK]\n[CLS]\n[SEP]\n注意\n注\n##意\n", R"({"tokenize_chinese_chars": false})");
         QVERIFY2(cjk.ok(), qPrintable(cjk.error));
         QCOMPARE(cjk.tokenizer->encode(u"注意"), std::vector<int>{3});
+    }
+
+    void bertSplitsAsBasicTokenizer() {
+        // CJK ideographs beyond the BMP (U+20000, CJK Extension B) are set apart, as in the
+        // tokenizers crate and BasicTokenizer (the reference library sees only the BMP), and a
+        // line separator (U+2028) separates words. Every character here is in the vocabulary.
+        const attn::TokenizerLoadResult r =
+            attn::Tokenizer::fromVocabTxt("[UNK]\n[CLS]\n[SEP]\na\nb\n##b\n\xF0\xA0\x80\x80\n", {});
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QCOMPARE(r.tokenizer->encode(u"a\U00020000b"), (std::vector<int>{3, 6, 4}));
+        QCOMPARE(r.tokenizer->encode(u"a\u2028b"), (std::vector<int>{3, 4}));
+        QCOMPARE(r.tokenizer->encode(u"ab"), (std::vector<int>{3, 5}));
+        QCOMPARE(decoded(*r.tokenizer, {3, 6, 4, 5}), QString::fromUtf8("a \xF0\xA0\x80\x80 bb"));
     }
 
     void badFiles_data() {

@@ -6,9 +6,9 @@
 // decode, 5 a small SentencePiece-style tokenizer.json whose normalizer, pre_tokenizer and
 // decoder are the JSON values in the input (split at NUL bytes), 6 a GGUF vocabulary made of the
 // input's bytes. Beyond "no crash": exactly one of a tokenizer and a message; encode gives ids
-// that have tokens and decode takes them back; a byte-level tokenizer without a normalizer (GPT-2's
-// form, and the fixed one) whose vocabulary has every byte token gives back every text it encodes,
-// with unpaired surrogates as U+FFFD.
+// that have tokens and decode takes them back; a byte-level BPE tokenizer without a normalizer
+// (GPT-2's form, and the fixed one) whose vocabulary has every byte token gives back every text it
+// encodes, with unpaired surrogates as U+FFFD.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -136,8 +136,12 @@ bool losslessTokenizerJson(const QByteArray& bytes) {
         }
     }
     const QJsonValue normalizer = root.value(QLatin1String("normalizer"));
+    // A WordPiece model looks its pieces up as text, not as byte symbols: not lossless.
+    const bool wordPiece =
+        root.value(QLatin1String("model")).toObject().value(QLatin1String("type")) ==
+        QLatin1String("WordPiece");
     return isByteLevel("pre_tokenizer", false) && isByteLevel("decoder", true) &&
-           (normalizer.isUndefined() || normalizer.isNull());
+           (normalizer.isUndefined() || normalizer.isNull()) && !wordPiece;
 }
 
 // Whether a vocab.json has a token for every byte. Without one, vocab.json + merges.txt still
