@@ -142,6 +142,8 @@ Step encoder_layer_step(const Step& layer, const std::vector<int>& segments,
         w.col_labels = original.col_labels;
         const BoolMatrix kept_blocked = kept_cells(blocked, kept.kept);
         w.blocked = kept_blocked.any() ? kept_blocked : BoolMatrix();
+        // α′ for the renormalised weight, so its explanation reads α′ = α / Σ α.
+        w.symbol = "α′";
         w.derivation = Derivation::Renormalize;
         w.lhs = original.id;
         w.divisor = 1.0f;

@@ -82,6 +82,11 @@ void ModelWindow::buildEncoderTabs() {
     paddingIntro_ = new QLabel(paddingTab_);
     paddingIntro_->setWordWrap(true);
     pad->addWidget(paddingIntro_);
+    // The check's result before the matrices it is about, so it is read without scrolling.
+    paddingText_ = new QLabel(paddingTab_);
+    paddingText_->setWordWrap(true);
+    paddingText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    pad->addWidget(paddingText_);
     paddingMaskCaption_ = new QLabel(paddingTab_);
     pad->addWidget(paddingMaskCaption_);
     paddingMask_ = new views::HeatmapWidget(paddingTab_);
@@ -95,10 +100,6 @@ void ModelWindow::buildEncoderTabs() {
         padded_[b]->setMinimumHeight(320);
         pad->addWidget(padded_[b]);
     }
-    paddingText_ = new QLabel(paddingTab_);
-    paddingText_->setWordWrap(true);
-    paddingText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    pad->addWidget(paddingText_);
     pad->addStretch();
     scroll->setWidget(paddingTab_);
     tabs_->addTab(scroll, QString());
