@@ -148,19 +148,18 @@ void TestModelWindow::initTestCase() {
     merges.write("#version: 0.2\n");
     merges.close();
 
-    // A Hugging Face cache with this model under a name and a T5 (a family the core does not
-    // compute) beside it.
+    // A Hugging Face cache with this model under a name and a BERT beside it.
     hub_ = dir_.filePath(QStringLiteral("hub"));
     const QString snapshot = hub_ + QStringLiteral("/models--test--tiny-gpt2/snapshots/abc123");
     QVERIFY(QDir().mkpath(snapshot));
     for (const QString& f : QDir(model_).entryList(QDir::Files))
         QVERIFY(QFile::copy(QDir(model_).filePath(f), QDir(snapshot).filePath(f)));
-    const QString t5 = hub_ + QStringLiteral("/models--t5-small/snapshots/def456");
-    QVERIFY(QDir().mkpath(t5));
-    QFile t5Config(QDir(t5).filePath(QStringLiteral("config.json")));
-    QVERIFY(t5Config.open(QIODevice::WriteOnly));
-    t5Config.write(R"({"model_type": "t5"})");
-    t5Config.close();
+    const QString bert = hub_ + QStringLiteral("/models--bert-base-uncased/snapshots/def456");
+    QVERIFY(QDir().mkpath(bert));
+    QFile bertConfig(QDir(bert).filePath(QStringLiteral("config.json")));
+    QVERIFY(bertConfig.open(QIODevice::WriteOnly));
+    bertConfig.write(R"({"model_type": "bert"})");
+    bertConfig.close();
     qputenv("HF_HUB_CACHE", QFile::encodeName(hub_));
 }
 
@@ -191,8 +190,8 @@ void TestModelWindow::welcomePageListsTheCache() {
     QVERIFY2(names.contains(
                  QStringLiteral("test/tiny-gpt2 · gpt2 · %1 parameters · F32").arg(tinyParameters)),
              qPrintable(names.join(" | ")));
-    QVERIFY(names.filter(QStringLiteral("t5-small (cannot be opened: ")).size() == 1);
-    QVERIFY(names.filter(QStringLiteral("t5-small")).first().contains("\"t5\""));
+    QVERIFY(names.filter(QStringLiteral("bert-base-uncased (cannot be opened: ")).size() == 1);
+    QVERIFY(names.filter(QStringLiteral("bert-base-uncased")).first().contains("\"bert\""));
     // The page says how to get a model.
     const QString welcome = w.findChildren<QLabel*>().first()->text();
     bool explained = false;
