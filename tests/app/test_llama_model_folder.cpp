@@ -51,8 +51,10 @@ void TestLlamaModelFolder::matchesTransformers() {
              qPrintable(error));
     const attn::ModelLoadResult loaded = attn::loadModelFolder(dir.path());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));
+    attn::ModelForwardOptions forward_options;
+    forward_options.all_logits = true;
     const attn::ModelForwardResult r =
-        attn::model_forward(*loaded.weights, ref::kIds, {true, false, true, 5});
+        attn::model_forward(*loaded.weights, ref::kIds, forward_options);
     const auto t = static_cast<Eigen::Index>(ref::kIds.size());
     const attn::TransformerSpec& s = loaded.weights->spec;
     QCOMPARE(m.attentions.size(), static_cast<std::size_t>(s.num_layers * s.num_heads * t * t));
