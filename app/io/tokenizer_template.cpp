@@ -257,10 +257,10 @@ TokenizedInput Tokenizer::encodeInput(QStringView text, std::optional<QStringVie
             const int before = first > 0 ? pieces[first - 1].sequence : -1;
             const int after = last + 1 < pieces.size() ? pieces[last + 1].sequence : -1;
             const std::size_t run = last - first + 1;
-            int segment = before < 0                  ? after
-                          : after < 0                 ? before
-                          : i - first < (run + 1) / 2 ? before
-                                                      : after;
+            const int segment = before < 0                  ? after
+                                : after < 0                 ? before
+                                : i - first < (run + 1) / 2 ? before
+                                                            : after;
             append(p.ids, p.typeId, std::max(segment, 0));
         }
     }
