@@ -122,13 +122,11 @@ void ModelWindow::retranslateEncoder() {
     pairFilter_->setToolTip(
         tr("Which cells to show: queries of one sentence (rows) attending to "
            "keys of one sentence (columns). A includes [CLS] and its [SEP]."));
-    hideSpecials_->setText(tr("Hide [CLS]/[SEP]"));
     hideSpecials_->setToolTip(
         tr("Many heads park their weight on [CLS] and [SEP]. Hiding them removes their rows and "
            "columns and divides each remaining row by its sum, so it adds up to 1 again."));
     tabs_->setTabText(MaskedLmTab, tr("Masked LM"));
     tabs_->setTabText(PaddingTab, tr("Padding"));
-    maskPositionLabel_->setText(tr("[MASK] at:"));
     paddingIntro_->setText(
         tr("A batch holds sequences of one length: the shorter sentence is padded with [PAD] "
            "and attention_mask (1 real token, 0 padding) keeps every query's weight off the "
@@ -163,6 +161,15 @@ void ModelWindow::updateEncoderControls() {
     neuron_->setVisible(model);
     tabs_->setTabVisible(MaskedLmTab, encoder);
     tabs_->setTabVisible(PaddingTab, encoder);
+    // The template's own special tokens and mask token by name: [CLS]/[SEP] for BERT, <s>/</s>
+    // and <mask> for RoBERTa.
+    QStringList specials;
+    const ModelSession::View& v = session_->view();
+    for (std::size_t t = 0; t < v.special.size(); ++t)
+        if (v.special[t] && !specials.contains(v.tokens.value(static_cast<int>(t))))
+            specials << v.tokens.value(static_cast<int>(t));
+    hideSpecials_->setText(tr("Hide %1").arg(specials.isEmpty() ? QStringLiteral("[CLS]/[SEP]")
+                                                                : specials.join(QLatin1Char('/'))));
     if (encoder) {
         const std::optional<int> mask =
             session_->model().tokenizer ? session_->model().tokenizer->maskId() : std::nullopt;
@@ -171,6 +178,8 @@ void ModelWindow::updateEncoderControls() {
                       "again to give it back): the model's most likely fillers for that position.")
                        .arg(session_->model().tokenizer->displayToken(*mask))
                  : tr("This tokenizer has no mask token: the model cannot fill one in."));
+        maskPositionLabel_->setText(tr("%1 at:").arg(
+            mask ? session_->model().tokenizer->displayToken(*mask) : QStringLiteral("[MASK]")));
     }
     updateFillers();
     updatePadding();

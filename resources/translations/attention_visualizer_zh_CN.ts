@@ -1236,10 +1236,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>显示哪些单元格：一个句子的查询（行）关注一个句子的键（列）。A 包括 [CLS] 和它的 [SEP]。</translation>
     </message>
     <message>
-        <source>Hide [CLS]/[SEP]</source>
-        <translation>隐藏 [CLS]/[SEP]</translation>
-    </message>
-    <message>
         <source>Many heads park their weight on [CLS] and [SEP]. Hiding them removes their rows and columns and divides each remaining row by its sum, so it adds up to 1 again.</source>
         <translation>许多头把权重“停放”在 [CLS] 和 [SEP] 上。隐藏它们会去掉对应的行和列，并把剩下的每一行除以该行之和，使其重新加起来等于 1。</translation>
     </message>
@@ -1250,10 +1246,6 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Padding</source>
         <translation>填充</translation>
-    </message>
-    <message>
-        <source>[MASK] at:</source>
-        <translation>[MASK] 位置：</translation>
     </message>
     <message>
         <source>A batch holds sequences of one length: the shorter sentence is padded with [PAD] and attention_mask (1 real token, 0 padding) keeps every query&apos;s weight off the padding keys. Its weights on the real tokens are then those of the sentence alone.</source>
@@ -1306,6 +1298,14 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>token %1 (was “%2”)</source>
         <translation>第 %1 个词元（原为“%2”）</translation>
+    </message>
+    <message>
+        <source>Hide %1</source>
+        <translation>隐藏 %1</translation>
+    </message>
+    <message>
+        <source>%1 at:</source>
+        <translation>%1 位置：</translation>
     </message>
 </context>
 <context>

@@ -73,6 +73,7 @@ void TestEncoderWindow::opensBertWithAPair() {
     QVERIFY(s.encoder());
     QVERIFY(s.hasPairTemplate());
     QVERIFY(w.pairEdit()->isVisibleTo(&w));
+    QCOMPARE(w.hideSpecialsBox()->text(), QStringLiteral("Hide [CLS]/[SEP]"));
     // [CLS] A [SEP] B [SEP] with B's token_type_ids 1.
     const attn::TokenizedInput input = s.model().tokenizer->encodeInput(kSentenceA, kSentenceB);
     QCOMPARE(s.view().ids, input.ids);
