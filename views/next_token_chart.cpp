@@ -90,7 +90,7 @@ void NextTokenChart::rebuild() {
     plot_->yAxis->setRange(0.4, std::max(n, 1) + 0.6);
     // Room after the longest bar for its percentage.
     plot_->xAxis->setRange(0.0, top > 0.0 ? top * 1.3 : 1.0);
-    plot_->xAxis->setLabel(n > 0 ? tr("probability of the next token") : QString());
+    plot_->xAxis->setLabel(n > 0 ? axisTitle() : QString());
     const QStringList texts = barTexts();
     for (int i = 0; i < n; ++i) {
         auto* text = new QCPItemText(plot_);
@@ -168,6 +168,16 @@ QByteArray NextTokenChart::renderBytes(FigureFormat format, QString* error) cons
         *error =
             tr("Could not draw the next-token chart as %1: %2").arg(figureKind(format), reason);
     return bytes;
+}
+
+void NextTokenChart::setMeaning(Meaning meaning) {
+    meaning_ = meaning;
+    rebuild();
+}
+
+QString NextTokenChart::axisTitle() const {
+    return meaning_ == Meaning::MaskFiller ? tr("probability of the token at the [MASK]")
+                                           : tr("probability of the next token");
 }
 
 void NextTokenChart::changeEvent(QEvent* event) {

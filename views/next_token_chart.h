@@ -34,6 +34,11 @@ public:
 
     // Drawn in the order of decreasing probability, whatever the order given.
     void setPredictions(const std::vector<NextToken>& predictions);
+    // What the probabilities are of: the token after the text (a decoder), or the token at a
+    // [MASK] (a masked LM's fillers); the axis title says which.
+    enum class Meaning { NextToken, MaskFiller };
+    void setMeaning(Meaning meaning);
+    QString axisTitle() const;
     int barCount() const { return static_cast<int>(predictions_.size()); }
     // The bars from the top: their tokens, labels as drawn, and the texts at their ends.
     std::vector<NextToken> bars() const { return predictions_; }
@@ -59,6 +64,7 @@ private:
     QCustomPlot* plot_ = nullptr;
     QCPBars* bars_ = nullptr;
     std::vector<NextToken> predictions_;
+    Meaning meaning_ = Meaning::NextToken;
 };
 
 }  // namespace views

@@ -314,6 +314,12 @@ void StepPage::updateMatrices() {
             p->heatmap->setColorMap(QStringLiteral("diverging"));
             p->heatmap->setAutoRange();
         }
+        // An encoder's weights without [CLS]/[SEP] are no longer the model's own rows: the
+        // colour bar says so beside the range.
+        const bool specialsHidden =
+            m->derivation == attn::Derivation::Renormalize && step_.arg("specials_hidden") == "1";
+        p->heatmap->setColorScaleLabel(specialsHidden ? tr("[CLS]/[SEP] hidden, rows renormalised")
+                                                      : QString());
         p->caption->setText(
             QStringLiteral("<b>%1</b> &nbsp;<span style='color:%2'>%3 × %4</span>")
                 .arg(caption(id).toHtmlEscaped(), palette().color(QPalette::PlaceholderText).name())

@@ -420,6 +420,18 @@ QString substituted(QString text, const attn::Step& step, bool html) {
 // A layer of a real model (attn::attention_layer_step, attn::model_layer_step): "layer-3".
 StepText rawLayerText(const attn::Step& step) {
     const QString title = QCoreApplication::translate("StepText", "Layer {layer}");
+    if (!step.arg("sqrt_head_dim").empty() && step.arg("encoder") == "1")
+        return {title,
+                QCoreApplication::translate(
+                    "StepText",
+                    "<p>Each row is one token of your text as a query; its cells are the "
+                    "attention weights α it gives to every token, before and after it (an "
+                    "encoder has no causal mask): softmax(q·k / √{head_dim}) with this model's "
+                    "own queries and keys, head_dim = {head_dim}, √{head_dim} = "
+                    "{sqrt_head_dim}. Every row sums to 1.</p>"
+                    "<p>Point at a cell to see its arithmetic: the dot product q·k, the division "
+                    "by {sqrt_head_dim} and the softmax over the row; the neuron view beside "
+                    "it shows the vectors q and k behind it.</p>")};
     if (!step.arg("sqrt_head_dim").empty())
         return {title,
                 QCoreApplication::translate(

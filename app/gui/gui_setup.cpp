@@ -82,13 +82,19 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
         QStringLiteral("text"),
         QApplication::translate("GuiOptions", "With --model: the text to run the model on."),
         QStringLiteral("TEXT"));
+    const QCommandLineOption pair(
+        QStringLiteral("pair"),
+        QApplication::translate("GuiOptions",
+                                "With --model on an encoder (BERT, RoBERTa): the second sentence "
+                                "of a pair (Sentence B)."),
+        QStringLiteral("TEXT"));
     const QCommandLineOption train(
         QStringLiteral("train"),
         QApplication::translate("GuiOptions",
                                 "Open the Train window: train a small transformer and watch "
                                 "its heads learn (an induction head forms in two layers)."));
     for (const QCommandLineOption& o :
-         {step, lang, example, presentation, model, dump, text, train})
+         {step, lang, example, presentation, model, dump, text, pair, train})
         parser.addOption(o);
 
     GuiParseResult result;
@@ -141,6 +147,7 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
     o.model = parser.value(model);
     o.dump = parser.value(dump);
     o.modelText = parser.value(text);
+    o.modelPair = parser.value(pair);
     o.train = parser.isSet(train);
     if (!o.model.isEmpty() && !o.dump.isEmpty())
         return fail(QApplication::translate("GuiOptions",
@@ -148,6 +155,8 @@ GuiParseResult parseGuiOptions(const QStringList& arguments) {
                                             "give one of them"));
     if (parser.isSet(text) && o.model.isEmpty())
         return fail(QApplication::translate("GuiOptions", "--text needs --model DIR|NAME"));
+    if (parser.isSet(pair) && o.model.isEmpty())
+        return fail(QApplication::translate("GuiOptions", "--pair needs --model DIR|NAME"));
     return result;
 }
 
@@ -252,6 +261,7 @@ int runAttentionVisualizer(int argc, char* argv[], const GuiStartupHooks& hooks)
     if (!options.model.isEmpty() || !options.dump.isEmpty()) {
         ModelWindow* modelWindow = ModelWindow::showFor(&window);
         if (!options.modelText.isEmpty()) modelWindow->textEdit()->setText(options.modelText);
+        if (!options.modelPair.isEmpty()) modelWindow->pairEdit()->setText(options.modelPair);
         if (!options.model.isEmpty())
             modelWindow->openModel(options.model);
         else

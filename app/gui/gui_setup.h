@@ -27,6 +27,7 @@ struct GuiOptions {
     QString model;              // --model DIR|NAME: the model window on a GPT-2
     QString dump;               // --dump FILE: the model window on an attention dump
     QString modelText;          // --text: the model's text
+    QString modelPair;          // --pair: an encoder's second sentence
     bool train = false;         // --train: the Train window
 };
 

@@ -26,22 +26,39 @@ constexpr Eigen::Index kNextTokens = 10;
 
 struct ForwardOutcome {
     std::shared_ptr<attn::ModelForwardResult> result;
+    std::vector<attn::MaskPrediction> masks;
     QString error;
 };
 
+// type_ids empty for a decoder; mask_id < 0: no masked-LM predictions.
 ForwardOutcome runForwardPass(const std::shared_ptr<const attn::TransformerWeights>& weights,
-                              const std::vector<int>& ids) {
+                              const std::vector<int>& ids, const std::vector<int>& type_ids,
+                              int mask_id) {
     attn::ModelForwardOptions options;
     options.keep_attentions = true;
     options.keep_qkv = true;  // the head view's hover arithmetic: q·k, /√d, softmax
     options.top_k = kNextTokens;
+    options.token_type_ids = type_ids;
+    const bool encoder = attn::is_encoder(weights->spec.family);
+    // The masked LM's fillers need every position's logits; a decoder only the last one's.
+    options.all_logits = encoder && mask_id >= 0;
+    ForwardOutcome out;
     try {
-        return {
-            std::make_shared<attn::ModelForwardResult>(attn::model_forward(*weights, ids, options)),
-            {}};
+        out.result =
+            std::make_shared<attn::ModelForwardResult>(attn::model_forward(*weights, ids, options));
     } catch (const std::exception& e) {
-        return {nullptr, QString::fromUtf8(e.what())};
+        out.error = QString::fromUtf8(e.what());
+        return out;
     }
+    if (options.all_logits && out.result->logits.rows() == static_cast<Eigen::Index>(ids.size())) {
+        try {
+            out.masks = attn::mask_predictions(*out.result, ids, mask_id, kNextTokens);
+        } catch (const std::exception&) {
+            // A base model without the masked-LM head: no fillers, the attention stays.
+        }
+    }
+    if (encoder) out.result->logits.resize(0, 0);  // T × V floats no view reads
+    return out;
 }
 
 }  // namespace
@@ -171,6 +188,8 @@ void ModelSession::openModel(const QString& nameOrFolder) {
         source_ = Source::Model;
         model_ = opened.model;
         sourcePath_ = opened.model.folder;
+        masked_.clear();
+        padding_.reset();
         warning_.clear();
         addRecentSource(sourcePath_);
         view_ = View{};
@@ -233,7 +252,12 @@ void ModelSession::openDump(const QString& path) {
 }
 
 void ModelSession::setText(const QString& text) {
+    if (text != text_) masked_.clear();
     text_ = text;
+    retokenize();
+}
+
+void ModelSession::retokenize() {
     if (source_ != Source::Model) return;
     const bool wasBusy = busy();
     generating_ = false;
@@ -241,16 +265,15 @@ void ModelSession::setText(const QString& text) {
     generation_.reset();
     cachedVsFullSoFar_ = 0.0f;
     View view;
-    view.ids = model_.tokenizer->encode(text);
-    for (int id : view.ids) view.tokens << model_.tokenizer->displayToken(id);
+    tokenize(view);
     view.promptTokens = static_cast<int>(view.ids.size());
-    view.causal = true;
+    view.causal = model_.weights->spec.causal;
     // Attention of the old text stays on screen only while it still matches these tokens.
     view_ = std::move(view);
     const Eigen::Index limit = model_.weights->spec.max_positions;
     if (view_.ids.empty()) {
         ++run_;
-        setError(text.isEmpty() ? QString() : tr("The text gives no tokens."));
+        setError(text_.isEmpty() ? QString() : tr("The text gives no tokens."));
     } else if (static_cast<Eigen::Index>(view_.ids.size()) > limit) {
         ++run_;
         setError(tr("The text is %n tokens but the model reads at most n_positions = %1: "
@@ -269,16 +292,20 @@ void ModelSession::runForward() {
     const std::uint64_t run = ++run_;
     ++pendingRuns_;
     const std::vector<int> ids = view_.ids;
+    const std::vector<int> typeIds = view_.typeIds;
+    const int maskId = encoder() ? model_.tokenizer->maskId().value_or(-1) : -1;
     const std::shared_ptr<const attn::TransformerWeights> weights = model_.weights;
-    auto task = QtConcurrent::run([weights, ids] { return runForwardPass(weights, ids); });
+    auto task = QtConcurrent::run(
+        [weights, ids, typeIds, maskId] { return runForwardPass(weights, ids, typeIds, maskId); });
     whenDone(this, std::move(task), [this, run, ids](const ForwardOutcome& out) {
-        finishForward(run, out.result, out.error, ids);
+        finishForward(run, out.result, out.masks, out.error, ids);
     });
 }
 
 void ModelSession::finishForward(std::uint64_t run,
                                  std::shared_ptr<attn::ModelForwardResult> result,
-                                 const QString& error, const std::vector<int>& ids) {
+                                 std::vector<attn::MaskPrediction> masks, const QString& error,
+                                 const std::vector<int>& ids) {
     const bool wasBusy = busy();
     pendingRuns_ = std::max(0, pendingRuns_ - 1);
     if (run != run_ || ids != view_.ids) {  // a newer edit came in: stale
@@ -309,14 +336,20 @@ void ModelSession::finishForward(std::uint64_t run,
     view_.attentions = std::move(result->attentions);
     result->attentions.clear();
     view_.nextTokens = result->top_tokens;
+    view_.maskPredictions = std::move(masks);
     view_.forward = std::move(result);
     setError(QString());
+    runPaddingCheck();
     emit viewChanged();
     emitBusy(wasBusy);
 }
 
 bool ModelSession::generate(int count) {
     if (source_ != Source::Model || view_.ids.empty() || count < 1) return false;
+    if (encoder()) {
+        setError(tr("An encoder does not generate: every token already sees the whole text."));
+        return false;
+    }
     if (generating_) {
         remaining_ += count;
         return true;

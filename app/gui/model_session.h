@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app/io/model_folder.h"
+#include "model/encoder_views.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 
@@ -43,6 +44,13 @@ public:
         // max |cached attention rows − the full pass| over the generated rows; < 0 unknown.
         float cachedVsFull = -1.0f;
         bool causal = true;  // a dump may be bidirectional (BERT)
+        // Encoders: each position's text (0 the first with its special tokens, 1 the pair's),
+        // its token_type_id, whether it is a special token ([CLS], [SEP]), and what the masked
+        // LM puts at each [MASK] (empty without a masked-LM head).
+        std::vector<int> segments, typeIds;
+        std::vector<bool> special;
+        std::vector<attn::MaskPrediction> maskPredictions;
+        QStringList unmaskedTokens;  // the tokens before the user's clicks masked some
     };
 
     explicit ModelSession(QObject* parent = nullptr);
@@ -77,6 +85,25 @@ public:
     // The model's message for the current text (too long, ...), empty when none.
     QString error() const { return error_; }
 
+    // --- encoders (model_session_encoder.cpp) ---------------------------------------------------
+    // BERT, DistilBERT, RoBERTa: every token sees every token, nothing to generate.
+    bool encoder() const;
+    // Whether the tokenizer joins two texts ("[CLS] A [SEP] B [SEP]").
+    bool hasPairTemplate() const;
+    // The second sentence of a pair; empty: the text alone. Encoders with a pair template only.
+    void setPair(const QString& pair);
+    QString pair() const { return pair_; }
+    // Puts the masked-LM token at `index` in place of the token there, or gives the token back
+    // if it was masked by this; the forward pass follows. False when the model has no mask token
+    // or the index is a special token or out of range. A new text or pair clears the masks.
+    bool toggleMask(int index);
+    std::vector<int> maskedPositions() const { return masked_; }
+    // The text and the pair as a padded batch of two, beside each run alone (computed in the
+    // background after each forward pass of a pair); null without a pair or a padding token.
+    std::shared_ptr<const attn::PaddingCheck> paddingCheck() const { return padding_; }
+    // Why the padding check is not there (no pair, no padding token, its error); empty when it is.
+    QString paddingProblem() const { return paddingProblem_; }
+
     // --- generation ----------------------------------------------------------------------------
     // Appends `count` tokens one at a time (greedy), each through the kv_cache; stops early at
     // <|endoftext|> or n_positions. Returns false with error() when it cannot start.
@@ -103,14 +130,19 @@ signals:
     void viewChanged();
     void errorChanged(const QString& error);
     void busyChanged(bool busy);
+    void paddingChanged();
 
 private:
     struct Generation;
     void setLoading(bool loading);
     void setError(const QString& error);
+    void retokenize();
+    void tokenize(View& view) const;
     void runForward();
     void finishForward(std::uint64_t run, std::shared_ptr<attn::ModelForwardResult> result,
-                       const QString& error, const std::vector<int>& ids);
+                       std::vector<attn::MaskPrediction> masks, const QString& error,
+                       const std::vector<int>& ids);
+    void runPaddingCheck();
     void stepGeneration();
     void emitBusy(bool before);
 
@@ -120,6 +152,11 @@ private:
     QString dumpSummary_;
     attn::ModelFolder model_;
     QString text_;
+    QString pair_;
+    std::vector<int> masked_;  // positions the user masked, in order
+    std::shared_ptr<const attn::PaddingCheck> padding_;
+    QString paddingProblem_;
+    std::uint64_t paddingRun_ = 0;
     View view_;
     QString error_;
     bool loading_ = false;

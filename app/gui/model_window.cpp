@@ -147,6 +147,7 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
         }
         layer_ = 0;
         head_ = 0;
+        leftSplitSized_ = false;
         const bool model = session_->source() == ModelSession::Source::Model;
         text_->setEnabled(model);
         if (!model) text_->clear();  // a dump's tokens are the file's
@@ -159,7 +160,10 @@ ModelWindow::ModelWindow(QWidget* parent) : QMainWindow(parent) {
             text_->setText(saved.isEmpty() ? QStringLiteral("Your journey starts with one step")
                                            : saved);
         }
-        if (model) session_->setText(text_->text());
+        if (model) {
+            session_->setPair(pair_->text());
+            session_->setText(text_->text());
+        }
         showMessage(session_->sourceWarning().isEmpty()
                         ? tr("Opened %1").arg(QDir::toNativeSeparators(session_->sourcePath()))
                         : session_->sourceWarning());
@@ -279,6 +283,7 @@ void ModelWindow::retranslate() {
     tabs_->setTabText(0, tr("Head"));
     tabs_->setTabText(1, tr("Lines"));
     tabs_->setTabText(2, tr("Next token"));
+    retranslateEncoder();
     generate_->setText(tr("Generate next token"));
     generateMany_->setText(tr("Generate %n tokens", nullptr, kGenerateMany));
     stop_->setText(tr("Stop"));
@@ -378,6 +383,7 @@ void ModelWindow::selectHead(int layer, int head) {
     mosaic_->setSelected(layer_, head_);
     updateHeadPage();
     updateLines();
+    if (session_->encoder()) updatePadding();
     tabs_->setCurrentIndex(0);
 }
 
@@ -417,10 +423,25 @@ void ModelWindow::updateView() {
     tokens_->setTokens(v.tokens, v.ids);
     tokens_->setGenerated(v.promptTokens);
     const bool ready = !v.attentions.empty() && !v.attentions.front().empty();
-    mosaic_->setAttentions(ready ? v.attentions : std::vector<std::vector<attn::Matrix>>{});
+    updateEncoderControls();
+    if (ready && session_->encoder() && v.segments.size() == v.ids.size() &&
+        static_cast<Eigen::Index>(v.ids.size()) == v.attentions.front().front().rows())
+        mosaic_->setAttentions(
+            attn::encoder_attentions(v.attentions, v.segments, v.special, encoderOptions()));
+    else
+        mosaic_->setAttentions(ready ? v.attentions : std::vector<std::vector<attn::Matrix>>{});
     mosaic_->setKvHeads(session_->model().weights
                             ? static_cast<int>(session_->model().weights->spec.num_kv_heads)
                             : 0);
+    if (ready && !leftSplitSized_) {
+        // The mosaic as tall as its heads need (at most half), the neuron view below.
+        leftSplitSized_ = true;
+        QTimer::singleShot(0, this, [this] {
+            const int height = leftSplit_->height();
+            const int wanted = std::min(height / 2, mosaic_->heightForWidth(mosaic_->width()) + 8);
+            leftSplit_->setSizes({wanted, height - wanted});
+        });
+    }
     if (ready) {
         layer_ = std::min(layer_, static_cast<int>(v.attentions.size()) - 1);
         head_ = std::min(head_, static_cast<int>(v.attentions.front().size()) - 1);
@@ -452,6 +473,14 @@ void ModelWindow::updateHeadPage() {
         showMessage(QString::fromUtf8(e.what()), true);
         return;
     }
+    if (session_->encoder() && v.segments.size() == v.ids.size() &&
+        static_cast<Eigen::Index>(v.ids.size()) == v.attentions.front().front().rows()) {
+        try {
+            step = attn::encoder_layer_step(step, v.segments, v.special, encoderOptions());
+        } catch (const std::exception& e) {
+            showMessage(QString::fromUtf8(e.what()), true);
+        }
+    }
     // The chosen head alone, with the operands its hover arithmetic reads.
     const attn::StepMatrix kept = step.matrices.at(static_cast<std::size_t>(head_));
     step.matrices = {kept};
@@ -461,6 +490,9 @@ void ModelWindow::updateHeadPage() {
     delete headPage_;
     headTab_->layout()->addWidget(page);
     headPage_ = page;
+    neuronPinned_ = false;
+    connectHeadPage();
+    refreshNeuron();
 }
 
 void ModelWindow::updateLines() {
@@ -480,7 +512,13 @@ void ModelWindow::updateLines() {
 void ModelWindow::updateGenerationControls() {
     const bool model = session_->source() == ModelSession::Source::Model;
     const ModelSession::View& v = session_->view();
-    const bool canStart = model && !v.ids.empty() && session_->error().isEmpty();
+    const bool encoder = session_->encoder();
+    const bool canStart = model && !encoder && !v.ids.empty() && session_->error().isEmpty();
+    const QString why =
+        encoder ? tr("An encoder reads the whole text at once, every token seeing every other: "
+                     "it fills in masked tokens (the Masked LM tab) instead of generating.")
+                : QString();
+    for (QPushButton* b : {generate_, generateMany_}) b->setToolTip(why);
     for (QWidget* w : std::initializer_list<QWidget*>{generate_, generateMany_})
         w->setEnabled(canStart);
     generateAction_->setEnabled(canStart);
@@ -497,6 +535,10 @@ void ModelWindow::updateGenerationControls() {
                                  ? tr("An attention dump holds only the weights: the hover "
                                       "shows each weight, not its q·k arithmetic.")
                                  : QString());
+        return;
+    }
+    if (encoder) {
+        cacheLabel_->setText(why);
         return;
     }
     if (!generated || !session_->model().weights) {

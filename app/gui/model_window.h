@@ -16,6 +16,7 @@
 
 class ExportFlow;
 class QAction;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -31,7 +32,9 @@ class QTabWidget;
 
 namespace views {
 class ExploreLinesView;
+class HeatmapWidget;
 class ModelHeadsMosaic;
+class NeuronView;
 class NextTokenChart;
 class StepPage;
 class TokenStrip;
@@ -73,6 +76,29 @@ public:
     QProgressBar* progressBar() const { return progress_; }
     QPushButton* cancelButton() const { return cancel_; }
     QLabel* cacheLabel() const { return cacheLabel_; }
+    QPushButton* generateButton() const { return generate_; }
+
+    // Encoders (model_window_encoder.cpp): the second sentence, the pair filter and [CLS]/[SEP]
+    // switch of the mosaic and head view, the masked LM's fillers, and the padded batch of the
+    // two sentences; and for every model, under the mosaic, the neuron view of a head view cell.
+    QLineEdit* pairEdit() const { return pair_; }
+    void setPair(const QString& pair);
+    QComboBox* pairFilterBox() const { return pairFilter_; }
+    QCheckBox* hideSpecialsBox() const { return hideSpecials_; }
+    attn::EncoderViewOptions encoderOptions() const;
+    views::NeuronView* neuronView() const { return neuron_; }
+    // The neuron view of the head view's cell (row, column) as drawn (specials hidden or not);
+    // pinned: hovering other cells leaves it until the next click.
+    void showNeuron(int row, int column, bool pinned = false);
+    views::NextTokenChart* fillersChart() const { return fillers_; }
+    QComboBox* maskPositionBox() const { return maskPosition_; }
+    // The position (0-based) whose fillers the chart shows; -1 when there is no [MASK].
+    int shownMaskPosition() const;
+    views::HeatmapWidget* paddedHeatmap(int sequence) const;
+    views::HeatmapWidget* paddingMaskHeatmap() const { return paddingMask_; }
+    QLabel* paddingLabel() const { return paddingText_; }
+    // The tabs: 0 head, 1 lines, 2 next token (decoders), 3 masked LM and 4 padding (encoders).
+    enum Tab { HeadTab, LinesTab, NextTokenTab, MaskedLmTab, PaddingTab };
     QString lastMessage() const { return lastMessage_; }
     // The error shown above the page, empty when there is none.
     QString shownError() const;
@@ -117,6 +143,16 @@ private:
     void updateGenerationControls();
     void showMessage(const QString& message, bool error = false);
     void updateTextPlaceholder();
+    QWidget* buildPairRow(QWidget* page);
+    void buildEncoderTabs();
+    void retranslateEncoder();
+    void updateEncoderControls();
+    void updateFillers();
+    void updatePadding();
+    void connectHeadPage();
+    void refreshNeuron();
+    // The head view's shown row or column as a position of the text.
+    int positionOf(int shownIndex) const;
     enum class ExportKind { Head, Layer, NextTokens };
     void exportWithDialog(ExportKind kind);
     // The bytes of an export's file in options.format (the chart: PNG, SVG, PDF or CSV).
@@ -155,6 +191,8 @@ private:
     views::TokenStrip* tokens_ = nullptr;
     QSplitter* splitter_ = nullptr;
     bool splitterSized_ = false;
+    QSplitter* leftSplit_ = nullptr;  // the mosaic above the neuron view
+    bool leftSplitSized_ = false;     // the mosaic's height given once per model
     QLabel* mosaicHeading_ = nullptr;
     QLabel* rangeLabel_ = nullptr;
     QComboBox* range_ = nullptr;
@@ -169,6 +207,27 @@ private:
     QPushButton* stop_ = nullptr;
     QPushButton* reset_ = nullptr;
     QLabel* cacheLabel_ = nullptr;
+    // Encoders
+    QWidget* pairRow_ = nullptr;
+    QLabel* pairLabel_ = nullptr;
+    QLineEdit* pair_ = nullptr;
+    QLabel* pairFilterLabel_ = nullptr;
+    QComboBox* pairFilter_ = nullptr;
+    QCheckBox* hideSpecials_ = nullptr;
+    views::NeuronView* neuron_ = nullptr;
+    bool neuronPinned_ = false;
+    QWidget* maskedLmTab_ = nullptr;
+    QLabel* maskedLmText_ = nullptr;
+    QLabel* maskPositionLabel_ = nullptr;
+    QComboBox* maskPosition_ = nullptr;
+    views::NextTokenChart* fillers_ = nullptr;
+    QWidget* paddingTab_ = nullptr;
+    QLabel* paddingIntro_ = nullptr;
+    QLabel* paddingText_ = nullptr;
+    QLabel* paddedCaption_[2] = {nullptr, nullptr};
+    views::HeatmapWidget* padded_[2] = {nullptr, nullptr};
+    QLabel* paddingMaskCaption_ = nullptr;
+    views::HeatmapWidget* paddingMask_ = nullptr;
 
     QMenu* fileMenu_ = nullptr;
     QMenu* cachedMenu_ = nullptr;

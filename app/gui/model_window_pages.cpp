@@ -1,6 +1,7 @@
 // ModelWindow's pages: the welcome page (how to get a model, the Hugging Face cache, the recent
 // ones), the loading page and the model page (the text, its tokens, the mosaic of every head, the
 // head, lines and next-token tabs, and the generation controls).
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include "app/gui/model_window.h"
 #include "views/explore_lines_view.h"
 #include "views/model_heads_mosaic.h"
+#include "views/neuron_view.h"
 #include "views/next_token_chart.h"
 #include "views/token_strip.h"
 
@@ -108,6 +110,7 @@ QWidget* ModelWindow::buildModelPage() {
     textRow->addWidget(text_, 1);
     textRow->addWidget(tokenCount_);
     layout->addLayout(textRow);
+    layout->addWidget(buildPairRow(page));
     auto* typing = new QTimer(this);
     typing->setSingleShot(true);
     typing->setInterval(kTypingPauseMs);
@@ -117,6 +120,11 @@ QWidget* ModelWindow::buildModelPage() {
     tokens_ = new views::TokenStrip(page);
     layout->addWidget(tokens_);
     connect(tokens_, &views::TokenStrip::tokenClicked, this, [this](int index) {
+        // An encoder: a click masks the token (or gives it back) for the masked LM.
+        if (session_->encoder() && session_->toggleMask(index)) {
+            tabs_->setCurrentIndex(MaskedLmTab);
+            return;
+        }
         if (lines_)
             lines_->setFocusToken(std::make_pair(views::ExploreLinesView::Side::Left, index));
         tokens_->setHighlighted(index);
@@ -139,11 +147,32 @@ QWidget* ModelWindow::buildModelPage() {
     mosaicBar->addWidget(range_);
     mosaicBar->addStretch();
     leftLayout->addLayout(mosaicBar);
+    // Encoders, on a row of their own (the colour range keeps its width on a laptop): which
+    // sentence's queries and keys, and the special tokens shown or not.
+    auto* encoderBar = new QHBoxLayout;
+    pairFilterLabel_ = new QLabel(left);
+    pairFilter_ = new QComboBox(left);
+    pairFilter_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    pairFilterLabel_->setBuddy(pairFilter_);
+    hideSpecials_ = new QCheckBox(left);
+    encoderBar->addWidget(pairFilterLabel_);
+    encoderBar->addWidget(pairFilter_);
+    encoderBar->addSpacing(12);
+    encoderBar->addWidget(hideSpecials_);
+    encoderBar->addStretch();
+    connect(pairFilter_, &QComboBox::activated, this, &ModelWindow::updateView);
+    connect(hideSpecials_, &QCheckBox::toggled, this, &ModelWindow::updateView);
+    leftLayout->addLayout(encoderBar);
     auto* mosaicScroll = new QScrollArea(left);
     mosaicScroll->setWidgetResizable(true);
     mosaic_ = new views::ModelHeadsMosaic(mosaicScroll);
     mosaicScroll->setWidget(mosaic_);
-    leftLayout->addWidget(mosaicScroll, 1);
+    // Below the mosaic, the neuron view of the head view's cell: beside the head it explains.
+    leftSplit_ = new QSplitter(Qt::Vertical, left);
+    leftSplit_->addWidget(mosaicScroll);
+    neuron_ = new views::NeuronView(leftSplit_);
+    leftSplit_->addWidget(neuron_);
+    leftLayout->addWidget(leftSplit_, 1);
     connect(mosaic_, &views::ModelHeadsMosaic::headClicked, this,
             [this](int layer, int head) { selectHead(layer, head); });
     connect(range_, &QComboBox::activated, this, [this] {
@@ -161,6 +190,7 @@ QWidget* ModelWindow::buildModelPage() {
     tabs_->addTab(lines_, QString());
     chart_ = new views::NextTokenChart(tabs_);
     tabs_->addTab(chart_, QString());
+    buildEncoderTabs();
     splitter_->addWidget(left);
     splitter_->addWidget(tabs_);
     splitter_->setStretchFactor(0, 2);

@@ -693,6 +693,14 @@
         <source>Open the Train window: train a small transformer and watch its heads learn (an induction head forms in two layers).</source>
         <translation>打开训练窗口：训练一个小型 Transformer，观察它的注意力头如何学习（两层模型会形成归纳头）。</translation>
     </message>
+    <message>
+        <source>With --model on an encoder (BERT, RoBERTa): the second sentence of a pair (Sentence B).</source>
+        <translation>与 --model 一起用于编码器（BERT、RoBERTa）：句对中的第二个句子（句子 B）。</translation>
+    </message>
+    <message>
+        <source>--pair needs --model DIR|NAME</source>
+        <translation>--pair 需要 --model DIR|NAME</translation>
+    </message>
 </context>
 <context>
     <name>Handout</name>
@@ -927,6 +935,18 @@
     <message>
         <source>%1 · %2 · %3 layers × %4 query heads sharing %5 K/V heads (%6 each) · n_embd %7 · %8</source>
         <translation>%1 · %2 · %3 层 × %4 个查询头，共享 %5 个 K/V 头（每个 %6 个）· n_embd %7 · %8</translation>
+    </message>
+    <message>
+        <source>An encoder does not generate: every token already sees the whole text.</source>
+        <translation>编码器不生成文本：每个词元已经看到了整段文本。</translation>
+    </message>
+    <message>
+        <source>Type a Sentence B: the two sentences then run as one padded batch.</source>
+        <translation>输入句子 B：两个句子随后会作为一个填充后的批次一起运行。</translation>
+    </message>
+    <message>
+        <source>This tokenizer has no padding token, so there is no padded batch.</source>
+        <translation>这个分词器没有填充词元，因此无法组成填充批次。</translation>
     </message>
 </context>
 <context>
@@ -1178,6 +1198,114 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>%1 parameters</source>
         <translation>%1 个参数</translation>
+    </message>
+    <message>
+        <source>An encoder reads the whole text at once, every token seeing every other: it fills in masked tokens (the Masked LM tab) instead of generating.</source>
+        <translation>编码器一次读入整段文本，每个词元都能看到其他所有词元：它填补被遮盖的词元（见“掩码语言模型”标签页），而不是生成下一个词元。</translation>
+    </message>
+    <message>
+        <source>Sentence &amp;B:</source>
+        <translation>句子 B(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Optional second sentence: the model reads “[CLS] text [SEP] sentence B [SEP]”</source>
+        <translation>可选的第二个句子：模型读入“[CLS] 文本 [SEP] 句子 B [SEP]”</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>A → A</source>
+        <translation>A → A</translation>
+    </message>
+    <message>
+        <source>A → B</source>
+        <translation>A → B</translation>
+    </message>
+    <message>
+        <source>B → A</source>
+        <translation>B → A</translation>
+    </message>
+    <message>
+        <source>B → B</source>
+        <translation>B → B</translation>
+    </message>
+    <message>
+        <source>Which cells to show: queries of one sentence (rows) attending to keys of one sentence (columns). A includes [CLS] and its [SEP].</source>
+        <translation>显示哪些单元格：一个句子的查询（行）关注一个句子的键（列）。A 包括 [CLS] 和它的 [SEP]。</translation>
+    </message>
+    <message>
+        <source>Many heads park their weight on [CLS] and [SEP]. Hiding them removes their rows and columns and divides each remaining row by its sum, so it adds up to 1 again.</source>
+        <translation>许多头把权重“停放”在 [CLS] 和 [SEP] 上。隐藏它们会去掉对应的行和列，并把剩下的每一行除以该行之和，使其重新加起来等于 1。</translation>
+    </message>
+    <message>
+        <source>Masked LM</source>
+        <translation>掩码语言模型</translation>
+    </message>
+    <message>
+        <source>Padding</source>
+        <translation>填充</translation>
+    </message>
+    <message>
+        <source>A batch holds sequences of one length: the shorter sentence is padded with [PAD] and attention_mask (1 real token, 0 padding) keeps every query&apos;s weight off the padding keys. Its weights on the real tokens are then those of the sentence alone.</source>
+        <translation>一个批次中的序列长度相同：较短的句子用 [PAD] 填充，attention_mask（1 为真实词元，0 为填充）使每个查询不把权重放在填充键上。于是它在真实词元上的权重与单独运行该句子时相同。</translation>
+    </message>
+    <message>
+        <source>attention_mask of the batch (rows: sentence A, sentence B)</source>
+        <translation>批次的 attention_mask（行：句子 A、句子 B）</translation>
+    </message>
+    <message>
+        <source>Type %1 in the text, or click a token in the strip above to mask it (click again to give it back): the model&apos;s most likely fillers for that position.</source>
+        <translation>在文本中输入 %1，或点击上方词元条中的某个词元将其遮盖（再次点击可恢复）：这里显示模型认为该位置最可能的填充词元。</translation>
+    </message>
+    <message>
+        <source>This tokenizer has no mask token: the model cannot fill one in.</source>
+        <translation>这个分词器没有掩码词元：模型无法进行填充。</translation>
+    </message>
+    <message>
+        <source>token %1</source>
+        <translation>第 %1 个词元</translation>
+    </message>
+    <message>
+        <source>Sentence A</source>
+        <translation>句子 A</translation>
+    </message>
+    <message>
+        <source>Sentence B</source>
+        <translation>句子 B</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>%1 in the batch: layer %2 · head %3, %4 real tokens + %5 padding (hatched: keys the mask blocks)</source>
+        <translation>%1 在批次中：第 %2 层 · 第 %3 个头，%4 个真实词元 + %5 个填充（斜线：被掩码屏蔽的键）</translation>
+    </message>
+    <message>
+        <source>%1: in the batch vs alone, max |difference| over every layer and head = %2; largest weight on a padding key = %3</source>
+        <translation>%1：批次中与单独运行相比，所有层和头上的最大 |差值| = %2；填充键上的最大权重 = %3</translation>
+    </message>
+    <message>
+        <source>Sentence pair, queries → keys:</source>
+        <translation>句对，查询 → 键：</translation>
+    </message>
+    <message>
+        <source>token %1 (was “%2”)</source>
+        <translation>第 %1 个词元（原为“%2”）</translation>
+    </message>
+    <message>
+        <source>Hide %1</source>
+        <translation>隐藏 %1</translation>
+    </message>
+    <message>
+        <source>%1 at:</source>
+        <translation>%1 位置：</translation>
     </message>
 </context>
 <context>
@@ -1908,6 +2036,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Next case ▶</source>
         <translation>下一情形 ▶</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each row is one token of your text as a query; its cells are the attention weights α it gives to every token, before and after it (an encoder has no causal mask): softmax(q·k / √{head_dim}) with this model&apos;s own queries and keys, head_dim = {head_dim}, √{head_dim} = {sqrt_head_dim}. Every row sums to 1.&lt;/p&gt;&lt;p&gt;Point at a cell to see its arithmetic: the dot product q·k, the division by {sqrt_head_dim} and the softmax over the row; the neuron view beside it shows the vectors q and k behind it.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每一行是你的文本中作为查询的一个词元；行中的单元格是它分给每个词元（无论在它之前还是之后）的注意力权重 α（编码器没有因果掩码）：softmax(q·k / √{head_dim})，用的是这个模型自己的查询和键，head_dim = {head_dim}，√{head_dim} = {sqrt_head_dim}。每一行之和为 1。&lt;/p&gt;&lt;p&gt;把鼠标指向一个单元格即可看到它的计算过程：点积 q·k、除以 {sqrt_head_dim}，以及对整行的 softmax；旁边的神经元视图显示其背后的向量 q 和 k。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2916,6 +3048,33 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     </message>
 </context>
 <context>
+    <name>views::NeuronView</name>
+    <message>
+        <source>Neuron view: point at a cell of the head view (or click it to keep it) to see the query and key vectors that make its weight.</source>
+        <translation>神经元视图：指向“头”视图中的一个单元格（点击可固定），查看产生该权重的查询向量和键向量。</translation>
+    </message>
+    <message>
+        <source>q·k = Σ (q × k) = %1</source>
+        <translation>q·k = Σ (q × k) = %1</translation>
+    </message>
+    <message>
+        <source>q·k / √%1 = %2 / %3 = %4</source>
+        <translation>q·k / √%1 = %2 / %3 = %4</translation>
+    </message>
+    <message>
+        <source>softmax over the query&apos;s row: α = %1</source>
+        <translation>对该查询所在行做 softmax：α = %1</translation>
+    </message>
+    <message>
+        <source>The head&apos;s query q and key k and their product q × k, dimension by dimension: q·k is the sum of the last column.</source>
+        <translation>该头的查询 q、键 k 以及它们逐维相乘的积 q × k：q·k 就是最后一列之和。</translation>
+    </message>
+    <message>
+        <source>Neuron view · layer %1 · head %2 · query “%3” (%4) → key “%5” (%6) · head_dim = %7</source>
+        <translation>神经元视图 · 第 %1 层 · 第 %2 个头 · 查询“%3”（%4）→ 键“%5”（%6）· head_dim = %7</translation>
+    </message>
+</context>
+<context>
     <name>views::NextTokenChart</name>
     <message>
         <source>%1 %</source>
@@ -2940,6 +3099,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>Could not draw the next-token chart as %1: %2</source>
         <translation>无法将下一个词元图表绘制为 %1：%2</translation>
+    </message>
+    <message>
+        <source>probability of the token at the [MASK]</source>
+        <translation>[MASK] 位置上该词元的概率</translation>
     </message>
 </context>
 <context>
@@ -3027,6 +3190,10 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
     <message>
         <source>%1 · part %2 of %3</source>
         <translation>%1 · 第 %2 部分，共 %3 部分</translation>
+    </message>
+    <message>
+        <source>[CLS]/[SEP] hidden, rows renormalised</source>
+        <translation>已隐藏 [CLS]/[SEP]，各行重新归一化</translation>
     </message>
 </context>
 <context>

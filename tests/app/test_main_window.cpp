@@ -365,7 +365,7 @@ void TestMainWindow::helpListsOptions() {
     QCOMPARE(options.exampleFile, QStringLiteral("e.json"));
 }
 
-// --model, --dump and --text open the model window; mistakes are refused with the fix.
+// --model, --dump, --text and --pair open the model window; mistakes are refused with the fix.
 void TestMainWindow::modelOptions() {
     GuiParseResult::Status status{};
     GuiOptions options;
@@ -383,8 +383,14 @@ void TestMainWindow::modelOptions() {
     const QString lonely = parse({"--text", "hello"}, &status, &options).first();
     QCOMPARE(status, GuiParseResult::Status::Error);
     QVERIFY2(lonely.contains("--text needs --model"), qPrintable(lonely));
+    parse({"--model", "bert-tiny", "--text", "A", "--pair", "it was sunny"}, &status, &options);
+    QCOMPARE(status, GuiParseResult::Status::Ok);
+    QCOMPARE(options.modelPair, QStringLiteral("it was sunny"));
+    const QString pairAlone = parse({"--pair", "B"}, &status, &options).first();
+    QCOMPARE(status, GuiParseResult::Status::Error);
+    QVERIFY2(pairAlone.contains("--pair needs --model"), qPrintable(pairAlone));
     const QString help = parse({"--help"}, &status, &options).constFirst();
-    for (const char* option : {"--model", "--dump", "--text"})
+    for (const char* option : {"--model", "--dump", "--text", "--pair"})
         QVERIFY2(help.contains(QLatin1String(option)), option);
 }
 
