@@ -473,6 +473,15 @@ std::optional<QByteArray> readTokenizerFile(const QString& path, const QString& 
     return bytes;
 }
 
+// tokenizer_config.json beside the tokenizer: its bytes, empty when the folder has none.
+std::optional<QByteArray> readTokenizerConfig(const QDir& dir, QString* error) {
+    const QString path = dir.filePath(QStringLiteral("tokenizer_config.json"));
+    if (!QFileInfo::exists(path)) {
+        return QByteArray();
+    }
+    return readTokenizerFile(path, QStringLiteral("tokenizer_config.json"), error);
+}
+
 }  // namespace
 
 TokenizerLoadResult Tokenizer::load(const QString& folder) {
@@ -489,17 +498,11 @@ TokenizerLoadResult Tokenizer::load(const QString& folder) {
         if (!bytes) {
             return {nullptr, error};
         }
-        QByteArray config;
-        const QString configPath = dir.filePath(QStringLiteral("tokenizer_config.json"));
-        if (QFileInfo::exists(configPath)) {
-            const auto configBytes =
-                readTokenizerFile(configPath, QStringLiteral("tokenizer_config.json"), &error);
-            if (!configBytes) {
-                return {nullptr, error};
-            }
-            config = *configBytes;
+        const std::optional<QByteArray> config = readTokenizerConfig(dir, &error);
+        if (!config) {
+            return {nullptr, error};
         }
-        return fromTokenizerJson(*bytes, config);
+        return fromTokenizerJson(*bytes, *config);
     }
     const QString vocabPath = dir.filePath(QStringLiteral("vocab.json"));
     const QString mergesPath = dir.filePath(QStringLiteral("merges.txt"));
@@ -512,17 +515,11 @@ TokenizerLoadResult Tokenizer::load(const QString& folder) {
         if (!vocabTxt) {
             return {nullptr, error};
         }
-        QByteArray config;
-        const QString configPath = dir.filePath(QStringLiteral("tokenizer_config.json"));
-        if (QFileInfo::exists(configPath)) {
-            const auto configBytes =
-                readTokenizerFile(configPath, QStringLiteral("tokenizer_config.json"), &error);
-            if (!configBytes) {
-                return {nullptr, error};
-            }
-            config = *configBytes;
+        const std::optional<QByteArray> config = readTokenizerConfig(dir, &error);
+        if (!config) {
+            return {nullptr, error};
         }
-        return fromVocabTxt(*vocabTxt, config);
+        return fromVocabTxt(*vocabTxt, *config);
     }
     if (!hasVocab && !hasMerges) {
         return {nullptr, QStringLiteral("no tokenizer: the folder has neither tokenizer.json, "
