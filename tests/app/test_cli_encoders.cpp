@@ -29,6 +29,7 @@ private slots:
     void summaryAndNoHead();
     void exportPairHeads();
     void errors();
+    void badFiles();
 
 private:
     static QString folder(const char* name) {
@@ -214,6 +215,48 @@ void TestCliEncoders::errors() {
         QCOMPARE(r.err.count("attention-cli: "), 1);  // one message
         QVERIFY(r.out.isEmpty());
     }
+}
+
+// A damaged copy of bert-tiny: each bad vocab.txt or config.json is one line naming the file and
+// the problem, status 2, nothing on stdout.
+void TestCliEncoders::badFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString copy = dir.filePath(QStringLiteral("bert"));
+    QVERIFY(QDir().mkpath(copy));
+    for (const char* name :
+         {"config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt"})
+        QVERIFY(QFile::copy(folder("bert-tiny") + "/" + name, copy + "/" + name));
+    const auto rewrite = [&](const char* name, const QByteArray& from, const QByteArray& to) {
+        QFile file(copy + "/" + name);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray bytes = file.readAll();
+        file.close();
+        QVERIFY2(bytes.contains(from), name);
+        bytes.replace(from, to);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(file.write(bytes), bytes.size());
+    };
+    const auto expectRefusal = [&](const char* message) {
+        for (const char* command : {"tokenize", "forward"}) {
+            const CliRun r = runCli({command, "--model", copy, "--text", "your journey"});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(message), r.err.constData());
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY(r.out.isEmpty());
+        }
+    };
+    // [UNK] taken out of the vocabulary: WordPiece has nothing to give an unknown word.
+    rewrite("vocab.txt", "[UNK]\n", "[NOT-UNK]\n");
+    expectRefusal("vocab.txt");
+    rewrite("vocab.txt", "[NOT-UNK]\n", "[UNK]\n");
+    QCOMPARE(runCli({"tokenize", "--model", copy, "--text", "your journey"}).exitCode, 0);
+    // 4 heads cannot share a width of 30.
+    rewrite("config.json", "\"hidden_size\": 32", "\"hidden_size\": 30");
+    const CliRun r = runCli({"forward", "--model", copy, "--text", "your journey"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("config.json") && r.err.contains("hidden_size"), r.err.constData());
+    QCOMPARE(r.err.count('\n'), 1);
 }
 
 QTEST_GUILESS_MAIN(TestCliEncoders)
