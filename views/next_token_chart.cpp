@@ -176,7 +176,7 @@ void NextTokenChart::setMeaning(Meaning meaning) {
 }
 
 QString NextTokenChart::axisTitle() const {
-    return meaning_ == Meaning::MaskFiller ? tr("probability of the token at the [MASK]")
+    return meaning_ == Meaning::MaskFiller ? tr("probability of the token at the masked position")
                                            : tr("probability of the next token");
 }
 

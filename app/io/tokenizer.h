@@ -205,8 +205,8 @@ public:
     std::optional<int> maskId() const;
     std::optional<int> padId() const;
     // Whether the id is a special token: one the template adds ([CLS], [SEP], <s>, </s>), BOS or
-    // EOS when added, or an added token marked special ([PAD], [MASK], <|endoftext|>); the tokens
-    // the views can hide. Not the unknown token, which stands for text.
+    // EOS when added, or an added token marked special ([PAD], <|endoftext|>); the tokens the
+    // views can hide. Not the unknown and the mask token, which stand for text.
     bool isSpecial(int id) const;
 
 private:

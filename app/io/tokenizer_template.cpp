@@ -292,8 +292,9 @@ std::optional<int> Tokenizer::maskId() const { return namedId({"[MASK]", "<mask>
 std::optional<int> Tokenizer::padId() const { return namedId({"[PAD]", "<pad>"}); }
 
 bool Tokenizer::isSpecial(int id) const {
-    // The unknown token stands for text, so the views keep it.
-    if (id < 0 || id >= vocabSize() || (unk_ && id == *unk_)) {
+    // The unknown and the mask token stand for text (the mask for the word the model fills
+    // in), so the views keep them.
+    if (id < 0 || id >= vocabSize() || (unk_ && id == *unk_) || id == maskId()) {
         return false;
     }
     for (const auto* pieces : {&single_, &pair_})

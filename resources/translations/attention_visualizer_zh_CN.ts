@@ -3101,8 +3101,8 @@ huggingface-cli download gpt2 config.json model.safetensors vocab.json merges.tx
         <translation>无法将下一个词元图表绘制为 %1：%2</translation>
     </message>
     <message>
-        <source>probability of the token at the [MASK]</source>
-        <translation>[MASK] 位置上该词元的概率</translation>
+        <source>probability of the token at the masked position</source>
+        <translation>该词元在被遮盖位置上的概率</translation>
     </message>
 </context>
 <context>

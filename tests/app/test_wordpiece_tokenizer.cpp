@@ -247,9 +247,10 @@ private slots:
         QCOMPARE(bert->padId(), std::optional<int>(0));
         QVERIFY2(!bert->bosId(), qPrintable(bert->token(bert->bosId().value_or(-1))));
         QVERIFY(!bert->addsBos());
-        for (const int id : {0, 2, 3, 4})
+        for (const int id : {0, 2, 3})
             QVERIFY2(bert->isSpecial(id), qPrintable(bert->token(id)));
         QVERIFY(!bert->isSpecial(1));  // [UNK] stands for text
+        QVERIFY(!bert->isSpecial(4));  // and [MASK] for the word the model fills in
         QVERIFY(!bert->isSpecial(bert->encode(u"hello")[0]));
         QVERIFY(!bert->isSpecial(-1));
         QVERIFY(!bert->isSpecial(bert->vocabSize()));
@@ -262,6 +263,7 @@ private slots:
         QCOMPARE(roberta->eosId(), std::optional<int>(50259));
         QVERIFY(roberta->addsBos() && roberta->addsEos());
         QVERIFY(roberta->isSpecial(50257) && roberta->isSpecial(50259));
+        QVERIFY(!roberta->isSpecial(50261));  // <mask>
         QVERIFY(!roberta->isSpecial(50256 - 1));
         // <mask> takes the space before it (lstrip).
         const std::vector<int> ids = roberta->encode(u"is <mask>");

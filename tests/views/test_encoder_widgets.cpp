@@ -122,7 +122,7 @@ private slots:
         QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("probability of the next token"));
         chart.setMeaning(views::NextTokenChart::Meaning::MaskFiller);
         QCOMPARE(chart.plot()->xAxis->label(),
-                 QStringLiteral("probability of the token at the [MASK]"));
+                 QStringLiteral("probability of the token at the masked position"));
         QCOMPARE(chart.barTexts(), (QStringList{"62.5 %", "25.0 %"}));
     }
 };
