@@ -247,8 +247,7 @@ private slots:
         QCOMPARE(bert->padId(), std::optional<int>(0));
         QVERIFY2(!bert->bosId(), qPrintable(bert->token(bert->bosId().value_or(-1))));
         QVERIFY(!bert->addsBos());
-        for (const int id : {0, 2, 3})
-            QVERIFY2(bert->isSpecial(id), qPrintable(bert->token(id)));
+        for (const int id : {0, 2, 3}) QVERIFY2(bert->isSpecial(id), qPrintable(bert->token(id)));
         QVERIFY(!bert->isSpecial(1));  // [UNK] stands for text
         QVERIFY(!bert->isSpecial(4));  // and [MASK] for the word the model fills in
         QVERIFY(!bert->isSpecial(bert->encode(u"hello")[0]));
