@@ -87,5 +87,7 @@ void readBertOrRobertaProcessing(const JsonText& text, const QJsonObject& o, con
                                  bool roberta, BpeBuilder* b);
 // BERT's template, "[CLS] $A [SEP]" and "[CLS] $A [SEP] $B:1 [SEP]:1", by token names.
 BpeBuilder::TemplateSpec bertTemplate(const QString& cls, const QString& sep);
+// RoBERTa's, "<s> $A </s>" and "<s> $A </s> </s> $B </s>", all type 0.
+BpeBuilder::TemplateSpec robertaTemplate(const QString& cls, const QString& sep);
 
 }  // namespace attn

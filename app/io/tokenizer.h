@@ -140,6 +140,13 @@ public:
     static TokenizerLoadResult fromGgufVocab(const GgufVocab& vocab);
     static TokenizerLoadResult fromVocabAndMerges(const QByteArray& vocabJson,
                                                   const QByteArray& mergesTxt);
+    // RoBERTa's vocab.json + merges.txt (RobertaTokenizer's files, without tokenizer.json):
+    // GPT-2's steps with "<s>", "<pad>", "</s>", "<unk>" and "<mask>" (which takes the space
+    // before it) as added tokens and RoBERTa's template, "<s> A </s>", "<s> A </s></s> B </s>".
+    // load() reads a folder this way when tokenizer_config.json's tokenizer_class or
+    // config.json's model_type says RoBERTa.
+    static TokenizerLoadResult fromRobertaVocabAndMerges(const QByteArray& vocabJson,
+                                                         const QByteArray& mergesTxt);
     // BERT's vocab.txt (one WordPiece token per line, its id the line number from 0) with
     // tokenizer_config.json's bytes (empty: none) for do_lower_case (default true),
     // strip_accents and tokenize_chinese_chars, as BertTokenizer reads them.

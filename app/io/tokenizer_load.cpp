@@ -98,8 +98,48 @@ void BpeBuilder::readMergesTxt(const JsonText& text, std::vector<qsizetype>* lin
     }
 }
 
+namespace {
+
+// RobertaTokenizer's special tokens, each an added token of the vocabulary; "<mask>" takes the
+// space before it (lstrip), as its tokenizer.json says.
+void addRobertaSpecials(const QJsonObject& vocab, const JsonText& vocabText, BpeBuilder* b) {
+    for (const char* name : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}) {
+        const QString content = QLatin1String(name);
+        const std::optional<int> id = jsonId(vocab.value(content));
+        if (!id) {
+            throw JsonError{QStringLiteral("%1: RoBERTa's special token %2 is not in the "
+                                           "vocabulary; is it RoBERTa's vocab.json?")
+                                .arg(vocabText.where({}), quotedForMessage(content))};
+        }
+        b->added.push_back({content, *id});
+        b->added.back().lstrip = content == QLatin1String("<mask>");
+    }
+    b->unkToken = QStringLiteral("<unk>");
+    b->bosToken = QStringLiteral("<s>");
+    b->eosToken = QStringLiteral("</s>");
+    b->templ = robertaTemplate(QStringLiteral("<s>"), QStringLiteral("</s>"));
+    b->templateAt = [&vocabText] { return vocabText.where({}); };
+}
+
+TokenizerLoadResult vocabAndMerges(const QByteArray& vocabJson, const QByteArray& mergesTxt,
+                                   bool roberta);
+
+}  // namespace
+
 TokenizerLoadResult Tokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
                                                   const QByteArray& mergesTxt) {
+    return vocabAndMerges(vocabJson, mergesTxt, false);
+}
+
+TokenizerLoadResult Tokenizer::fromRobertaVocabAndMerges(const QByteArray& vocabJson,
+                                                         const QByteArray& mergesTxt) {
+    return vocabAndMerges(vocabJson, mergesTxt, true);
+}
+
+namespace {
+
+TokenizerLoadResult vocabAndMerges(const QByteArray& vocabJson, const QByteArray& mergesTxt,
+                                   bool roberta) {
     const JsonText vocabText(QStringLiteral("vocab.json"), vocabJson);
     const JsonText mergesText(QStringLiteral("merges.txt"), mergesTxt);
     try {
@@ -124,7 +164,9 @@ TokenizerLoadResult Tokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
         // Without tokenizer.json, Hugging Face's GPT2Tokenizer makes "<|endoftext|>" its special
         // token: split out of the text, never merged.
         const QString endOfText = QLatin1String(kEndOfTextToken);
-        if (const std::optional<int> id = jsonId(root->value(endOfText))) {
+        if (roberta) {
+            addRobertaSpecials(*root, vocabText, &b);
+        } else if (const std::optional<int> id = jsonId(root->value(endOfText))) {
             b.added.push_back({endOfText, *id});
             b.missingBytesAsEndOfText = true;
         }
@@ -143,6 +185,8 @@ TokenizerLoadResult Tokenizer::fromVocabAndMerges(const QByteArray& vocabJson,
         return TokenizerLoadResult{nullptr, failure.message};
     }
 }
+
+}  // namespace
 
 QByteArray Tokenizer::vocabJson() const {
     QJsonObject vocab;
@@ -473,6 +517,26 @@ std::optional<QByteArray> readTokenizerFile(const QString& path, const QString& 
     return bytes;
 }
 
+// Whether vocab.json + merges.txt are RoBERTa's, as transformers' AutoTokenizer decides:
+// tokenizer_config.json's tokenizer_class, else config.json's model_type.
+bool isRobertaFolder(const QDir& dir, const QByteArray& tokenizerConfig) {
+    const QString tokenizerClass = QJsonDocument::fromJson(tokenizerConfig)
+                                       .object()
+                                       .value(QLatin1String("tokenizer_class"))
+                                       .toString();
+    if (!tokenizerClass.isEmpty()) {
+        return tokenizerClass.startsWith(QLatin1String("RobertaTokenizer"));
+    }
+    QFile config(dir.filePath(QStringLiteral("config.json")));
+    if (config.size() > kMaxTokenizerFileBytes || !config.open(QIODevice::ReadOnly)) {
+        return false;
+    }
+    return QJsonDocument::fromJson(config.readAll())
+               .object()
+               .value(QLatin1String("model_type"))
+               .toString() == QLatin1String("roberta");
+}
+
 // tokenizer_config.json beside the tokenizer: its bytes, empty when the folder has none.
 std::optional<QByteArray> readTokenizerConfig(const QDir& dir, QString* error) {
     const QString path = dir.filePath(QStringLiteral("tokenizer_config.json"));
@@ -540,7 +604,12 @@ TokenizerLoadResult Tokenizer::load(const QString& folder) {
     if (!merges) {
         return {nullptr, error};
     }
-    return fromVocabAndMerges(*vocab, *merges);
+    const std::optional<QByteArray> config = readTokenizerConfig(dir, &error);
+    if (!config) {
+        return {nullptr, error};
+    }
+    return isRobertaFolder(dir, *config) ? fromRobertaVocabAndMerges(*vocab, *merges)
+                                         : fromVocabAndMerges(*vocab, *merges);
 }
 
 }  // namespace attn

@@ -176,6 +176,19 @@ BpeBuilder::TemplateSpec bertTemplate(const QString& cls, const QString& sep) {
     return spec;
 }
 
+BpeBuilder::TemplateSpec robertaTemplate(const QString& cls, const QString& sep) {
+    TemplateItem c;
+    c.name = cls;
+    TemplateItem s;
+    s.name = sep;
+    TemplateSpec spec;
+    spec.always = true;
+    spec.single = {special(c, 0), textItem(0, 0), special(s, 0)};
+    spec.pair = {special(c, 0), textItem(0, 0), special(s, 0),
+                 special(s, 0), textItem(1, 0), special(s, 0)};
+    return spec;
+}
+
 void BpeBuilder::fillTemplate(Tokenizer& t, const std::unordered_map<QString, int>& ids) const {
     if (!templ || !(templ->always || wordPiece)) {
         return;

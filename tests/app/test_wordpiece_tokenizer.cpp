@@ -41,15 +41,38 @@ QByteArray robertaTokenizerJson() {
     return json(root);
 }
 
+// RoBERTa's slow form in a folder: GPT-2's vocab.json with RoBERTa-style's five specials (the
+// ids its tokenizer.json gives them), merges.txt, and config.json's model_type, which tells load()
+// they are RoBERTa's.
+std::shared_ptr<const attn::Tokenizer> robertaFromVocabAndMerges() {
+    static QTemporaryDir dir;
+    QJsonObject vocab = QJsonDocument::fromJson(readFile(kGpt2Dir + "/vocab.json")).object();
+    int id = 50257;
+    for (const char* special : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"})
+        vocab.insert(QLatin1String(special), id++);
+    const auto write = [&](const char* name, const QByteArray& bytes) {
+        return writeFile(dir.filePath(QLatin1String(name)), bytes);
+    };
+    if (!dir.isValid() || !write("vocab.json", json(vocab)) ||
+        !write("merges.txt", readFile(kGpt2Dir + "/merges.txt")) ||
+        !write("config.json", R"({"model_type": "roberta"})"))
+        return nullptr;
+    const attn::TokenizerLoadResult r = attn::Tokenizer::load(dir.path());
+    if (!r.ok()) qWarning("roberta-style:slow: %s", qPrintable(r.error));
+    return r.tokenizer;
+}
+
 // "bert-style/uncased:txt" (vocab.txt and tokenizer_config.json), "bert-style/uncased:json"
-// (tokenizer.json), "roberta-style".
+// (tokenizer.json), "roberta-style" and "roberta-style:slow" (vocab.json and merges.txt).
 std::shared_ptr<const attn::Tokenizer> tokenizerNamed(const QString& name) {
     static std::map<QString, std::shared_ptr<const attn::Tokenizer>> loaded;
     auto& slot = loaded[name];
     if (!slot) {
         attn::TokenizerLoadResult r;
         const QString folder = kDataDir + "/" + name.section(':', 0, 0);
-        if (name == QLatin1String("roberta-style")) {
+        if (name == QLatin1String("roberta-style:slow")) {
+            return slot = robertaFromVocabAndMerges();
+        } else if (name == QLatin1String("roberta-style")) {
             r = attn::Tokenizer::fromTokenizerJson(robertaTokenizerJson());
         } else if (name.endsWith(QLatin1String(":txt"))) {
             r = attn::Tokenizer::fromVocabTxt(readFile(folder + "/vocab.txt"),
@@ -70,7 +93,8 @@ const ref::Tokenizer& reference(const QString& name) {
 }
 
 const QStringList kForms = {"bert-style/uncased:txt", "bert-style/uncased:json",
-                            "bert-style/cased:txt", "bert-style/cased:json", "roberta-style"};
+                            "bert-style/cased:txt",   "bert-style/cased:json",
+                            "roberta-style",          "roberta-style:slow"};
 
 QString decoded(const attn::Tokenizer& t, const std::vector<int>& ids) {
     const attn::TokenizerDecodeResult r = t.decode(ids);
@@ -158,7 +182,7 @@ private slots:
             t->encodeInput(QString::fromUtf8(c.text.data(), qsizetype(c.text.size())),
                            QString::fromUtf8(c.pair.data(), qsizetype(c.pair.size())));
         QCOMPARE(in.ids, c.ids);
-        if (tokenizer == QLatin1String("roberta-style")) {
+        if (tokenizer.startsWith(QLatin1String("roberta-style"))) {
             // RoBERTa's pair is all type 0 (the tokenizers crate; Tokenizers.js says 1).
             QCOMPARE(in.typeIds, std::vector<int>(c.ids.size(), 0));
         } else {
@@ -254,20 +278,50 @@ private slots:
         QVERIFY(!bert->isSpecial(-1));
         QVERIFY(!bert->isSpecial(bert->vocabSize()));
 
-        const auto roberta = tokenizerNamed("roberta-style");
-        QVERIFY(roberta);
-        QCOMPARE(roberta->maskId(), std::optional<int>(50261));
-        QCOMPARE(roberta->padId(), std::optional<int>(50258));
-        QCOMPARE(roberta->bosId(), std::optional<int>(50257));
-        QCOMPARE(roberta->eosId(), std::optional<int>(50259));
-        QVERIFY(roberta->addsBos() && roberta->addsEos());
-        QVERIFY(roberta->isSpecial(50257) && roberta->isSpecial(50259));
-        QVERIFY(!roberta->isSpecial(50261));  // <mask>
-        QVERIFY(!roberta->isSpecial(50256 - 1));
-        // <mask> takes the space before it (lstrip).
-        const std::vector<int> ids = roberta->encode(u"is <mask>");
-        QCOMPARE(ids.back(), 50261);
-        QCOMPARE(roberta->token(ids[ids.size() - 2]), QStringLiteral("is"));
+        for (const char* form : {"roberta-style", "roberta-style:slow"}) {
+            const auto roberta = tokenizerNamed(QLatin1String(form));
+            QVERIFY2(roberta, form);
+            QVERIFY(roberta->hasPairTemplate());
+            QCOMPARE(roberta->maskId(), std::optional<int>(50261));
+            QCOMPARE(roberta->padId(), std::optional<int>(50258));
+            QCOMPARE(roberta->bosId(), std::optional<int>(50257));
+            QCOMPARE(roberta->eosId(), std::optional<int>(50259));
+            QVERIFY(roberta->addsBos() && roberta->addsEos());
+            QVERIFY(roberta->isSpecial(50257) && roberta->isSpecial(50259));
+            QVERIFY(!roberta->isSpecial(50261));  // <mask>
+            QVERIFY(!roberta->isSpecial(50256 - 1));
+            // <mask> takes the space before it (lstrip).
+            const std::vector<int> ids = roberta->encode(u"is <mask>");
+            QCOMPARE(ids.back(), 50261);
+            QCOMPARE(roberta->token(ids[ids.size() - 2]), QStringLiteral("is"));
+        }
+    }
+
+    // vocab.json + merges.txt are RoBERTa's when tokenizer_config.json's tokenizer_class says so
+    // (save_pretrained's slow tokenizer), else GPT-2's; a RoBERTa vocabulary without its
+    // specials is refused by name.
+    void robertaVocabAndMergesByTokenizerClass() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QJsonObject vocab = QJsonDocument::fromJson(readFile(kGpt2Dir + "/vocab.json")).object();
+        int id = 50257;
+        for (const char* special : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"})
+            vocab.insert(QLatin1String(special), id++);
+        QVERIFY(writeFile(dir.filePath("vocab.json"), json(vocab)));
+        QVERIFY(writeFile(dir.filePath("merges.txt"), readFile(kGpt2Dir + "/merges.txt")));
+        const auto loaded = [&] { return attn::Tokenizer::load(dir.path()); };
+        QVERIFY(!loaded().tokenizer->hasPairTemplate());  // GPT2Tokenizer's files
+        QVERIFY(writeFile(dir.filePath("tokenizer_config.json"),
+                          R"({"tokenizer_class": "RobertaTokenizer"})"));
+        const attn::TokenizerLoadResult r = loaded();
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QCOMPARE(r.tokenizer->encodeInput(u"Hi", std::optional<QStringView>(u"you")).ids,
+                 (std::vector<int>{50257, 17250, 50259, 50259, 5832, 50259}));
+        vocab.remove("<mask>");
+        QVERIFY(writeFile(dir.filePath("vocab.json"), json(vocab)));
+        QCOMPARE(loaded().error,
+                 QStringLiteral("vocab.json: line 1, column 1: RoBERTa's special token \"<mask>\" "
+                                "is not in the vocabulary; is it RoBERTa's vocab.json?"));
     }
 
     void decodersKeepTheirTemplate() {

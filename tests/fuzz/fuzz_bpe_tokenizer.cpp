@@ -2,13 +2,13 @@
 // encode/decode of arbitrary text with a small fixed byte-level vocabulary.
 //
 // The first byte picks the mode: 0 tokenizer.json, 1 vocab.json + merges.txt (split at the first
-// NUL byte), 2 text as UTF-8, 3 text as raw UTF-16 (unpaired surrogates too), 4 a list of ids to
-// decode, 5 a small SentencePiece-style tokenizer.json whose normalizer, pre_tokenizer and
-// decoder are the JSON values in the input (split at NUL bytes), 6 a GGUF vocabulary made of the
-// input's bytes. Beyond "no crash": exactly one of a tokenizer and a message; encode gives ids
-// that have tokens and decode takes them back; a byte-level BPE tokenizer without a normalizer
-// (GPT-2's form, and the fixed one) whose vocabulary has every byte token gives back every text it
-// encodes, with unpaired surrogates as U+FFFD.
+// NUL byte; GPT-2's form, or RoBERTa's when the last byte is odd), 2 text as UTF-8, 3 text as raw
+// UTF-16 (unpaired surrogates too), 4 a list of ids to decode, 5 a small SentencePiece-style
+// tokenizer.json whose normalizer, pre_tokenizer and decoder are the JSON values in the input
+// (split at NUL bytes), 6 a GGUF vocabulary made of the input's bytes. Beyond "no crash": exactly
+// one of a tokenizer and a message; encode gives ids that have tokens and decode takes them back; a
+// byte-level BPE tokenizer without a normalizer (GPT-2's form, and the fixed one) whose vocabulary
+// has every byte token gives back every text it encodes, with unpaired surrogates as U+FFFD.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -232,8 +232,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 1: {
             const qsizetype nul = bytes.indexOf('\0');
             const QByteArray vocabJson = nul < 0 ? bytes : bytes.left(nul);
-            checkLoad(attn::Tokenizer::fromVocabAndMerges(
-                          vocabJson, nul < 0 ? QByteArray() : bytes.mid(nul + 1)),
+            const QByteArray mergesTxt = nul < 0 ? QByteArray() : bytes.mid(nul + 1);
+            // An odd last byte reads the files as RoBERTa's (its specials and template).
+            const bool roberta = n > 0 && (rest[n - 1] & 1) != 0;
+            checkLoad(roberta ? attn::Tokenizer::fromRobertaVocabAndMerges(vocabJson, mergesTxt)
+                              : attn::Tokenizer::fromVocabAndMerges(vocabJson, mergesTxt),
                       hasEveryByteToken(vocabJson));
             break;
         }
