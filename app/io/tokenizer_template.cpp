@@ -143,50 +143,51 @@ void readTemplateProcessing(const JsonText& text, const QJsonObject& o, const Js
     b->templateAt = [&text, path] { return text.where(path); };
 }
 
+namespace {
+
+// BERT's "[CLS] A [SEP]" / "[CLS] A [SEP] B:1 [SEP]:1", or RoBERTa's "<s> A </s>" /
+// "<s> A </s></s> B </s>", all type 0: RoBERTa has no token type embeddings to speak of.
+TemplateSpec clsSepTemplate(const TemplateItem& cls, const TemplateItem& sep, bool roberta) {
+    TemplateSpec spec;
+    spec.always = true;
+    spec.single = {special(cls, 0), textItem(0, 0), special(sep, 0)};
+    if (roberta)
+        spec.pair = {special(cls, 0), textItem(0, 0), special(sep, 0),
+                     special(sep, 0), textItem(1, 0), special(sep, 0)};
+    else
+        spec.pair = {special(cls, 0), textItem(0, 0), special(sep, 0), textItem(1, 1),
+                     special(sep, 1)};
+    return spec;
+}
+
+TemplateSpec clsSepTemplate(const QString& cls, const QString& sep, bool roberta) {
+    TemplateItem c;
+    c.name = cls;
+    TemplateItem s;
+    s.name = sep;
+    return clsSepTemplate(c, s, roberta);
+}
+
+}  // namespace
+
 void readBertOrRobertaProcessing(const JsonText& text, const QJsonObject& o, const JsonPath& path,
                                  bool roberta, BpeBuilder* b) {
     const TemplateItem sep = readNamedId(text, o, path, "sep");
     const TemplateItem cls = readNamedId(text, o, path, "cls");
-    TemplateSpec spec;
-    spec.always = true;
-    spec.single = {special(cls, 0), textItem(0, 0), special(sep, 0)};
     if (roberta) {
-        // "<s> A </s></s> B </s>", all type 0: RoBERTa has no token type embeddings to speak of.
-        spec.pair = {special(cls, 0), textItem(0, 0), special(sep, 0),
-                     special(sep, 0), textItem(1, 0), special(sep, 0)};
         b->bosToken = cls.name;
         b->eosToken = sep.name;
-    } else {
-        spec.pair = {special(cls, 0), textItem(0, 0), special(sep, 0), textItem(1, 1),
-                     special(sep, 1)};
     }
-    b->templ = spec;
+    b->templ = clsSepTemplate(cls, sep, roberta);
     b->templateAt = [&text, path] { return text.where(path); };
 }
 
 BpeBuilder::TemplateSpec bertTemplate(const QString& cls, const QString& sep) {
-    TemplateItem c;
-    c.name = cls;
-    TemplateItem s;
-    s.name = sep;
-    TemplateSpec spec;
-    spec.always = true;
-    spec.single = {special(c, 0), textItem(0, 0), special(s, 0)};
-    spec.pair = {special(c, 0), textItem(0, 0), special(s, 0), textItem(1, 1), special(s, 1)};
-    return spec;
+    return clsSepTemplate(cls, sep, false);
 }
 
 BpeBuilder::TemplateSpec robertaTemplate(const QString& cls, const QString& sep) {
-    TemplateItem c;
-    c.name = cls;
-    TemplateItem s;
-    s.name = sep;
-    TemplateSpec spec;
-    spec.always = true;
-    spec.single = {special(c, 0), textItem(0, 0), special(s, 0)};
-    spec.pair = {special(c, 0), textItem(0, 0), special(s, 0),
-                 special(s, 0), textItem(1, 0), special(s, 0)};
-    return spec;
+    return clsSepTemplate(cls, sep, true);
 }
 
 void BpeBuilder::fillTemplate(Tokenizer& t, const std::unordered_map<QString, int>& ids) const {
