@@ -436,7 +436,7 @@ void StepPage::retranslate() {
     const StepText text = stepText(step_);
     updateTitle();
     explanation_->setText(text.html);
-    explanation_->setVisible(!text.html.isEmpty() && blockInPart(0));
+    explanation_->setVisible(explanationShown_ && !text.html.isEmpty() && blockInPart(0));
     tablesBox_->setText(tr("Show numbers as &tables"));
     const std::pair<QString, QString> chapterButtons = frameButtonTexts(step_);  // masks, tiles
     previousToken_->setText(chapterButtons.first.isEmpty() ? tr("◀ Previous token")

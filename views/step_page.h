@@ -95,6 +95,13 @@ public:
     // still does not fit scrolls rather than splitting into parts. For a page beside other views,
     // where small fonts are worse than a scroll bar.
     void setSmallestFitScale(double scale);
+    // Texts (title, explanation, the cell bar, the controls) are drawn at no less than `scale`
+    // while the heatmaps shrink further to fit (default 0: texts follow the page's scale). For a
+    // page in a crowded window, where the colours matter and hovering gives every number.
+    void setSmallestTextScale(double scale);
+    // The step's explanation under the title (default shown). Off where the window explains the
+    // matrix beside the page.
+    void setExplanationShown(bool shown);
     // The scale the page is drawn at now: scale(), or less when fitting needs it.
     double shownScale() const { return shownScale_; }
     // A page always opens at its top.
@@ -178,6 +185,8 @@ private:
     double shownScale_ = 1.0;
     bool fitToHeight_ = false;
     double smallestFit_ = 0.35;
+    double smallestTextScale_ = 0.0;
+    bool explanationShown_ = true;
     bool fitting_ = false;
     int settleAttempts_ = 0;
     bool cellTooltips_ = true;

@@ -83,7 +83,8 @@ void StepPage::updateTitle() {
 
 void StepPage::applyPart() {
     part_ = std::clamp(part_, 0, partCount() - 1);
-    explanation_->setVisible(!explanation_->text().isEmpty() && blockInPart(0));
+    explanation_->setVisible(explanationShown_ && !explanation_->text().isEmpty() &&
+                             blockInPart(0));
     snippetBox_->setVisible(!step_.snippet.empty() && blockInPart(blockCount() - 1));
     frameBar_->setVisible(step_.frame_count > 0 && (parts_.empty() || partShowsFrames()));
     if (vectorView_) vectorView_->parentWidget()->setVisible(blockInPart(1));
@@ -281,6 +282,18 @@ void StepPage::setSmallestFitScale(double scale) {
     fitScale();
 }
 
+void StepPage::setSmallestTextScale(double scale) {
+    smallestTextScale_ = scale;
+    applyShownScale(shownScale_);
+    if (fitToHeight_) fitScale();
+}
+
+void StepPage::setExplanationShown(bool shown) {
+    explanationShown_ = shown;
+    retranslate();
+    if (fitToHeight_) fitScale();
+}
+
 void StepPage::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     // Texts wrap at the visible width even when a wide heatmap makes the page scroll sideways.
@@ -298,7 +311,7 @@ void StepPage::showEvent(QShowEvent* event) {
 void StepPage::applyFonts() {
     const QFont base = QApplication::font();
     const double size = base.pointSizeF() > 0 ? base.pointSizeF() : 10.0;
-    const double scale = shownScale_;
+    const double scale = std::max(shownScale_, smallestTextScale_);
     QFont titleFont = base;
     titleFont.setPointSizeF(size * 1.7 * scale);
     titleFont.setBold(true);

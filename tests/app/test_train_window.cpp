@@ -4,6 +4,7 @@
 // at that step. Also Start, Pause, Step, Reset, the timeline, the keys, saving a GPT-2 folder that
 // the model loader opens, and the text task's sample.
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -85,6 +86,7 @@ private slots:
     void oneLayerModelSaysNoInductionHead();
     void commandLineOpensTheWindow();
     void uiStaysResponsiveWhileTraining();
+    void headViewTextStaysReadable();
 };
 
 void TestTrainWindow::opensAtStepZeroWithUniformHeads() {
@@ -449,6 +451,32 @@ void TestTrainWindow::uiStaysResponsiveWhileTraining() {
     // large head is rebuilt once a second) takes a fraction of a second on a loaded machine.
     qInfo("longest pause of the UI thread while training: %lld ms", longest);
     QVERIFY2(longest < 1000, qPrintable(QString::number(longest)));
+}
+
+// The large head view shares the window with the charts: at 1280×720 its heatmap shrinks to
+// fit, while its texts stay at 0.9 of the normal size or more.
+void TestTrainWindow::headViewTextStaysReadable() {
+    TrainWindow w;
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.session()->waitForIdle());
+    views::StepPage* page = w.headPage();
+    QVERIFY(page);
+    QTest::qWait(300);  // the page fits itself once laid out (StepPage::settleFit)
+    QVERIFY2(page->shownScale() < 0.9, qPrintable(QString::number(page->shownScale())));
+    const double normal = QApplication::font().pointSizeF();
+    const QList<QLabel*> labels = page->findChildren<QLabel*>();
+    int texts = 0;
+    for (const QLabel* label : labels) {
+        if (!label->isVisible() || label->text().isEmpty()) continue;
+        ++texts;
+        QVERIFY2(label->font().pointSizeF() >= 0.9 * normal - 1e-9,
+                 qPrintable(QStringLiteral("%1: %2 pt")
+                                .arg(label->text().left(40))
+                                .arg(label->font().pointSizeF())));
+    }
+    QVERIFY(texts >= 2);  // the title and the cell bar
 }
 
 QTEST_MAIN(TestTrainWindow)
