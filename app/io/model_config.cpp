@@ -2,6 +2,7 @@
 // (GPT2Config; LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config; BertConfig,
 // DistilBertConfig, RobertaConfig), every message pointing at the key.
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <cmath>
 
@@ -397,6 +398,13 @@ ModelConfigResult parseEncoderConfig(const JsonText& text, const QJsonObject& o,
 }
 
 }  // namespace
+
+QString modelTypeOf(const QByteArray& configJson) {
+    return QJsonDocument::fromJson(configJson)
+        .object()
+        .value(QLatin1String("model_type"))
+        .toString();
+}
 
 ModelConfigResult parseModelConfig(const QByteArray& json) {
     auto fail = [](const QString& message) { return ModelConfigResult::failure(message); };

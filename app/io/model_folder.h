@@ -47,6 +47,9 @@ struct ModelConfigResult {
 // RobertaConfig's names and defaults (layer_norm_eps 1e-12, hidden_act gelu = exact erf,
 // type_vocab_size 2; RoBERTa's pad_token_id, default 1, is the spec's padding_idx).
 ModelConfigResult parseModelConfig(const QByteArray& json);
+// config.json's "model_type" ("gpt2", "llama", "roberta", ...): empty when the text is not a JSON
+// object or has none. What parseModelConfig chooses the family by, for callers that only name it.
+QString modelTypeOf(const QByteArray& configJson);
 
 struct ModelLoadOptions {
     // Called between tensors with the fraction done (0..1).

@@ -99,7 +99,7 @@ LocalModel describeFolder(const QString& name, const QString& folder) {
         return m;
     }
     const QByteArray json = config.readAll();
-    m.family = QJsonDocument::fromJson(json).object().value(QLatin1String("model_type")).toString();
+    m.family = modelTypeOf(json);
     const ModelConfigResult parsed = parseModelConfig(json);
     const QStringList weights =
         QDir(folder).entryList({QStringLiteral("*.safetensors")}, QDir::Files);

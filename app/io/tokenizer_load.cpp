@@ -17,6 +17,7 @@
 #include "app/io/bpe_builder.h"
 #include "app/io/bpe_bytes.h"
 #include "app/io/json_locator.h"
+#include "app/io/model_folder.h"
 #include "app/io/tokenizer.h"
 
 namespace attn {
@@ -531,10 +532,7 @@ bool isRobertaFolder(const QDir& dir, const QByteArray& tokenizerConfig) {
     if (config.size() > kMaxTokenizerFileBytes || !config.open(QIODevice::ReadOnly)) {
         return false;
     }
-    return QJsonDocument::fromJson(config.readAll())
-               .object()
-               .value(QLatin1String("model_type"))
-               .toString() == QLatin1String("roberta");
+    return modelTypeOf(config.readAll()) == QLatin1String("roberta");
 }
 
 // tokenizer_config.json beside the tokenizer: its bytes, empty when the folder has none.

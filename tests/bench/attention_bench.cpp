@@ -15,7 +15,9 @@
 // (--benchmark_filter=..., --benchmark_repetitions=...). docs/performance.md has the results.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -76,7 +78,7 @@ const attn::MultiHeadAttention& layer() {
 }
 
 const attn::FastAttentionWeights& fast_layer() {
-    static const attn::FastAttentionWeights weights(layer());
+    static const attn::FastAttentionWeights weights = attn::FastAttentionWeights::packed(layer());
     return weights;
 }
 
@@ -135,6 +137,57 @@ void BM_GemmOpenBLAS(benchmark::State& state) {
     constexpr int kRowMajor = 101, kNoTrans = 111;
     for (auto _ : state) {
         cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, g.a.data(), n, g.b.data(), n,
+                    0.0f, g.c.data(), n);
+        benchmark::DoNotOptimize(g.c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, g.flops());
+}
+
+// The products of a GPT-2-small pass over 128 tokens, (m, k) · (k, n) with B as stored: c_attn
+// (768 → 2304), attn c_proj (768 → 768), mlp c_fc (768 → 3072) and mlp c_proj (3072 → 768).
+// Args m, k, n; `BM_GemmShape` is the engine's product, `BM_GemmShapeOpenBLAS` OpenBLAS's.
+// B cycles through copies filling 64 MB, so that it comes from memory, as a model's weights do in
+// a pass (each weight is read once per pass, by every row of A while it is in the caches).
+struct ShapeGemm {
+    Matrix a, c;
+    std::vector<Matrix> bs;
+    std::size_t next = 0;
+    ShapeGemm(Eigen::Index m, Eigen::Index k, Eigen::Index n) : c(m, n) {
+        attn::TorchGenerator gen(1);
+        a = gen.rand(m, k);
+        const Matrix b = gen.rand(k, n);
+        const auto copies = std::max<std::size_t>(
+            2, (std::size_t{64} << 20) / (static_cast<std::size_t>(b.size()) * sizeof(float)));
+        bs.assign(copies, b);
+    }
+    const Matrix& b() {
+        next = (next + 1) % bs.size();
+        return bs[next];
+    }
+    double flops() const {
+        return 2.0 * static_cast<double>(c.rows()) * static_cast<double>(a.cols()) *
+               static_cast<double>(c.cols());
+    }
+};
+
+void BM_GemmShape(benchmark::State& state) {
+    ShapeGemm g(state.range(0), state.range(1), state.range(2));
+    for (auto _ : state) {
+        attn::gemm(g.a, attn::Op::None, g.b(), attn::Op::None, g.c);
+        benchmark::DoNotOptimize(g.c.data());
+        benchmark::ClobberMemory();
+    }
+    report_gflops(state, g.flops());
+}
+
+void BM_GemmShapeOpenBLAS(benchmark::State& state) {
+    ShapeGemm g(state.range(0), state.range(1), state.range(2));
+    const int m = static_cast<int>(state.range(0)), k = static_cast<int>(state.range(1)),
+              n = static_cast<int>(state.range(2));
+    constexpr int kRowMajor = 101, kNoTrans = 111;
+    for (auto _ : state) {
+        cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, m, n, k, 1.0f, g.a.data(), k, g.b().data(), n,
                     0.0f, g.c.data(), n);
         benchmark::DoNotOptimize(g.c.data());
         benchmark::ClobberMemory();
@@ -344,6 +397,59 @@ void BM_Gpt2DecodeToken(benchmark::State& state) {
                             (weight_bytes(w) + gen.cache_bytes()));
 }
 
+// The core's ceiling for float multiply-adds: 16 independent chains of FMAs on registers, no
+// memory, the widest vectors this CPU has (AVX-512, else AVX2 + FMA). A product's gflops over
+// this row is the fraction of the machine it uses.
+__attribute__((target("avx512f"))) float fma_chains512(std::int64_t steps) {
+    __m512 acc[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+    const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-3f);
+    for (std::int64_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 16
+        for (__m512& v : acc) v = _mm512_fmadd_ps(v, a, b);
+        __asm__ volatile("" : "+v"(acc[0]), "+v"(acc[5]), "+v"(acc[10]), "+v"(acc[15]));
+    }
+    __m512 total = acc[0];
+#pragma GCC unroll 16
+    for (int i = 1; i < 16; ++i) total = _mm512_add_ps(total, acc[i]);
+    return _mm512_reduce_add_ps(total);
+}
+
+__attribute__((target("avx2,fma"))) float fma_chains256(std::int64_t steps) {
+    __m256 acc[12];
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+    const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-3f);
+    for (std::int64_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 12
+        for (__m256& v : acc) v = _mm256_fmadd_ps(v, a, b);
+        __asm__ volatile("" : "+x"(acc[0]), "+x"(acc[6]), "+x"(acc[11]));
+    }
+    __m256 total = acc[0];
+#pragma GCC unroll 12
+    for (int i = 1; i < 12; ++i) total = _mm256_add_ps(total, acc[i]);
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, total);
+    return lanes[0] + lanes[7];
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+    constexpr std::int64_t kSteps = 1 << 20;
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+        state.SkipWithError("this CPU has neither AVX-512 nor AVX2 + FMA");
+        return;
+    }
+    for (auto _ : state) {
+        float r = avx512 ? fma_chains512(kSteps) : fma_chains256(kSteps);
+        benchmark::DoNotOptimize(r);
+    }
+    // 2 FLOPs per lane per FMA: 16 chains × 16 lanes, or 12 chains × 8 lanes.
+    report_gflops(state, avx512 ? 2.0 * 16 * 16 * kSteps : 2.0 * 12 * 8 * kSteps);
+    state.SetLabel(avx512 ? "avx512" : "avx2");
+}
+
 // Sequential read of 512 MB summed with a reduction: the memory bandwidth the decode steps
 // are compared with.
 void BM_StreamRead(benchmark::State& state) {
@@ -414,10 +520,18 @@ void register_benchmarks(int threads) {
             b->UseRealTime();
         }
     };
+    add("BM_FmaPeak", BM_FmaPeak, {}, benchmark::kMillisecond);
     add("BM_Gemm", BM_Gemm, {1024}, benchmark::kMillisecond);
     add("BM_GemmOpenBLAS", BM_GemmOpenBLAS, {1024}, benchmark::kMillisecond);
     add("BM_GemmEigen", BM_GemmEigen, {1024}, benchmark::kMillisecond);
     add("BM_GemmBLIS", BM_GemmBLIS, {1024}, benchmark::kMillisecond);
+    for (auto* shape : {&BM_GemmShape, &BM_GemmShapeOpenBLAS}) {
+        benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
+            shape == &BM_GemmShape ? "BM_GemmShape" : "BM_GemmShapeOpenBLAS", *shape);
+        b->Args({128, 768, 2304})->Args({128, 768, 768})->Args({128, 768, 3072});
+        b->Args({128, 3072, 768})->Unit(benchmark::kMillisecond);
+        if (threads > 1) b->UseRealTime();
+    }
     add("BM_LayerForward", BM_LayerForward, {128, 512, 1024, 2048}, benchmark::kMillisecond);
     add("BM_LayerForwardNaive", BM_LayerForwardNaive, {128, 512, 1024, 2048},
         benchmark::kMillisecond);

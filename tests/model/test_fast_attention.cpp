@@ -94,6 +94,7 @@ private slots:
     void smallBlocksMatchDisplayedPath();
     void differentInputAndOutputWidths();
     void workspaceReuseAcrossShapes();
+    void packedWeightsGiveTheSameOutput();
     void threadsDoNotChangeTheResult();
     void decodeEqualsFullPass_data();
     void decodeEqualsFullPass();
@@ -204,6 +205,42 @@ void TestFastAttention::workspaceReuseAcrossShapes() {
         const Matrix fresh = attn::fast_causal_mha_forward(mha, x);
         QVERIFY(out == fresh);  // same arithmetic in the same order: bit for bit
         QCOMPARE(mismatch(out, mha.forward(attn::Batch{x}).context_vecs.front()), QString());
+    }
+}
+
+void TestFastAttention::packedWeightsGiveTheSameOutput() {
+    // packed() copies q | k | v into one (d_in, 3·d_out) matrix and out_proj into (d_out, d_out),
+    // stored as x · W reads them: the same output as the views of the module's nn.Linear
+    // weights, with and without biases, and the copies are the packed weights' own.
+    for (const bool qkv_bias : {false, true}) {
+        attn::TorchGenerator gen(qkv_bias ? 21 : 22);
+        attn::MultiHeadAttention mha(40, 24, 90, 0.0f, 4, gen, qkv_bias);
+        const Matrix x = inputs(90, 40, 6);
+        const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+        const attn::FastAttentionWeights packed = attn::FastAttentionWeights::packed(mha);
+        QCOMPARE(packed.qkv.size(), std::size_t{1});
+        QCOMPARE(packed.qkv[0].op, attn::Op::None);
+        QCOMPARE(packed.qkv[0].rows, Eigen::Index{40});
+        QCOMPARE(packed.qkv[0].cols, Eigen::Index{72});
+        QCOMPARE(packed.qkv[0].bias != nullptr, qkv_bias);
+        QCOMPARE(packed.out.op, attn::Op::None);
+        QVERIFY(packed.out.bias != nullptr);  // out_proj always has one
+        // W_value's first weight, W_value.weight[0][0], is packed row 0, column 2 · d_out.
+        QCOMPARE(packed.qkv[0].weight[48], mha.W_value.weight(0, 0));
+        attn::FastAttentionWorkspace ws;
+        Matrix out;
+        attn::fast_causal_mha_forward(packed, x, ws, out);
+        QCOMPARE(mismatch(out, displayed), QString());
+        QCOMPARE(mismatch(out, attn::fast_causal_mha_forward(mha, x)), QString());
+
+        // A copy shares the storage; editing the module afterwards does not reach either.
+        const attn::FastAttentionWeights copy = packed;
+        QCOMPARE(copy.storage.get(), packed.storage.get());
+        mha.W_query.weight.setZero();
+        mha.out_proj.bias.setZero();
+        Matrix again;
+        attn::fast_causal_mha_forward(copy, x, ws, again);
+        QVERIFY(again == out);
     }
 }
 
