@@ -477,6 +477,7 @@ GgufResult openGguf(const QString& path) {
     }
     const uchar* bytes = mapped->bytes;
     GgufResult result = parseGguf(bytes, size, std::move(mapped));
+    if (result.ok()) result.file->fileMapped_ = size > 0;
     if (!result.ok()) result.error = QStringLiteral("%1: %2").arg(shown, result.error);
     return result;
 }

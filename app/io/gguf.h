@@ -98,6 +98,8 @@ struct GgufTensorInfo {
     const uchar* data = nullptr;  // offset's first byte; valid while the file's storage lives
 };
 
+struct GgufResult;
+
 class GgufFile {
 public:
     std::uint32_t version() const { return version_; }
@@ -110,6 +112,10 @@ public:
     // Keeps the bytes the tensors (and nothing else) point into alive: the mapping, or the
     // storage given to parseGguf.
     const std::shared_ptr<const void>& storage() const { return storage_; }
+    // Whether the tensors point into a read-only mapping of the file (openGguf), whose pages a
+    // loader may give back once it has copied them (moveIntoArena); false for bytes given to
+    // parseGguf, which are someone else's memory.
+    bool fileMapped() const { return fileMapped_; }
 
     // general.architecture ("llama", "qwen2", ...); parseGguf refuses a file without it.
     QString architecture() const;
@@ -127,6 +133,8 @@ public:
 
 private:
     friend class GgufParser;
+    friend GgufResult openGguf(const QString& path);
+    bool fileMapped_ = false;
     std::uint32_t version_ = 0;
     quint64 alignment_ = kDefaultGgufAlignment;
     quint64 dataStart_ = 0;

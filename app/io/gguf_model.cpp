@@ -5,8 +5,10 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "app/io/weight_arena.h"
 #include "model/ggml_types.h"
 #include "model/quant.h"
 
@@ -295,6 +297,17 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
     // The mapping and every converted or reordered buffer.
     auto owners = std::make_shared<std::vector<std::shared_ptr<const void>>>();
     owners->push_back(file.storage());
+    // The tensors read as they lie are copied into huge pages (weight_arena.h) when the file is
+    // mapped: room for all of them, the few reordered or converted ones left unused (reserved
+    // only, never backed by memory).
+    std::shared_ptr<WeightArena> arena;
+    if (file.fileMapped()) {
+        std::size_t bytes = 0;
+        for (const GgufTensorInfo& t : file.tensors()) bytes += (t.bytes + 63) / 64 * 64;
+        arena = WeightArena::create(bytes);
+        if (arena) owners->push_back(arena);
+    }
+    std::unordered_map<const GgufTensorInfo*, const void*> movedTensors;
     TransformerWeights weights;
     weights.spec = spec;
     weights.layers.resize(static_cast<std::size_t>(spec.num_layers));
@@ -328,13 +341,13 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
         view.cols = static_cast<Index>(entry.shape.back());
         view.layout = entry.layout;
         const auto type = static_cast<GgmlType>(t->type);
-        faultInPages(t->data, static_cast<qint64>(t->bytes));
+        if (!arena) faultInPages(t->data, static_cast<qint64>(t->bytes));
         if (entry.shape.size() == 1 && type != GgmlType::F32) {
             auto floats = std::make_shared<std::vector<float>>(tensorFloats(*t));
             view.data = floats->data();
             owners->push_back(floats);
         } else {
-            const void* data = t->data;
+            const void* data = nullptr;
             const bool rotated =
                 entry.role == TensorRole::QueryWeight || entry.role == TensorRole::KeyWeight;
             if (permuted && rotated) {
@@ -343,6 +356,11 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
                     spec.head_dim);
                 data = rows->data();
                 owners->push_back(rows);
+            } else {
+                // A tensor two roles read (tied embeddings) is copied once.
+                const void*& moved = movedTensors[t];
+                if (!moved) moved = moveIntoArena(arena.get(), t->data, t->bytes);
+                data = moved;
             }
             if (type == GgmlType::F32) {
                 view.data = static_cast<const float*>(data);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "app/io/gguf.h"
@@ -19,6 +20,7 @@
 #include "app/io/json_locator.h"
 #include "app/io/model_store.h"
 #include "app/io/safetensors.h"
+#include "app/io/weight_arena.h"
 
 namespace attn {
 
@@ -206,6 +208,14 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     for (const TensorEntry& entry : table) total += entry.per_layer ? spec.num_layers : 1;
     qint64 done = 0;
     bool cancelled = false;
+    // F32 tensors read as they lie are copied into huge pages (weight_arena.h): room for every
+    // mapped file's bytes, reserved only, backed as the copies are written.
+    std::size_t mappedBytes = static_cast<std::size_t>(total) * 64;  // each copy 64-byte aligned
+    for (const auto& f : opened)
+        if (f && f->fileMapped()) mappedBytes += static_cast<std::size_t>(f->size());
+    const std::shared_ptr<WeightArena> arena = WeightArena::create(mappedBytes);
+    if (arena) storage->owners.push_back(arena);
+    std::unordered_map<const float*, const float*> movedTensors;
     // Reads one tensor into `view` after checking its shape; false with `error` set otherwise.
     QString error;
     auto load = [&](const TensorEntry& entry, Eigen::Index layer) {
@@ -235,8 +245,18 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
             error = QStringLiteral("%1: %2").arg(fileName, values.error);
             return false;
         }
-        faultInPages(values.tensor.data,
-                     values.tensor.elements * static_cast<qint64>(sizeof(float)));
+        const auto bytes = static_cast<std::size_t>(values.tensor.elements) * sizeof(float);
+        if (values.tensor.owner.get() == file.get() && file->fileMapped() && arena) {
+            // F32 read as it lies in the mapping: into huge pages (weight_arena.h), once even
+            // when two roles read it (tied embeddings).
+            const float*& moved = movedTensors[values.tensor.data];
+            if (!moved)
+                moved = static_cast<const float*>(
+                    moveIntoArena(arena.get(), values.tensor.data, bytes));
+            values.tensor.data = moved;
+        } else {
+            faultInPages(values.tensor.data, static_cast<qint64>(bytes));
+        }
         dtypes.insert(info->dtype);
         WeightView& view = weights.slot(entry, layer);
         view.data = values.tensor.data;

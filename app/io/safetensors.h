@@ -64,6 +64,10 @@ public:
     // float32 values of `name`: F32 without a copy (unless misaligned), F16/BF16 converted;
     // other dtypes and unknown names give an error.
     FloatTensorResult floats(const QString& name) const;
+    // Whether the tensors lie in a read-only mapping of the file (open), whose pages a loader may
+    // give back once it has copied them (moveIntoArena); false for fromBytes.
+    bool fileMapped() const { return file_ != nullptr; }
+    qint64 size() const { return size_; }
 
     SafetensorsFile(const SafetensorsFile&) = delete;
     SafetensorsFile& operator=(const SafetensorsFile&) = delete;

@@ -11,6 +11,7 @@
 #include "app/io/gguf.h"
 #include "app/io/gguf_model.h"
 #include "app/io/tokenizer.h"
+#include "app/io/weight_arena.h"
 #include "model/generator.h"
 #include "model/transformer.h"
 #include "tests/reference/gguf_models_reference.h"
@@ -46,6 +47,40 @@ double largest(const std::vector<double>& values) {
     return m;
 }
 
+
+// The /proc/self/smaps block of the mapping holding `p`: its header line (with the file's path
+// for a file mapping) and its fields; empty when no mapping holds it.
+QStringList smapsBlockOf(const void* p) {
+    QFile smaps(QStringLiteral("/proc/self/smaps"));
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+    const auto at = reinterpret_cast<quintptr>(p);
+    QStringList block;
+    bool inside = false;
+    for (const QByteArray& raw : smaps.readAll().split('\n')) {
+        const QString line = QString::fromUtf8(raw);
+        const int dash = line.indexOf(u'-');
+        const int space = line.indexOf(u' ');
+        bool lowOk = false, highOk = false;
+        const quintptr low = dash > 0 ? line.left(dash).toULongLong(&lowOk, 16) : 0;
+        const quintptr high =
+            dash > 0 && space > dash ? line.mid(dash + 1, space - dash - 1).toULongLong(&highOk, 16) : 0;
+        if (lowOk && highOk) {  // a mapping's header line
+            if (inside) break;
+            inside = low <= at && at < high;
+        }
+        if (inside) block << line;
+    }
+    return block;
+}
+
+// THP's mode, "always", "madvise" or "never" (the bracketed word), empty when unknown.
+QString transparentHugePages() {
+    QFile f(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QString text = QString::fromUtf8(f.readAll());
+    const int open = text.indexOf(u'['), close = text.indexOf(u']');
+    return open >= 0 && close > open ? text.mid(open + 1, close - open - 1) : QString();
+}
 }  // namespace
 
 class TestGgufModel : public QObject {
@@ -56,6 +91,8 @@ private slots:
     void matchesTransformers();
     void metadataBecomesTheSpec();
     void vocabularyIsComplete();
+    void weightsMoveIntoHugePages();
+    void weightArenaHandsOutAlignedPieces();
 };
 
 void TestGgufModel::matchesTransformers_data() {
@@ -197,6 +234,71 @@ void TestGgufModel::vocabularyIsComplete() {
     QVERIFY2(tokenizer.ok(), qPrintable(tokenizer.error));
     // "Ġthe" is merge 4 ("Ġt he") and "Ġand" merge 37 ("Ġan d"), after the 256 byte symbols.
     QCOMPARE(tokenizer.tokenizer->encode(u" the and"), (std::vector<int>{260, 293}));
+}
+
+// Loaded from its file, a model's blocks are copied out of the file's mapping into memory of the
+// process's own that may use 2 MB pages (weight_arena.h): the pages holding a weight are no
+// longer the file's. From bytes in memory the loader reads them in place and leaves them intact.
+void TestGgufModel::weightsMoveIntoHugePages() {
+    const QString path = pathOf(model("qwen2"));
+    const attn::GgufResult file = attn::openGguf(path);
+    QVERIFY2(file.ok(), qPrintable(file.error));
+    QVERIFY(file.file->fileMapped());
+    const attn::ModelLoadResult loaded = attn::loadGgufWeights(*file.file);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error));
+    const attn::WeightView& mlp = loaded.weights->layers[0][attn::TensorRole::UpWeight];
+    QVERIFY(mlp.quantized());
+    const attn::GgufTensorInfo* stored = file.file->tensor("blk.0.ffn_up.weight");
+    QVERIFY(stored != nullptr);
+    QVERIFY(mlp.blocks != static_cast<const void*>(stored->data));
+    QVERIFY(std::memcmp(mlp.blocks, stored->data, stored->bytes) == 0);  // the page cache's copy
+    const QStringList block = smapsBlockOf(mlp.blocks);
+    QVERIFY(!block.isEmpty());
+    QVERIFY2(!block.first().contains(QFileInfo(path).fileName()), qPrintable(block.first()));
+    const QString mode = transparentHugePages();
+    if (!mode.isEmpty()) {
+        const QStringList eligible = block.filter(QStringLiteral("THPeligible:"));
+        QCOMPARE(eligible.size(), 1);
+        QCOMPARE(eligible.first().endsWith(u'1'), mode != QLatin1String("never"));
+    }
+
+    QFile raw(path);
+    QVERIFY(raw.open(QIODevice::ReadOnly));
+    const QByteArray bytes = raw.readAll();
+    const QByteArray before = bytes;
+    const attn::GgufResult inMemory = attn::parseGguf(
+        reinterpret_cast<const uchar*>(bytes.constData()), bytes.size());
+    QVERIFY2(inMemory.ok(), qPrintable(inMemory.error));
+    QVERIFY(!inMemory.file->fileMapped());
+    const attn::ModelLoadResult fromBytes = attn::loadGgufWeights(*inMemory.file);
+    QVERIFY2(fromBytes.ok(), qPrintable(fromBytes.error));
+    const attn::GgufTensorInfo* up = inMemory.file->tensor("blk.0.ffn_up.weight");
+    QCOMPARE(fromBytes.weights->layers[0][attn::TensorRole::UpWeight].blocks,
+             static_cast<const void*>(up->data));
+    QVERIFY(bytes == before);
+}
+
+void TestGgufModel::weightArenaHandsOutAlignedPieces() {
+    const std::shared_ptr<attn::WeightArena> arena = attn::WeightArena::create(1000);
+#ifdef __linux__
+    QVERIFY(arena != nullptr);
+    QCOMPARE(reinterpret_cast<quintptr>(arena->base()) % (quintptr{2} << 20), quintptr{0});
+    void* a = arena->take(10);
+    void* b = arena->take(100);
+    QCOMPARE(a, arena->base());
+    QCOMPARE(static_cast<char*>(b) - static_cast<char*>(a), std::ptrdiff_t{64});
+    QCOMPARE(arena->used(), std::size_t{164});
+    QVERIFY(arena->take(837) == nullptr);  // 192 + 837 > 1000
+    QVERIFY(arena->take(808) != nullptr);  // 192 + 808 = 1000 exactly
+    QVERIFY(arena->take(1) == nullptr);
+    const char text[] = "kept";
+    QCOMPARE(attn::moveIntoArena(arena.get(), text, sizeof text), static_cast<const void*>(text));
+    QCOMPARE(attn::moveIntoArena(nullptr, text, sizeof text), static_cast<const void*>(text));
+#else
+    QVERIFY(arena == nullptr);
+#endif
+    QVERIFY(attn::WeightArena::create(0) == nullptr);
+    QVERIFY(attn::WeightArena::create(std::size_t{1} << 50) == nullptr);  // more than the machine
 }
 
 QTEST_GUILESS_MAIN(TestGgufModel)
