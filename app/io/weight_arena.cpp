@@ -86,8 +86,7 @@ const void* moveIntoArena(WeightArena* arena, const void* data, std::size_t byte
     const auto begin = reinterpret_cast<std::uintptr_t>(data);
     const std::uintptr_t first = (begin + page - 1) / page * page;
     const std::uintptr_t last = (begin + bytes) / page * page;
-    if (last > first)
-        madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 #endif
     return copy;
 }

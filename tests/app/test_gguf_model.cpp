@@ -47,7 +47,6 @@ double largest(const std::vector<double>& values) {
     return m;
 }
 
-
 // The /proc/self/smaps block of the mapping holding `p`: its header line (with the file's path
 // for a file mapping) and its fields; empty when no mapping holds it.
 QStringList smapsBlockOf(const void* p) {
@@ -62,8 +61,9 @@ QStringList smapsBlockOf(const void* p) {
         const int space = line.indexOf(u' ');
         bool lowOk = false, highOk = false;
         const quintptr low = dash > 0 ? line.left(dash).toULongLong(&lowOk, 16) : 0;
-        const quintptr high =
-            dash > 0 && space > dash ? line.mid(dash + 1, space - dash - 1).toULongLong(&highOk, 16) : 0;
+        const quintptr high = dash > 0 && space > dash
+                                  ? line.mid(dash + 1, space - dash - 1).toULongLong(&highOk, 16)
+                                  : 0;
         if (lowOk && highOk) {  // a mapping's header line
             if (inside) break;
             inside = low <= at && at < high;
@@ -266,8 +266,8 @@ void TestGgufModel::weightsMoveIntoHugePages() {
     QVERIFY(raw.open(QIODevice::ReadOnly));
     const QByteArray bytes = raw.readAll();
     const QByteArray before = bytes;
-    const attn::GgufResult inMemory = attn::parseGguf(
-        reinterpret_cast<const uchar*>(bytes.constData()), bytes.size());
+    const attn::GgufResult inMemory =
+        attn::parseGguf(reinterpret_cast<const uchar*>(bytes.constData()), bytes.size());
     QVERIFY2(inMemory.ok(), qPrintable(inMemory.error));
     QVERIFY(!inMemory.file->fileMapped());
     const attn::ModelLoadResult fromBytes = attn::loadGgufWeights(*inMemory.file);
