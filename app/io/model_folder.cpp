@@ -57,9 +57,41 @@ QString shapeText(const std::vector<qint64>& shape) {
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-// Everything the views point into: the mapped files and converted buffers.
+// Everything the views point into: the mapped files, converted buffers and the arena.
 struct Storage {
     std::vector<std::shared_ptr<const void>> owners;
+};
+
+// F32 tensors read as they lie in a mapped file, copied into huge pages (weight_arena.h), each
+// once even when two roles read it (tied embeddings). The arena has room for every mapped file's
+// bytes, reserved only, backed as the copies are written.
+class ArenaCopies {
+public:
+    ArenaCopies(const QMap<QString, std::shared_ptr<const SafetensorsFile>>& opened, qint64 tensors,
+                Storage& storage) {
+        std::size_t bytes = static_cast<std::size_t>(tensors) * 64;  // each copy 64-byte aligned
+        for (const auto& f : opened)
+            if (f && f->fileMapped()) bytes += static_cast<std::size_t>(f->size());
+        arena_ = WeightArena::create(bytes);
+        if (arena_) storage.owners.push_back(arena_);
+    }
+
+    // Where the view reads `t`, which `file` gave: the copy, or (converted tensors, no arena)
+    // the tensor itself with its pages faulted in now rather than in the first pass.
+    const float* place(const SafetensorsFile& file, const FloatTensor& t) {
+        const auto bytes = static_cast<std::size_t>(t.elements) * sizeof(float);
+        if (t.owner.get() != &file || !file.fileMapped() || !arena_) {
+            faultInPages(t.data, static_cast<qint64>(bytes));
+            return t.data;
+        }
+        const float*& moved = moved_[t.data];
+        if (!moved) moved = static_cast<const float*>(moveIntoArena(arena_.get(), t.data, bytes));
+        return moved;
+    }
+
+private:
+    std::shared_ptr<WeightArena> arena_;
+    std::unordered_map<const float*, const float*> moved_;
 };
 
 }  // namespace
@@ -208,14 +240,7 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     for (const TensorEntry& entry : table) total += entry.per_layer ? spec.num_layers : 1;
     qint64 done = 0;
     bool cancelled = false;
-    // F32 tensors read as they lie are copied into huge pages (weight_arena.h): room for every
-    // mapped file's bytes, reserved only, backed as the copies are written.
-    std::size_t mappedBytes = static_cast<std::size_t>(total) * 64;  // each copy 64-byte aligned
-    for (const auto& f : opened)
-        if (f && f->fileMapped()) mappedBytes += static_cast<std::size_t>(f->size());
-    const std::shared_ptr<WeightArena> arena = WeightArena::create(mappedBytes);
-    if (arena) storage->owners.push_back(arena);
-    std::unordered_map<const float*, const float*> movedTensors;
+    ArenaCopies copies(opened, total, *storage);
     // Reads one tensor into `view` after checking its shape; false with `error` set otherwise.
     QString error;
     auto load = [&](const TensorEntry& entry, Eigen::Index layer) {
@@ -245,18 +270,7 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
             error = QStringLiteral("%1: %2").arg(fileName, values.error);
             return false;
         }
-        const auto bytes = static_cast<std::size_t>(values.tensor.elements) * sizeof(float);
-        if (values.tensor.owner.get() == file.get() && file->fileMapped() && arena) {
-            // F32 read as it lies in the mapping: into huge pages (weight_arena.h), once even
-            // when two roles read it (tied embeddings).
-            const float*& moved = movedTensors[values.tensor.data];
-            if (!moved)
-                moved = static_cast<const float*>(
-                    moveIntoArena(arena.get(), values.tensor.data, bytes));
-            values.tensor.data = moved;
-        } else {
-            faultInPages(values.tensor.data, static_cast<qint64>(bytes));
-        }
+        values.tensor.data = copies.place(*file, values.tensor);
         dtypes.insert(info->dtype);
         WeightView& view = weights.slot(entry, layer);
         view.data = values.tensor.data;

@@ -15,6 +15,7 @@
 #include "model/generator.h"
 #include "model/transformer.h"
 #include "tests/reference/gguf_models_reference.h"
+#include "tests/support/process_memory.h"
 
 namespace ref = gguf_models_reference;
 
@@ -47,40 +48,6 @@ double largest(const std::vector<double>& values) {
     return m;
 }
 
-// The /proc/self/smaps block of the mapping holding `p`: its header line (with the file's path
-// for a file mapping) and its fields; empty when no mapping holds it.
-QStringList smapsBlockOf(const void* p) {
-    QFile smaps(QStringLiteral("/proc/self/smaps"));
-    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
-    const auto at = reinterpret_cast<quintptr>(p);
-    QStringList block;
-    bool inside = false;
-    for (const QByteArray& raw : smaps.readAll().split('\n')) {
-        const QString line = QString::fromUtf8(raw);
-        const int dash = line.indexOf(u'-');
-        const int space = line.indexOf(u' ');
-        bool lowOk = false, highOk = false;
-        const quintptr low = dash > 0 ? line.left(dash).toULongLong(&lowOk, 16) : 0;
-        const quintptr high = dash > 0 && space > dash
-                                  ? line.mid(dash + 1, space - dash - 1).toULongLong(&highOk, 16)
-                                  : 0;
-        if (lowOk && highOk) {  // a mapping's header line
-            if (inside) break;
-            inside = low <= at && at < high;
-        }
-        if (inside) block << line;
-    }
-    return block;
-}
-
-// THP's mode, "always", "madvise" or "never" (the bracketed word), empty when unknown.
-QString transparentHugePages() {
-    QFile f(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QString text = QString::fromUtf8(f.readAll());
-    const int open = text.indexOf(u'['), close = text.indexOf(u']');
-    return open >= 0 && close > open ? text.mid(open + 1, close - open - 1) : QString();
-}
 }  // namespace
 
 class TestGgufModel : public QObject {
@@ -252,10 +219,10 @@ void TestGgufModel::weightsMoveIntoHugePages() {
     QVERIFY(stored != nullptr);
     QVERIFY(mlp.blocks != static_cast<const void*>(stored->data));
     QVERIFY(std::memcmp(mlp.blocks, stored->data, stored->bytes) == 0);  // the page cache's copy
-    const QStringList block = smapsBlockOf(mlp.blocks);
+    const QStringList block = model_test::smapsBlockOf(mlp.blocks);
     QVERIFY(!block.isEmpty());
     QVERIFY2(!block.first().contains(QFileInfo(path).fileName()), qPrintable(block.first()));
-    const QString mode = transparentHugePages();
+    const QString mode = model_test::transparentHugePages();
     if (!mode.isEmpty()) {
         const QStringList eligible = block.filter(QStringLiteral("THPeligible:"));
         QCOMPARE(eligible.size(), 1);

@@ -7,6 +7,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "app/io/model_folder.h"
 #include "model/generator.h"
@@ -14,6 +15,7 @@
 #include "tests/reference/gpt2_model_reference.h"
 #include "tests/support/model_test_folder.h"
 #include "tests/support/model_test_weights.h"
+#include "tests/support/process_memory.h"
 
 class TestGpt2ModelFolder : public QObject {
     Q_OBJECT
@@ -168,6 +170,22 @@ void TestGpt2ModelFolder::loadingFaultsTheWeightsIn() {
     QCOMPARE(result.top_tokens.size(), std::size_t{5});
     // Without the loader's fault-in the first pass takes ~4096 faults on the embedding alone.
     QVERIFY2(faults < 400, qPrintable(QStringLiteral("%1 page faults in the pass").arg(faults)));
+
+    // They were read in by being copied out of the file's mapping into memory that may use 2 MB
+    // pages (app/io/weight_arena.h): the embedding's pages are not the file's.
+    const attn::WeightView& embedding = (*loaded.weights)[attn::TensorRole::TokenEmbedding];
+    QVERIFY(std::memcmp(embedding.data, written[attn::TensorRole::TokenEmbedding].data,
+                        static_cast<std::size_t>(embedding.rows * embedding.cols) * 4) == 0);
+    const QStringList block = model_test::smapsBlockOf(embedding.data);
+    QVERIFY(!block.isEmpty());
+    QVERIFY2(!block.first().contains(QStringLiteral("model.safetensors")),
+             qPrintable(block.first()));
+    const QString mode = model_test::transparentHugePages();
+    if (!mode.isEmpty()) {
+        const QStringList eligible = block.filter(QStringLiteral("THPeligible:"));
+        QCOMPARE(eligible.size(), 1);
+        QCOMPARE(eligible.first().endsWith(u'1'), mode != QLatin1String("never"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestGpt2ModelFolder)
