@@ -113,7 +113,7 @@ public:
     // storage given to parseGguf.
     const std::shared_ptr<const void>& storage() const { return storage_; }
     // Whether the tensors point into a read-only mapping of the file (openGguf), whose pages a
-    // loader may give back once it has copied them (moveIntoArena); false for bytes given to
+    // loader may give back once it has copied them (WeightCopies); false for bytes given to
     // parseGguf, which are someone else's memory.
     bool fileMapped() const { return fileMapped_; }
 

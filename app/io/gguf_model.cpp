@@ -5,7 +5,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "app/io/weight_arena.h"
@@ -300,14 +299,10 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
     // The tensors read as they lie are copied into huge pages (weight_arena.h) when the file is
     // mapped: room for all of them, the few reordered or converted ones left unused (reserved
     // only, never backed by memory).
-    std::shared_ptr<WeightArena> arena;
-    if (file.fileMapped()) {
-        std::size_t bytes = 0;
-        for (const GgufTensorInfo& t : file.tensors()) bytes += (t.bytes + 63) / 64 * 64;
-        arena = WeightArena::create(bytes);
-        if (arena) owners->push_back(arena);
-    }
-    std::unordered_map<const GgufTensorInfo*, const void*> movedTensors;
+    std::size_t tensorBytes = 0;
+    for (const GgufTensorInfo& t : file.tensors()) tensorBytes += (t.bytes + 63) / 64 * 64;
+    WeightCopies copies(tensorBytes, file.fileMapped());
+    if (copies.owner()) owners->push_back(copies.owner());
     TransformerWeights weights;
     weights.spec = spec;
     weights.layers.resize(static_cast<std::size_t>(spec.num_layers));
@@ -341,7 +336,6 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
         view.cols = static_cast<Index>(entry.shape.back());
         view.layout = entry.layout;
         const auto type = static_cast<GgmlType>(t->type);
-        if (!arena) faultInPages(t->data, static_cast<qint64>(t->bytes));
         if (entry.shape.size() == 1 && type != GgmlType::F32) {
             auto floats = std::make_shared<std::vector<float>>(tensorFloats(*t));
             view.data = floats->data();
@@ -357,10 +351,7 @@ ModelLoadResult loadGgufWeights(const GgufFile& file, const ModelLoadOptions& op
                 data = rows->data();
                 owners->push_back(rows);
             } else {
-                // A tensor two roles read (tied embeddings) is copied once.
-                const void*& moved = movedTensors[t];
-                if (!moved) moved = moveIntoArena(arena.get(), t->data, t->bytes);
-                data = moved;
+                data = copies.place(t->data, t->bytes);
             }
             if (type == GgmlType::F32) {
                 view.data = static_cast<const float*>(data);

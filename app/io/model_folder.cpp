@@ -11,7 +11,6 @@
 #include <cmath>
 #include <functional>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "app/io/gguf.h"
@@ -57,42 +56,20 @@ QString shapeText(const std::vector<qint64>& shape) {
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-// Everything the views point into: the mapped files, converted buffers and the arena.
+// Everything the views point into: the mapped files, converted buffers and the copies.
 struct Storage {
     std::vector<std::shared_ptr<const void>> owners;
 };
 
-// F32 tensors read as they lie in a mapped file, copied into huge pages (weight_arena.h), each
-// once even when two roles read it (tied embeddings). The arena has room for every mapped file's
-// bytes, reserved only, backed as the copies are written.
-class ArenaCopies {
-public:
-    ArenaCopies(const QMap<QString, std::shared_ptr<const SafetensorsFile>>& opened, qint64 tensors,
-                Storage& storage) {
-        std::size_t bytes = static_cast<std::size_t>(tensors) * 64;  // each copy 64-byte aligned
-        for (const auto& f : opened)
-            if (f && f->fileMapped()) bytes += static_cast<std::size_t>(f->size());
-        arena_ = WeightArena::create(bytes);
-        if (arena_) storage.owners.push_back(arena_);
-    }
-
-    // Where the view reads `t`, which `file` gave: the copy, or (converted tensors, no arena)
-    // the tensor itself with its pages faulted in now rather than in the first pass.
-    const float* place(const SafetensorsFile& file, const FloatTensor& t) {
-        const auto bytes = static_cast<std::size_t>(t.elements) * sizeof(float);
-        if (t.owner.get() != &file || !file.fileMapped() || !arena_) {
-            faultInPages(t.data, static_cast<qint64>(bytes));
-            return t.data;
-        }
-        const float*& moved = moved_[t.data];
-        if (!moved) moved = static_cast<const float*>(moveIntoArena(arena_.get(), t.data, bytes));
-        return moved;
-    }
-
-private:
-    std::shared_ptr<WeightArena> arena_;
-    std::unordered_map<const float*, const float*> moved_;
-};
+// Room for every mapped file's bytes (reserved only, backed as the copies are written), each copy
+// 64-byte aligned.
+std::size_t mappedBytes(const QMap<QString, std::shared_ptr<const SafetensorsFile>>& opened,
+                        qint64 tensors) {
+    std::size_t bytes = static_cast<std::size_t>(tensors) * 64;
+    for (const auto& f : opened)
+        if (f && f->fileMapped()) bytes += static_cast<std::size_t>(f->size());
+    return bytes;
+}
 
 }  // namespace
 
@@ -144,14 +121,6 @@ void readHeadIfPresent(TransformerSpec& spec, std::vector<TensorEntry>& table,
 }
 
 }  // namespace
-
-void faultInPages(const void* data, qint64 bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    volatile unsigned char sink = 0;
-    for (qint64 i = 0; i < bytes; i += 4096) sink = p[i];
-    if (bytes > 0) sink = p[bytes - 1];
-    (void)sink;
-}
 
 ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options) {
     auto fail = [](const QString& message) {
@@ -240,7 +209,9 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
     for (const TensorEntry& entry : table) total += entry.per_layer ? spec.num_layers : 1;
     qint64 done = 0;
     bool cancelled = false;
-    ArenaCopies copies(opened, total, *storage);
+    // F32 tensors as they lie in the files go into huge pages (weight_arena.h).
+    WeightCopies copies(mappedBytes(opened, total), true);
+    if (copies.owner()) storage->owners.push_back(copies.owner());
     // Reads one tensor into `view` after checking its shape; false with `error` set otherwise.
     QString error;
     auto load = [&](const TensorEntry& entry, Eigen::Index layer) {
@@ -270,7 +241,9 @@ ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& o
             error = QStringLiteral("%1: %2").arg(fileName, values.error);
             return false;
         }
-        values.tensor.data = copies.place(*file, values.tensor);
+        if (values.tensor.owner == file)  // else converted, or copied for alignment
+            values.tensor.data = static_cast<const float*>(copies.place(
+                values.tensor.data, static_cast<std::size_t>(values.tensor.elements) * 4));
         dtypes.insert(info->dtype);
         WeightView& view = weights.slot(entry, layer);
         view.data = values.tensor.data;

@@ -67,11 +67,6 @@ struct ModelLoadResult {
 
 ModelLoadResult loadModelFolder(const QString& folder, const ModelLoadOptions& options = {});
 
-// Reads one byte per page of mapped weights so the page faults happen while loading, under the
-// load's progress, and not inside the first forward pass (whose elapsed time would count them).
-// Every loader (folders, GGUF files) calls it; memory already resident costs microseconds.
-void faultInPages(const void* data, qint64 bytes);
-
 // A model as the app and the CLI open it: `nameOrFolder` resolved (a folder, a .gguf file,
 // "ollama:NAME[:TAG]" in Ollama's store (app/io/model_store.h), else a name in the Hugging Face
 // cache, app/io/hf_cache.h), its tokenizer and, with `withWeights`, its weights, checked against

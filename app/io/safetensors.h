@@ -65,7 +65,7 @@ public:
     // other dtypes and unknown names give an error.
     FloatTensorResult floats(const QString& name) const;
     // Whether the tensors lie in a read-only mapping of the file (open), whose pages a loader may
-    // give back once it has copied them (moveIntoArena); false for fromBytes.
+    // give back once it has copied them (WeightCopies); false for fromBytes.
     bool fileMapped() const { return file_ != nullptr; }
     qint64 size() const { return size_; }
 

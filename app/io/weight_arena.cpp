@@ -34,6 +34,15 @@ std::size_t availableMemory() {
     return 0;
 }
 
+// One byte read per page, so the page faults happen now.
+void faultInPages(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    volatile unsigned char sink = 0;
+    for (std::size_t i = 0; i < bytes; i += 4096) sink = p[i];
+    if (bytes > 0) sink = p[bytes - 1];
+    (void)sink;
+}
+
 }  // namespace
 
 std::shared_ptr<WeightArena> WeightArena::create(std::size_t bytes) {
@@ -75,20 +84,27 @@ void* WeightArena::take(std::size_t bytes) {
     return start_ + at;
 }
 
-const void* moveIntoArena(WeightArena* arena, const void* data, std::size_t bytes) {
-    void* copy = arena && bytes > 0 ? arena->take(bytes) : nullptr;
-    if (!copy) return data;
-    std::memcpy(copy, data, bytes);
+WeightCopies::WeightCopies(std::size_t bytes, bool fileMapping)
+    : arena_(fileMapping ? WeightArena::create(bytes) : nullptr) {}
+
+const void* WeightCopies::place(const void* data, std::size_t bytes) {
+    const void*& copy = copies_[data];
+    if (copy) return copy;
+    void* to = arena_ && bytes > 0 ? arena_->take(bytes) : nullptr;
+    if (!to) {
+        faultInPages(data, bytes);
+        return copy = data;
+    }
+    std::memcpy(to, data, bytes);
 #ifdef __linux__
-    // The mapping's pages wholly inside the tensor, given back: the file stays in the page cache,
-    // no longer counted in this process. A page shared with a neighbour is left alone.
+    // A page shared with a neighbouring tensor is left alone.
     const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
     const auto begin = reinterpret_cast<std::uintptr_t>(data);
     const std::uintptr_t first = (begin + page - 1) / page * page;
     const std::uintptr_t last = (begin + bytes) / page * page;
     if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 #endif
-    return copy;
+    return copy = to;
 }
 
 }  // namespace attn

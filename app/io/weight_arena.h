@@ -4,11 +4,12 @@
 // 4096 × 4096 Q4_K product out of cache ran at 11.1 GB/s on 4 KB pages and 14.0 on 2 MB pages,
 // Q8_0 1.13× and F32 1.04× faster. The file's own mapping cannot have them (the page cache of a
 // file is kept in 4 KB pages), so the loaders copy each tensor in and give the file's pages
-// back (moveIntoArena): memory stays about the file's size.
+// back (WeightCopies): memory stays about the file's size.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <unordered_map>
 
 namespace attn {
 
@@ -38,10 +39,25 @@ private:
     std::size_t used_ = 0;
 };
 
-// `bytes` of a tensor at `data`, which lies in a read-only file mapping, copied into `arena`; the
-// mapping's whole pages in that range are then dropped from this process (the page cache keeps
-// them), so the copy does not double the memory. Returns the copy, or `data` itself when there is
-// no arena or no room in it.
-const void* moveIntoArena(WeightArena* arena, const void* data, std::size_t bytes);
+// How a loader reads the tensors it uses as they lie in a file: each one copied into the arena
+// once (two roles reading one tensor, as tied embeddings do, share the copy), and the mapping's
+// pages wholly inside it dropped from this process afterwards (the page cache keeps them), so the
+// copy does not double the memory. Without an arena (bytes given in memory, no room, not Linux)
+// a tensor is read where it lies, its pages faulted in now, under the load's progress, and not
+// inside the first forward pass (whose elapsed time would count them).
+class WeightCopies {
+public:
+    // Room for `bytes` of tensors; an arena only when `fileMapping`: the tensors lie in a
+    // read-only mapping of a file, whose pages may be given back (never someone's own memory).
+    WeightCopies(std::size_t bytes, bool fileMapping);
+    // Where the weights read the tensor of `bytes` at `data`.
+    const void* place(const void* data, std::size_t bytes);
+    // The copies' memory, to keep alive as long as the weights; null without an arena.
+    std::shared_ptr<const void> owner() const { return arena_; }
+
+private:
+    std::shared_ptr<WeightArena> arena_;
+    std::unordered_map<const void*, const void*> copies_;
+};
 
 }  // namespace attn

@@ -258,14 +258,18 @@ void TestGgufModel::weightArenaHandsOutAlignedPieces() {
     QVERIFY(arena->take(837) == nullptr);  // 192 + 837 > 1000
     QVERIFY(arena->take(808) != nullptr);  // 192 + 808 = 1000 exactly
     QVERIFY(arena->take(1) == nullptr);
-    const char text[] = "kept";
-    QCOMPARE(attn::moveIntoArena(arena.get(), text, sizeof text), static_cast<const void*>(text));
-    QCOMPARE(attn::moveIntoArena(nullptr, text, sizeof text), static_cast<const void*>(text));
 #else
     QVERIFY(arena == nullptr);
 #endif
     QVERIFY(attn::WeightArena::create(0) == nullptr);
     QVERIFY(attn::WeightArena::create(std::size_t{1} << 50) == nullptr);  // more than the machine
+
+    // Bytes that are not a file's mapping are read where they lie, never copied or given back.
+    const char text[] = "kept";
+    attn::WeightCopies copies(4096, false);
+    QVERIFY(copies.owner() == nullptr);
+    QCOMPARE(copies.place(text, sizeof text), static_cast<const void*>(text));
+    QCOMPARE(QByteArray(text), QByteArray("kept"));
 }
 
 QTEST_GUILESS_MAIN(TestGgufModel)
