@@ -146,7 +146,7 @@ void append_output(ModuleOutput& into, ModuleOutput&& part) {
 // Every run function ends the same way: the given weights replace the drawn ones, the module runs
 // and its parameters are collected while it lives. `prepare` readies the weights for the pass
 // (what a program does once per module, as PyTorch's prepared weights are); forward_ms times
-// `forward` alone.
+// `forward` alone, and repeat_ms each of run.repeats further calls.
 template <typename Module, typename Prepare, typename Forward>
 void run_built(Module& m, const ModuleRun& run, RunResult& result, Prepare prepare,
                Forward forward) {
@@ -155,8 +155,16 @@ void run_built(Module& m, const ModuleRun& run, RunResult& result, Prepare prepa
     const auto prepared = prepare();
     const auto start = std::chrono::steady_clock::now();
     result.output = forward(prepared);
-    result.forward_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto since = [](auto from) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from)
+            .count();
+    };
+    result.forward_ms = since(start);
+    for (int r = 0; r < run.repeats; ++r) {
+        const auto again = std::chrono::steady_clock::now();
+        [[maybe_unused]] const auto discarded = forward(prepared);
+        result.repeat_ms.push_back(since(again));
+    }
     result.weights = collect_weights(refs);
 }
 
@@ -218,13 +226,14 @@ void run_multi_head_attention(const ModuleRun& run, RunResult& result) {
     const auto prepare = [&] {
         return fast_path ? FastAttentionWeights::packed(m) : FastAttentionWeights{};
     };
+    // Kept across repeated passes, as a program that runs the layer again keeps its buffers.
+    FastAttentionWorkspace workspace;
     run_built(m, run, result, prepare, [&](const FastAttentionWeights& fast) {
         if (!fast_path) {
             return m.forward(run.x, run.options);
         }
         // No (T, T) matrix per head: the fast path, equal to forward() within 1e-5.
         ModuleOutput out;
-        FastAttentionWorkspace workspace;
         for (const Matrix& item : run.x) {
             Matrix context_vecs;
             fast_causal_mha_forward(fast, item, workspace, context_vecs);

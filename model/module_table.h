@@ -49,6 +49,7 @@ struct ModuleRun {
     TorchGenerator& gen;     // seeded with config.seed, nothing drawn yet
     ForwardOptions options;  // training, gen, causal, scale and fill, resolved
     bool output_only;        // see run_module
+    int repeats;             // further timed passes, see run_module
 };
 
 struct ModuleEntry {

@@ -456,7 +456,12 @@ std::string_view mask_kind_name(const ModuleConfig& resolved) {
 }
 
 RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const Sequence* source,
-                     bool output_only) {
+                     bool output_only, int repeats) {
+    if (repeats < 0 || repeats > kMaxRepeats) {
+        std::ostringstream msg;
+        msg << "repeats is " << repeats << ": give 0 to " << kMaxRepeats << " further timed passes";
+        fail(msg);
+    }
     const detail::ModuleEntry& entry = detail::module_entry(config);
     const ModuleInfo& info = entry.info;
     check_sequence(inputs, "embeddings");
@@ -504,7 +509,7 @@ RunResult run_module(const ModuleConfig& config, const Sequence& inputs, const S
     options.lengths = c.lengths;
     options.position_offset = c.position_offset;
     const Batch x = stack_copies(inputs.embeddings, static_cast<int>(c.batch));
-    const detail::ModuleRun run{c, x, source, d_in, tokens, gen, options, output_only};
+    const detail::ModuleRun run{c, x, source, d_in, tokens, gen, options, output_only, repeats};
     entry.run(run, result);
     return result;
 }

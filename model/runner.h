@@ -157,6 +157,7 @@ ModuleKind module_kind_from_name(std::string_view name);
 // Hard limits, so that a typo cannot ask for all memory.
 inline constexpr Eigen::Index kMaxBatch = 64;
 inline constexpr Eigen::Index kMaxWidth = 16384;  // d_in, d_out, d_model
+inline constexpr int kMaxRepeats = 1000;          // run_module's further timed passes
 // Bytes of every displayed intermediate (six float T_q × T_k matrices and two masks per head and
 // batch item) above which run_module refuses with a message instead of running out of memory.
 inline constexpr std::size_t kMaxIntermediateBytes = std::size_t{2} << 30;  // 2 GiB
@@ -182,6 +183,9 @@ struct RunResult {
     std::vector<NamedMatrix> weights;  // every parameter, state_dict names, construction order
     // (after prune_heads: the pruned shapes)
     double forward_ms = 0.0;  // the forward pass alone: building the module is not counted
+    // With repeats (see run_module): each further pass's time, first to last. The first pass
+    // pays for its fresh memory; these are what a program that runs the module again pays.
+    std::vector<double> repeat_ms;
 };
 
 // Builds config.module with config.seed, replaces config.weights, stacks config.batch copies of
@@ -191,9 +195,10 @@ struct RunResult {
 // output_only (attention-cli compute --summary): the caller keeps only context_vecs and weights;
 // when has_fast_path(config) they come from the fast path (equal to forward() within 1e-5
 // relative, tests/model/test_fast_attention.cpp) and heads, queries, keys, values and concat
-// stay empty.
+// stay empty. repeats: the forward pass runs that many more times after the first, each timed
+// into repeat_ms (output and weights stay the first pass's), as a benchmark times warm runs.
 RunResult run_module(const ModuleConfig& config, const Sequence& inputs,
-                     const Sequence* source = nullptr, bool output_only = false);
+                     const Sequence* source = nullptr, bool output_only = false, int repeats = 0);
 
 // A run's fused projections read as x · W, whatever layout its module stores them in: nn.Linear's
 // (out, in) transposed, GPT-2's Conv1D c_attn (nx, 3·w) cut to its first w columns (w = nx, or

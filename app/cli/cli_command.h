@@ -8,6 +8,7 @@
 
 #include <QByteArray>
 #include <QCommandLineParser>
+#include <QJsonArray>
 #include <QString>
 #include <memory>
 #include <vector>
@@ -31,6 +32,11 @@ struct CliCommand {
 qint64 integerOption(const QCommandLineParser& parser, const QString& name, qint64 fallback,
                      qint64 min, qint64 max);
 double probabilityOption(const QCommandLineParser& parser, const QString& name, double fallback);
+// --repeat N of a --summary: the timed pass N more times in the same process, each time printed
+// in repeat_ms (a benchmark's warm runs; elapsed_ms stays the first pass). 0 without --repeat.
+QCommandLineOption repeatOption();
+int repeatCount(const QCommandLineParser& parser);
+QJsonArray repeatTimesJson(const std::vector<double>& ms);  // milliseconds to the microsecond
 
 // The --lang option (en by default) with the window's translation and fonts installed while the
 // returned object lives; fails with a message for an unknown language.

@@ -391,6 +391,8 @@ QByteArray summaryJson(const attn::RunResult& result, const attn::Sequence& inpu
     summary.emplace_back(QStringLiteral("abs_checksum"),
                          std::isfinite(absSum) ? QJsonValue(absSum) : QJsonValue());
     summary.emplace_back(QStringLiteral("elapsed_ms"), std::round(elapsedMs * 1000.0) / 1000.0);
+    if (!result.repeat_ms.empty())
+        summary.emplace_back(QStringLiteral("repeat_ms"), repeatTimesJson(result.repeat_ms));
     summary.emplace_back(QStringLiteral("peak_rss_mb"),
                          std::round(peakResidentMegabytes() * 10.0) / 10.0);
     return attn::writeJsonObject(summary);
@@ -551,6 +553,7 @@ void addComputeOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {QStringLiteral("summary"),
          QStringLiteral("Print only the output shape, a checksum, the time and the peak memory.")},
+        repeatOption(),
     });
 }
 
@@ -567,8 +570,9 @@ QByteArray runCompute(const QCommandLineParser& parser) {
     // A file's source is data for cross-attention; other modules simply do not use it.
     const attn::Sequence* sourcePtr = info.uses_source && input.source ? &*input.source : nullptr;
     // A summary shows only the output, so multi-head-attention takes the fast path.
-    const attn::RunResult result =
-        attn::run_module(config, input.inputs, sourcePtr, parser.isSet(QStringLiteral("summary")));
+    const int repeats = repeatCount(parser);
+    const attn::RunResult result = attn::run_module(
+        config, input.inputs, sourcePtr, parser.isSet(QStringLiteral("summary")), repeats);
     if (parser.isSet(QStringLiteral("summary"))) {
         return summaryJson(result, input.inputs, result.forward_ms);
     }

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QStringList>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "model/matmul.h"
+#include "model/runner.h"
 #include "model/tensor.h"
 
 namespace {
@@ -186,6 +188,28 @@ qint64 integerOption(const QCommandLineParser& parser, const QString& name, qint
         cliFail(error);
     }
     return *value;
+}
+
+QCommandLineOption repeatOption() {
+    return {QStringLiteral("repeat"),
+            QStringLiteral("With --summary: run the timed pass N more times (1 to %1) and print "
+                           "each one's time in repeat_ms; elapsed_ms stays the first pass.")
+                .arg(attn::kMaxRepeats),
+            QStringLiteral("N")};
+}
+
+int repeatCount(const QCommandLineParser& parser) {
+    if (!parser.isSet(QStringLiteral("repeat"))) return 0;
+    if (!parser.isSet(QStringLiteral("summary")))
+        cliFail(QStringLiteral("--repeat times the pass of a --summary: add --summary"));
+    return static_cast<int>(
+        integerOption(parser, QStringLiteral("repeat"), 0, 1, attn::kMaxRepeats));
+}
+
+QJsonArray repeatTimesJson(const std::vector<double>& ms) {
+    QJsonArray out;
+    for (const double t : ms) out.append(std::round(t * 1000.0) / 1000.0);
+    return out;
 }
 
 double probabilityOption(const QCommandLineParser& parser, const QString& name, double fallback) {

@@ -205,6 +205,7 @@ void addForwardOptions(QCommandLineParser& parser) {
         {QStringLiteral("summary"),
          QStringLiteral("Print only model, tokens (the count), next_tokens, mask_predictions "
                         "(encoders), elapsed_ms and peak_rss_mb.")},
+        repeatOption(),
     });
     addTextPairOption(parser);
 }
@@ -242,6 +243,7 @@ QByteArray runForward(const QCommandLineParser& parser) {
     if (summary && logits)
         cliFail(QStringLiteral("--summary prints no logits: give --summary or --logits"));
     if (!byIds) textOption(parser);
+    const int repeats = repeatCount(parser);
     const ModelFolder model = openModelOption(parser, true);
     const attn::TransformerWeights& weights = *model.weights;
     const attn::TransformerSpec& spec = weights.spec;
@@ -260,6 +262,13 @@ QByteArray runForward(const QCommandLineParser& parser) {
     timer.start();
     const attn::ModelForwardResult result = attn::model_forward(weights, ids, options);
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    std::vector<double> repeatMs;
+    for (int r = 0; r < repeats; ++r) {
+        timer.restart();
+        [[maybe_unused]] const attn::ModelForwardResult again =
+            attn::model_forward(weights, ids, options);
+        repeatMs.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
     const QJsonArray masks =
         fillsMasks
             ? maskPredictionsJson(*model.tokenizer, attn::mask_predictions(result, ids, *maskId, 5))
@@ -272,6 +281,8 @@ QByteArray runForward(const QCommandLineParser& parser) {
             {QStringLiteral("next_tokens"), nextTokensJson(*model.tokenizer, result.top_tokens)}};
         if (fillsMasks) members.emplace_back(QStringLiteral("mask_predictions"), masks);
         members.emplace_back(QStringLiteral("elapsed_ms"), elapsed);
+        if (!repeatMs.empty())
+            members.emplace_back(QStringLiteral("repeat_ms"), repeatTimesJson(repeatMs));
         members.emplace_back(QStringLiteral("peak_rss_mb"), peakResidentMegabytes());
         return attn::writeJsonObject(members);
     }

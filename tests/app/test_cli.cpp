@@ -490,6 +490,45 @@ private slots:
         QVERIFY(run.out.size() < 1000);
     }
 
+    // --repeat: the pass again in the same process, each time printed; the output stays the
+    // first pass's (the same checksum as without --repeat).
+    void summaryRepeat() {
+        const QStringList args{QStringLiteral("compute"),
+                               QStringLiteral("--module"),
+                               QStringLiteral("multi-head-attention"),
+                               QStringLiteral("--random-tokens"),
+                               QStringLiteral("64"),
+                               QStringLiteral("--d-in"),
+                               QStringLiteral("16"),
+                               QStringLiteral("--num-heads"),
+                               QStringLiteral("4"),
+                               QStringLiteral("--d-out"),
+                               QStringLiteral("16"),
+                               QStringLiteral("--summary")};
+        const CliRun once = runCli(args);
+        const CliRun run =
+            runCli(args + QStringList{QStringLiteral("--repeat"), QStringLiteral("3")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject json = parseOutput(run);
+        QCOMPARE(json.value(QStringLiteral("checksum")),
+                 parseOutput(once).value(QStringLiteral("checksum")));
+        const QJsonArray times = json.value(QStringLiteral("repeat_ms")).toArray();
+        QCOMPARE(times.size(), qsizetype{3});
+        for (const QJsonValue t : times) QVERIFY(t.isDouble() && t.toDouble() > 0.0);
+        QVERIFY(!parseOutput(once).contains(QStringLiteral("repeat_ms")));
+
+        const CliRun alone = runCli({QStringLiteral("compute"), QStringLiteral("--module"),
+                                     QStringLiteral("multi-head-attention"),
+                                     QStringLiteral("--repeat"), QStringLiteral("2")});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY2(alone.err.contains("--repeat times the pass of a --summary: add --summary"),
+                 alone.err.constData());
+        const CliRun zero =
+            runCli(args + QStringList{QStringLiteral("--repeat"), QStringLiteral("0")});
+        QCOMPARE(zero.exitCode, 2);
+        QVERIFY2(zero.err.contains("--repeat 0 is outside 1..1000"), zero.err.constData());
+    }
+
     // peak_rss_mb is the CLI's own peak, not that of the large process that started it (a
     // forked child inherits its parent's high-water mark in ru_maxrss, even across exec).
     void summaryPeakIsTheCliOwn() {

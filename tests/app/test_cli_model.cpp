@@ -153,6 +153,13 @@ void TestCliModel::forwardSummaryAndIds() {
     }
     QVERIFY(summary.value("elapsed_ms").toDouble(-1) >= 0);
     QVERIFY(summary.value("peak_rss_mb").toDouble() > 1);
+    // --repeat: two more passes timed, the same next tokens.
+    const QJsonObject repeated =
+        run({"forward", "--model", model_, "--ids", "7120,7002", "--summary", "--repeat", "2"});
+    QCOMPARE(repeated.value("next_tokens"), summary.value("next_tokens"));
+    const QJsonArray times = repeated.value("repeat_ms").toArray();
+    QCOMPARE(times.size(), qsizetype{2});
+    for (const QJsonValue t : times) QVERIFY(t.isDouble() && t.toDouble() > 0.0);
 }
 
 void TestCliModel::threadsDoNotChangeTheNumbers() {
@@ -306,6 +313,10 @@ void TestCliModel::errors() {
          "the text is 30 tokens but the model reads at most 24 tokens"},
         {{"forward", "--model", model_, "--text", "a", "--summary", "--logits"},
          "give --summary or --logits"},
+        {{"forward", "--model", model_, "--text", "a", "--repeat", "3"},
+         "--repeat times the pass of a --summary: add --summary"},
+        {{"forward", "--model", model_, "--text", "a", "--summary", "--repeat", "1001"},
+         "--repeat 1001 is outside 1..1000"},
         {{"forward", "--model", bad.path(), "--text", "hi"},
          "config.json has no \"hidden_size\": copy config.json again from the model"},
         {{"forward", "--model", model_, "--text", "hi", "--threads", "0"},

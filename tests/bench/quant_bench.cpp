@@ -8,7 +8,9 @@
 // One token reads hundreds of MB of weights, never the same matrix twice in a row: each
 // benchmark cycles through copies of its matrix (or chunks of its buffer) filling 256 MB, eight
 // times the L3 cache, so every byte comes from memory as in generation. The ratio of the first two
-// rows (bench_ratios.py prints it) is how close a product streams to the read roofline.
+// rows (bench_ratios.py prints it) is how close a product streams to the read roofline. Both
+// pools lie in 2 MB pages where the system grants them, as a loaded model's weights do
+// (app/io/weight_arena.h): reading through 4 KB pages costs the roofline itself about a fifth.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/weight_arena.h"
 #include "model/ggml_types.h"
 #include "model/matmul.h"
 #include "model/quant.h"
@@ -26,17 +29,6 @@ using attn::GgmlType;
 
 constexpr Eigen::Index kRows = 4096, kCols = 4096;
 constexpr std::size_t kPoolBytes = std::size_t{256} << 20;
-
-// Random bits, fast enough to fill 256 MB in a fraction of a second (xorshift64).
-void fill_random(std::vector<std::uint8_t>& bytes, std::uint64_t seed) {
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        std::memcpy(bytes.data() + i, &s, 8);
-    }
-}
 
 // Where a block keeps its halves (d, m, dmin): random bits there would be NaN or Inf now and then.
 std::vector<std::size_t> half_offsets(GgmlType type) {
@@ -58,18 +50,51 @@ std::vector<std::size_t> half_offsets(GgmlType type) {
     }
 }
 
+// `bytes` of memory in the weights' arena (2 MB pages), or on the heap where there is none.
+class Pool {
+public:
+    explicit Pool(std::size_t bytes) : arena_(attn::WeightArena::create(bytes)), size_(bytes) {
+        data_ = arena_ ? static_cast<std::uint8_t*>(arena_->take(bytes)) : nullptr;
+        if (data_ == nullptr) {
+            heap_.resize(bytes);
+            data_ = heap_.data();
+        }
+    }
+    Pool(const Pool&) = delete;  // data_ may point into heap_
+    Pool(Pool&&) = default;      // a moved vector keeps its buffer
+    std::uint8_t* data() const { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    std::shared_ptr<attn::WeightArena> arena_;
+    std::vector<std::uint8_t> heap_;
+    std::uint8_t* data_ = nullptr;
+    std::size_t size_;
+};
+
+// Random bits, fast enough to fill 256 MB in a fraction of a second (xorshift64).
+void fill_random(const Pool& bytes, std::uint64_t seed) {
+    std::uint64_t s = seed;
+    for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        std::memcpy(bytes.data() + i, &s, 8);
+    }
+}
+
 // Copies of a kRows × kCols weight of the type, filling the pool; halves set to 0.0078 (0x2000)
 // and float types to ordinary values, so no NaN or Inf changes what the sums cost.
-std::vector<std::uint8_t> weight_pool(GgmlType type, std::size_t& matrix_bytes) {
+Pool weight_pool(GgmlType type, std::size_t& matrix_bytes) {
     matrix_bytes = attn::quant_row_bytes(type, kCols) * static_cast<std::size_t>(kRows);
     const std::size_t copies = (kPoolBytes + matrix_bytes - 1) / matrix_bytes;
-    std::vector<std::uint8_t> pool(copies * matrix_bytes);
+    Pool pool(copies * matrix_bytes);
     fill_random(pool, 0x9E3779B97F4A7C15ull);
     const attn::GgmlTypeTraits traits = attn::ggml_type_traits(static_cast<std::uint32_t>(type));
     if (type == GgmlType::F32 || type == GgmlType::BF16) {
         // A float's exponent kept near 1: the top byte of each value's high half becomes 0x3F.
         const std::size_t step = traits.type_size;
-        for (std::size_t i = step - 1; i < pool.size(); i += step) pool[i] = 0x3F;
+        for (std::size_t i = step - 1; i < pool.size(); i += step) pool.data()[i] = 0x3F;
         return pool;
     }
     const std::uint16_t half = 0x2000;
@@ -86,7 +111,7 @@ std::vector<float> activations(Eigen::Index n) {
 
 void BM_QuantMatvec(benchmark::State& state, GgmlType type) {
     std::size_t matrix_bytes = 0;
-    const std::vector<std::uint8_t> pool = weight_pool(type, matrix_bytes);
+    const Pool pool = weight_pool(type, matrix_bytes);
     const std::size_t copies = pool.size() / matrix_bytes;
     const std::vector<float> x = activations(kCols);
     std::vector<float> y(static_cast<std::size_t>(kRows));
@@ -109,8 +134,10 @@ void BM_ReadRoofline(benchmark::State& state, GgmlType type) {
         attn::quant_row_bytes(type, kCols) * static_cast<std::size_t>(kRows);
     const std::size_t copies = (kPoolBytes + chunk_bytes - 1) / chunk_bytes;
     const Eigen::Index chunk = static_cast<Eigen::Index>(chunk_bytes / 4);
-    const Eigen::VectorXf pool =
-        Eigen::VectorXf::Constant(chunk * static_cast<Eigen::Index>(copies), 1.0f);
+    const Pool memory(static_cast<std::size_t>(chunk) * copies * sizeof(float));
+    Eigen::Map<Eigen::VectorXf> pool(reinterpret_cast<float*>(memory.data()),
+                                     chunk * static_cast<Eigen::Index>(copies));
+    pool.setConstant(1.0f);
     std::size_t next = 0;
     for (auto _ : state) {
         float sum = pool.segment(static_cast<Eigen::Index>(next) * chunk, chunk).sum();
@@ -125,7 +152,7 @@ void BM_ReadRoofline(benchmark::State& state, GgmlType type) {
 void BM_QuantMatmul(benchmark::State& state, GgmlType type) {
     const Eigen::Index tokens = state.range(0);
     std::size_t matrix_bytes = 0;
-    const std::vector<std::uint8_t> pool = weight_pool(type, matrix_bytes);
+    const Pool pool = weight_pool(type, matrix_bytes);
     const std::vector<float> xs = activations(tokens * kCols);
     const attn::Matrix x = Eigen::Map<const attn::Matrix>(xs.data(), tokens, kCols);
     attn::Matrix y(tokens, kRows);

@@ -376,6 +376,24 @@ void TestFastAttention::runnerOutputOnly() {
     QCOMPARE(fast.weights.size(), displayed.weights.size());
     QCOMPARE(mismatch(fast.output.context_vecs.at(0), displayed.output.context_vecs.at(0)),
              QString());
+    QVERIFY(fast.repeat_ms.empty());
+
+    // Repeated passes (attention-cli --summary --repeat) are timed each, through the kept
+    // workspace, and leave the first pass's output: bit for bit that of a single run. With
+    // dropout (the displayed path) the repeats draw further masks, the output is still the first.
+    const attn::RunResult repeated = attn::run_module(config, inputs, nullptr, true, 3);
+    QCOMPARE(repeated.repeat_ms.size(), std::size_t{3});
+    for (const double ms : repeated.repeat_ms) QVERIFY(ms > 0.0);
+    QVERIFY(repeated.output.context_vecs.at(0) == fast.output.context_vecs.at(0));
+    attn::ModuleConfig dropped = config;
+    dropped.dropout = 0.5f;
+    const attn::RunResult once = attn::run_module(dropped, inputs, nullptr, true);
+    const attn::RunResult again = attn::run_module(dropped, inputs, nullptr, true, 2);
+    QCOMPARE(again.repeat_ms.size(), std::size_t{2});
+    QVERIFY(again.output.context_vecs.at(0) == once.output.context_vecs.at(0));
+    QVERIFY(errorOf([&] {
+                attn::run_module(config, inputs, nullptr, true, -1);
+            }).contains("repeats is -1: give 0 to 1000"));
 
     // 12 heads × 8192² cells: far over kMaxIntermediateBytes when displayed, fine on the fast path.
     config.num_heads = 12;
