@@ -85,7 +85,10 @@ void TestGgufModel::matchesTransformers() {
     QCOMPARE(QString::fromStdString(w.dtype), QString::fromLatin1(m.dtype));
     QVERIFY(w.layers[0][attn::TensorRole::QueryWeight].quantized());
 
-    const attn::ModelForwardResult r = attn::model_forward(w, ref::kIds, {true, true, true, 5});
+    attn::ModelForwardOptions forward;
+    forward.keep_qkv = true;
+    forward.all_logits = true;
+    const attn::ModelForwardResult r = attn::model_forward(w, ref::kIds, forward);
     const auto t = static_cast<Eigen::Index>(ref::kIds.size());
     const attn::TransformerSpec& s = w.spec;
     QCOMPARE(m.attentions.size(), static_cast<std::size_t>(s.num_layers * s.num_heads * t * t));

@@ -252,19 +252,20 @@ void TestModelWindow::showsWhatPyTorchComputed() {
 
     // The next-token chart: softmax of PyTorch's last logits row, with the 224 padded ids at
     // logit 0, best first.
-    const int vocab = 32;
+    const std::size_t vocab = 32;
     std::vector<double> logits(256, 0.0);
-    for (int k = 0; k < vocab; ++k) logits[k] = double(c.logits[(t - 1) * vocab + k]);
+    const auto last = static_cast<std::size_t>(t - 1) * vocab;
+    for (std::size_t k = 0; k < vocab; ++k) logits[k] = double(c.logits[last + k]);
     const double maxLogit = *std::max_element(logits.begin(), logits.end());
     double sum = 0.0, top = -1.0;
     int best = -1;
     for (double& l : logits) sum += std::exp(l - maxLogit);
-    for (int k = 0; k < 256; ++k)
+    for (std::size_t k = 0; k < logits.size(); ++k)
         if (std::exp(logits[k] - maxLogit) / sum > top)
-            top = std::exp(logits[k] - maxLogit) / sum, best = k;
+            top = std::exp(logits[k] - maxLogit) / sum, best = static_cast<int>(k);
     QCOMPARE(w.nextTokenChart()->barCount(), 10);
     QCOMPARE(v.nextTokens.front().id, best);
-    QVERIFY(std::abs(v.nextTokens.front().prob - top) < 1e-5);
+    QVERIFY(std::abs(static_cast<double>(v.nextTokens.front().prob) - top) < 1e-5);
 }
 
 void TestModelWindow::headViewExplainsEveryCell() {
@@ -280,7 +281,8 @@ void TestModelWindow::headViewExplainsEveryCell() {
     const std::size_t offset = 3 * 25;  // layer 2 head 2 in [layer][head][q][k]
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 5; ++j)
-            QVERIFY(std::abs(shown(i, j) - c.attentions[offset + i * 5 + j]) < 2e-6f);
+            QVERIFY(std::abs(shown(i, j) -
+                             c.attentions[offset + static_cast<std::size_t>(i * 5 + j)]) < 2e-6f);
     // Every cell explains itself: q·k, /√head_dim (head_dim 4: √4 = 2) and the softmax.
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j <= i; ++j) {
@@ -394,7 +396,8 @@ void TestModelWindow::exports() {
         QCOMPARE(cells.size(), 6);
         QCOMPARE(cells.first(), QString(QLatin1Char("abcde"[i])));
         for (int j = 0; j < 5; ++j)
-            QVERIFY2(std::abs(cells[j + 1].toFloat() - c.attentions[offset + i * 5 + j]) < 2e-6f,
+            QVERIFY2(std::abs(cells[j + 1].toFloat() -
+                              c.attentions[offset + static_cast<std::size_t>(i * 5 + j)]) < 2e-6f,
                      qPrintable(lines[i + 1]));
     }
 

@@ -413,7 +413,9 @@ __attribute__((target("avx512f"))) float fma_chains512(std::int64_t steps) {
     __m512 total = acc[0];
 #pragma GCC unroll 16
     for (int i = 1; i < 16; ++i) total = _mm512_add_ps(total, acc[i]);
-    return _mm512_reduce_add_ps(total);
+    alignas(64) float lanes[16];  // GCC 12's _mm512_reduce_add_ps warns of an uninitialized use
+    _mm512_store_ps(lanes, total);
+    return lanes[0] + lanes[15];
 }
 
 __attribute__((target("avx2,fma"))) float fma_chains256(std::int64_t steps) {

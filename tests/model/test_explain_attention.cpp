@@ -38,6 +38,9 @@ std::vector<std::pair<double, double>> productsAfter(const std::string& text,
     return out;
 }
 
+// The engine's float values against the doubles parsed from a text.
+double wide(float v) { return static_cast<double>(v); }
+
 double sumOf(const std::vector<std::pair<double, double>>& products) {
     double s = 0.0;
     for (const auto& [a, b] : products) s += a * b;
@@ -72,13 +75,13 @@ private slots:
         // Head 2 of d_out = 2 is column 2 of the projected queries and keys.
         const auto products = productsAfter(text, "q₅ · k₃ = ");
         QCOMPARE(products.size(), std::size_t{1});
-        QVERIFY(std::abs(products[0].first - run.output.queries[0](4, 1)) < 1e-4);
-        QVERIFY(std::abs(products[0].second - run.output.keys[0](2, 1)) < 1e-4);
+        QVERIFY(std::abs(products[0].first - wide(run.output.queries[0](4, 1))) < 1e-4);
+        QVERIFY(std::abs(products[0].second - wide(run.output.keys[0](2, 1))) < 1e-4);
         // The softmax's max is the row's largest scaled score among keys 1..5.
         double max = -1e30;
         for (Eigen::Index j = 0; j <= 4; ++j)
-            max = std::max(max, static_cast<double>(run.output.queries[0](4, 1)) *
-                                    run.output.keys[0](j, 1) / std::sqrt(1.0));
+            max = std::max(max, wide(run.output.queries[0](4, 1)) * wide(run.output.keys[0](j, 1)) /
+                                    std::sqrt(1.0));
         QVERIFY2(text.find("max = " + attn::format_fixed(max)) != std::string::npos, text.c_str());
         QVERIFY(endsWith(text, "= " + attn::format_fixed(head.dropped(4, 2))));
     }
@@ -98,7 +101,7 @@ private slots:
         QVERIFY2(text.find("ω̃₂₃ = ω₂₃ / √2") != std::string::npos, text.c_str());
         const auto products = productsAfter(text, "q₂ · k₃ = ");
         QCOMPARE(products.size(), std::size_t{2});
-        QVERIFY(std::abs(sumOf(products) - run.output.heads[0][0].scores(1, 2)) < 1e-3);
+        QVERIFY(std::abs(sumOf(products) - wide(run.output.heads[0][0].scores(1, 2))) < 1e-3);
         QVERIFY(endsWith(text, "= " + attn::format_fixed(run.output.heads[0][0].weights(1, 2))));
     }
 
@@ -132,10 +135,10 @@ private slots:
         const auto products = productsAfter(text, "vⱼ₁ = ");
         QCOMPARE(products.size(), std::size_t{6});
         for (std::size_t j = 0; j < 6; ++j) {
-            QVERIFY(std::abs(products[j].first - run.output.heads[0][0].weights(
-                                                     1, static_cast<Eigen::Index>(j))) < 1e-4);
+            QVERIFY(std::abs(products[j].first - wide(run.output.heads[0][0].weights(
+                                                     1, static_cast<Eigen::Index>(j)))) < 1e-4);
             QVERIFY(std::abs(products[j].second -
-                             run.output.values[0](static_cast<Eigen::Index>(j), 0)) < 1e-4);
+                             wide(run.output.values[0](static_cast<Eigen::Index>(j), 0))) < 1e-4);
         }
         // The tutorial's context vector of "journey": 0.3061.
         QVERIFY(endsWith(text, "= 0.3061"));
@@ -150,7 +153,7 @@ private slots:
         double bias = 0.0;
         for (const attn::NamedMatrix& w : run.weights)
             if (w.name == "out_proj.bias") bias = w.value(0, 1);
-        QVERIFY(std::abs(sumOf(products) + bias - run.output.context_vecs[0](2, 1)) < 1e-3);
+        QVERIFY(std::abs(sumOf(products) + bias - wide(run.output.context_vecs[0](2, 1))) < 1e-3);
         QVERIFY(endsWith(text, "= " + attn::format_fixed(run.output.context_vecs[0](2, 1))));
     }
 
@@ -163,8 +166,8 @@ private slots:
         QVERIFY2(text.rfind("ω₄₂ = q₄ · k₂ = ", 0) == 0, text.c_str());
         const auto products = productsAfter(text, "q₄ · k₂ = ");
         QCOMPARE(products.size(), static_cast<std::size_t>(trace.head_dim));
-        QVERIFY(std::abs(products[0].first - step.query[0](0)) < 1e-4);
-        QVERIFY(std::abs(products[0].second - step.cache_keys[0](1, 0)) < 1e-4);
+        QVERIFY(std::abs(products[0].first - wide(step.query[0](0))) < 1e-4);
+        QVERIFY(std::abs(products[0].second - wide(step.cache_keys[0](1, 0))) < 1e-4);
         QVERIFY(endsWith(text, "= " + attn::format_fixed(step.attn_weights[0](1))));
         // A cached key older than the step is read back, not recomputed.
         QVERIFY(attn::explain_kv_cache(step, 0, false, 1, 0).find("read back") !=
@@ -188,10 +191,10 @@ private slots:
         const auto products = productsAfter(text, "q₄ · k₂ = ");
         QCOMPARE(products.size(), std::size_t{2});
         for (std::size_t d = 0; d < 2; ++d) {
-            QVERIFY(std::abs(products[d].first - step.query[3](static_cast<Eigen::Index>(d))) <
-                    1e-4);
+            QVERIFY(std::abs(products[d].first -
+                             wide(step.query[3](static_cast<Eigen::Index>(d)))) < 1e-4);
             QVERIFY(std::abs(products[d].second -
-                             step.cache_keys[1](1, static_cast<Eigen::Index>(d))) < 1e-4);
+                             wide(step.cache_keys[1](1, static_cast<Eigen::Index>(d)))) < 1e-4);
         }
         QVERIFY(endsWith(text, "= " + attn::format_fixed(step.attn_weights[3](1))));
     }

@@ -285,8 +285,8 @@ private slots:
         QCOMPARE(attn::explain_cell(rope_, matrix(rope_, "rotated-queries", p), 1, 1),
                  std::string("qʳ₂₂ = q₂₂·cos θ + q₂₁·sin θ, θ = θ₂₁ = 1.0000 rad: "
                              "(−0.0289)·0.5403 + (−0.3021)·0.8415 = −0.2698"));
-        QVERIFY(std::abs(ref::kRopeQueries[1][0] - (-0.1389f)) < 5e-5);
-        QVERIFY(std::abs(ref::kRopeQueries[1][1] - (-0.2698f)) < 5e-5);
+        QVERIFY(std::abs(ref::kRopeQueries[1][0] - (-0.1389f)) < 5e-5f);
+        QVERIFY(std::abs(ref::kRopeQueries[1][1] - (-0.2698f)) < 5e-5f);
     }
 
     void tilesStepForAnyRun() {

@@ -19,8 +19,8 @@ inline QStringList smapsBlockOf(const void* p) {
     bool inside = false;
     for (const QByteArray& raw : smaps.readAll().split('\n')) {
         const QString line = QString::fromUtf8(raw);
-        const int dash = line.indexOf(u'-');
-        const int space = line.indexOf(u' ');
+        const qsizetype dash = line.indexOf(u'-');
+        const qsizetype space = line.indexOf(u' ');
         bool lowOk = false, highOk = false;
         const quintptr low = dash > 0 ? line.left(dash).toULongLong(&lowOk, 16) : 0;
         const quintptr high = dash > 0 && space > dash
@@ -40,7 +40,7 @@ inline QString transparentHugePages() {
     QFile f(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
     if (!f.open(QIODevice::ReadOnly)) return {};
     const QString text = QString::fromUtf8(f.readAll());
-    const int open = text.indexOf(u'['), close = text.indexOf(u']');
+    const qsizetype open = text.indexOf(u'['), close = text.indexOf(u']');
     return open >= 0 && close > open ? text.mid(open + 1, close - open - 1) : QString();
 }
 
