@@ -2,7 +2,7 @@
 
 #include <QCheckBox>
 #include <QEvent>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QImage>
 #include <QLabel>
 #include <QMouseEvent>
@@ -212,7 +212,7 @@ private:
 
 ExploreLinesView::ExploreLinesView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
-    headBoxes_ = new QHBoxLayout;
+    headBoxes_ = new QGridLayout;
     layout->addLayout(headBoxes_);
     note_ = new QLabel(this);
     note_->setWordWrap(true);
@@ -294,10 +294,13 @@ void ExploreLinesView::rebuildHeadBoxes() {
             QStringLiteral("QCheckBox { color: %1; font-weight: bold; }").arg(c.name()));
         connect(box, &QCheckBox::toggled, this,
                 [this, h](bool on) { setHeadVisible(static_cast<int>(h), on); });
-        headBoxes_->addWidget(box);
+        const int at = static_cast<int>(h);
+        headBoxes_->addWidget(box, at / kHeadsPerRow, at % kHeadsPerRow);
         boxes_.push_back(box);
     }
-    headBoxes_->addStretch(1);
+    // The boxes keep to the left; the column after them takes the spare width.
+    for (int c = 0; c < kHeadsPerRow; ++c) headBoxes_->setColumnStretch(c, 0);
+    headBoxes_->setColumnStretch(kHeadsPerRow, 1);
 }
 
 void ExploreLinesView::setHeadVisible(int head, bool visible) {

@@ -14,7 +14,7 @@
 #include "model/tensor.h"
 
 class QCheckBox;
-class QHBoxLayout;
+class QGridLayout;
 class QLabel;
 
 namespace views {
@@ -26,6 +26,9 @@ class ExploreLinesView : public QWidget {
 
 public:
     static constexpr int kMaxTokens = 64;
+    // Head check boxes a row: GPT-2's 12 heads in one, a Llama's 32 in three, so that the row
+    // does not widen the window past the screen (32 in one row made it 2983 px wide).
+    static constexpr int kHeadsPerRow = 12;
     enum class Side { Left, Right };
 
     explicit ExploreLinesView(QWidget* parent = nullptr);
@@ -65,7 +68,7 @@ private:
     std::vector<attn::Matrix> weights_;
     std::vector<bool> visible_;
     std::optional<std::pair<Side, int>> focus_;
-    QHBoxLayout* headBoxes_ = nullptr;
+    QGridLayout* headBoxes_ = nullptr;  // kHeadsPerRow check boxes a row
     std::vector<QCheckBox*> boxes_;
     QLabel* note_ = nullptr;
     LinesCanvas* canvas_ = nullptr;

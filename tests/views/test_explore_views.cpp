@@ -2,7 +2,9 @@
 // step, its counters and cache size; the heads grid, the lines view and the weight split draw
 // the engine's numbers.
 #include <QAbstractItemModel>
+#include <QCheckBox>
 #include <QImage>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -388,6 +390,34 @@ private slots:
         lines.setFocusToken(std::make_pair(views::ExploreLinesView::Side::Right, 2));
         QCOMPARE(lines.drawnLineCount(), 3);
         QVERIFY(views::ExploreLinesView::headColor(0) != views::ExploreLinesView::headColor(1));
+    }
+
+    // A Llama's 32 heads: the check boxes wrap in rows of 12, so the view stays narrow enough
+    // for a 1280-px screen (one row of 32 made the model window 2983 px wide under Xvfb).
+    void linesViewOfManyHeadsStaysNarrow() {
+        views::ExploreLinesView lines;
+        const std::vector<attn::Matrix> heads(32, attn::Matrix::Constant(3, 3, 1.0f / 3.0f));
+        lines.setData({"a", "b", "c"}, {"x", "y", "z"}, heads);
+        QCOMPARE(lines.headCount(), 32);
+        QVERIFY2(lines.minimumSizeHint().width() < 1100,
+                 qPrintable(QString::number(lines.minimumSizeHint().width())));
+        const QList<QCheckBox*> boxes = lines.findChildren<QCheckBox*>();
+        QCOMPARE(boxes.size(), qsizetype{32});
+        lines.resize(1100, 500);
+        lines.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&lines));
+        QSet<int> rows;
+        for (const QCheckBox* box : boxes) {
+            rows.insert(box->y());
+            QVERIFY(box->geometry().right() < lines.width());
+        }
+        QCOMPARE(rows.size(), qsizetype{3});
+        // Twelve heads (GPT-2) stay in one row.
+        lines.setData({"a"}, {"x"}, std::vector<attn::Matrix>(12, attn::Matrix::Ones(1, 1)));
+        QCoreApplication::processEvents();
+        rows.clear();
+        for (const QCheckBox* box : lines.findChildren<QCheckBox*>()) rows.insert(box->y());
+        QCOMPARE(rows.size(), qsizetype{1});
     }
 
     // The lines are drawn by the view's own rasteriser: weight 1 in the head's colour at
