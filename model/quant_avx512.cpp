@@ -48,7 +48,7 @@ QUANT_AVX512_INLINE __m512 iota512(float first) {
 // the out-of-order window reaches only a block or two ahead). Measured on Zen 4, one thread,
 // 4096 × 4096 out of cache: none 7.3 GB/s (Q4_K), 2 KB into L1 9.4; for Q8_0 2 KB into L1
 // 10-12, 4-8 KB into L2 13-13.5, 6 KB best overall. With the weights in 2 MB pages, Q8_0's dot
-// (the fastest per byte) gains from 12 KB: 18.0-18.3 -> 19.3-19.4 GB/s, where Q4_K loses
+// (the fastest per byte) gains from 12 KB: 18.0-18.3 -> 19.3-19.8 GB/s, where Q4_K loses
 // (11.9 -> 10.3-11.1) and Q6_K does not gain.
 constexpr Index kPrefetchAhead = 6144;
 
