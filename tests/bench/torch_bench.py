@@ -732,25 +732,20 @@ def train_compare(args):
 # ---------------------------------------------------------------------------------------------
 # compare
 
-def cli_supports_threads(cli, sub):
+def cli_supports(cli, sub, option):
     out = subprocess.run([cli, sub, "--help"], capture_output=True, text=True).stdout
-    return "--threads" in out
+    return option in out
 
 
 def run_cli(cli, sub, args, threads):
     cmd = [cli, sub] + args
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    if cli_supports_threads(cli, sub):
+    if cli_supports(cli, sub, "--threads"):
         cmd += ["--threads", str(threads)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"torch_bench: {' '.join(cmd[:4])} ... failed: {r.stderr.strip()}")
     return json.loads(r.stdout)
-
-
-def cli_supports_repeat(cli, sub):
-    out = subprocess.run([cli, sub, "--help"], capture_output=True, text=True).stdout
-    return "--repeat" in out
 
 
 def run_cli_timed(cli, sub, args, threads, runs, key="elapsed_ms"):
@@ -763,7 +758,7 @@ def run_cli_warm(cli, sub, args, threads, runs, repeat):
     """As PyTorch is timed here: the pass repeated in one process after a first one (--repeat),
     best and median of every repeated pass over `runs` processes; also the first passes' best.
     A CLI without --repeat gives its first passes only."""
-    if not cli_supports_repeat(cli, sub):
+    if not cli_supports(cli, sub, "--repeat"):
         first, best, median, outs = run_cli_timed(cli, sub, args, threads, runs)
         return first, best, median, best
     outs = [run_cli(cli, sub, args + ["--repeat", str(repeat)], threads) for _ in range(runs)]
@@ -888,9 +883,9 @@ def markdown_table(rows, details, threads):
         # ratio > 1: attention-cli is faster.
         ratio = ours_best / torch_best if unit == "tok/s" else torch_best / ours_best
         check = "n/a" if agree is None else ("yes" if agree else "**NO**")
-        cold = "" if first is None else f"{first:.1f} | {torch_best / first:.2f}"
+        cold = " | " if first is None else f"{first:.1f} | {torch_best / first:.2f}"
         lines.append(f"| {name} | {ours_best:.1f} ({ours_med:.1f}) | {torch_best:.1f} "
-                     f"({torch_med:.1f}) | {variant} | {ratio:.2f} | {check} | {cold or ' |'} |")
+                     f"({torch_med:.1f}) | {variant} | {ratio:.2f} | {check} | {cold} |")
     lines.append("")
     lines.append("ratio = PyTorch time / attention-cli time (tok/s: ours / PyTorch's); > 1 means "
                  "attention-cli is faster. Same result: "
