@@ -249,7 +249,7 @@ QSize HeatmapWidget::preferredSize() const {
     if (!plot_->yAxis->label().isEmpty()) rowLabels += 24 * scale_;
     if (!plot_->xAxis2->label().isEmpty()) columnLabels += 24 * scale_;
     // The colour bar's numbers, plus a line of its label per line (name, range, dropout mark).
-    const QString barLabel = colorScale_->axis()->label();
+    const QString barLabel = colorBarLabel();
     const double labelLines =
         barLabel.isEmpty() ? 0.0 : static_cast<double>(barLabel.count(QLatin1Char('\n'))) + 1.0;
     const double colorBar = (kColorBarPx + 70.0) * scale_ +

@@ -479,4 +479,9 @@ QCustomPlot* HeatmapWidget::plot() const { return plot_; }
 QCPColorMap* HeatmapWidget::colorMap() const { return colorMap_; }
 QCPColorScale* HeatmapWidget::colorScale() const { return colorScale_; }
 
+QString HeatmapWidget::colorBarLabel() const {
+    const QCPAxis* axis = colorScale_->axis();
+    return axis != nullptr ? axis->label() : QString();
+}
+
 }  // namespace views

@@ -92,6 +92,8 @@ public:
     // What the colour bar says about the range, e.g. "fixed 0 – 1", "this matrix: 0.1011 – 0.2369",
     // "each row: its min → its max".
     QString rangeNote() const;
+    // The colour bar's label as drawn: the label given, then the range note and marks under it.
+    QString colorBarLabel() const;
     // The "Colour range" submenu (Fixed / This matrix / Each row), for a context menu; the
     // widget's own context menu shows it too.
     QMenu* createRangeMenu(QWidget* parent);

@@ -131,7 +131,7 @@ private slots:
                                                 &c.c_proj_bias};
         for (int i = 0; i < 4; ++i) {
             const attn::NamedMatrix* w = runtest::findWeight(r, names[i]);
-            QVERIFY2(w != nullptr, names[i]);
+            if (w == nullptr) QFAIL(names[i]);
             const QString d = bitDifference(w->value, *expected[i], names[i]);
             QVERIFY2(d.isEmpty(), qPrintable(d));
         }

@@ -86,16 +86,15 @@ private slots:
         views::StepPage hidden(
             attn::encoder_layer_step(layer, {0, 0, 0, 0}, {true, false, false, true}, options));
         views::HeatmapWidget* map = hidden.heatmaps().at(0);
-        QVERIFY2(map->colorScale()->axis()->label().contains(
-                     QStringLiteral("[CLS]/[SEP] hidden, rows renormalised")),
-                 qPrintable(map->colorScale()->axis()->label()));
+        QVERIFY2(
+            map->colorBarLabel().contains(QStringLiteral("[CLS]/[SEP] hidden, rows renormalised")),
+            qPrintable(map->colorBarLabel()));
         QCOMPARE(map->rowLabels(), (QStringList{"x", "y"}));
         // Shown rows sum to 1 again: 0.75 + 0.25.
         QCOMPARE(hidden.shownValues(hidden.matrixIds().at(0))(0, 0), 0.75f);
         views::StepPage shown(
             attn::encoder_layer_step(layer, {0, 0, 0, 0}, {true, false, false, true}, {}));
-        QVERIFY(!shown.heatmaps().at(0)->colorScale()->axis()->label().contains(
-            QStringLiteral("[CLS]")));
+        QVERIFY(!shown.heatmaps().at(0)->colorBarLabel().contains(QStringLiteral("[CLS]")));
     }
 
     void encoderLayerTextHasNoCausalMask() {

@@ -200,7 +200,7 @@ void TestStepPage::colourMapsFollowKind() {
                     QCOMPARE(map->rangeLower(), lo >= 0.0f ? 0.0 : double{lo});
                     QCOMPARE(map->rangeUpper(), double{hi});
                 }
-                QVERIFY2(map->colorScale()->axis()->label().contains(QStringLiteral("this matrix")),
+                QVERIFY2(map->colorBarLabel().contains(QStringLiteral("this matrix")),
                          qPrintable(what));
             } else {
                 QVERIFY2(map->colorMapName() == QLatin1String("diverging"), qPrintable(what));
