@@ -182,7 +182,7 @@ FastAttentionWeights FastAttentionWeights::packed(const MultiHeadAttention& mha)
 }
 
 void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
-                             FastAttentionWorkspace& ws, Matrix& out) {
+                             FastAttentionWorkspace& ws, Matrix& out, Eigen::Index out_rows) {
     check_weights(weights);
     check_not_empty(x, "x");
     check_cols(x, weights.d_in, "x", "d_in");
@@ -191,6 +191,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     check_block(ws.query_block, "query_block");
     check_block(ws.key_block, "key_block");
     check_block(ws.diagonal_block, "diagonal_block");
+    if (out_rows <= 0 || out_rows > x.rows()) out_rows = x.rows();
 
     const Eigen::Index tokens = x.rows();
     const Eigen::Index d = weights.d_out;
@@ -233,7 +234,9 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     ws.keys_t.resize(d, tokens);
     ws.keys_t = ws.qkv.middleCols(d, d).transpose();
     const Eigen::Index query_blocks = (tokens + bq - 1) / bq;
-    const Eigen::Index items = query_blocks * heads;
+    // Only the blocks holding the output's rows (all keys before them are still read).
+    const Eigen::Index first_block = (tokens - out_rows) / bq;
+    const Eigen::Index items = (query_blocks - first_block) * heads;
     // Items in decreasing cost (the last query blocks see the most keys) so the dynamic schedule
     // ends with small items and both threads finish together.
 #pragma omp parallel for schedule(dynamic, 1) if (items > 1 && tokens > 32)
@@ -273,9 +276,14 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         }
     }
 
-    // 3. out_proj.
-    out.resize(tokens, d);
-    project_into(ws.concat, weights.out, out);
+    // 3. out_proj of the rows asked for.
+    out.resize(out_rows, d);
+    if (out_rows == tokens) {
+        project_into(ws.concat, weights.out, out);
+    } else {
+        const Matrix last = ws.concat.bottomRows(out_rows);
+        project_into(last, weights.out, out);
+    }
 }
 
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x) {

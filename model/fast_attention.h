@@ -92,10 +92,13 @@ struct FastAttentionWorkspace {
 };
 
 // x (T, d_in) -> out (T, d_out), causal, eval mode. out is resized only when its shape changes.
+// out_rows in [1, T): only the output's last out_rows rows, out (out_rows, d_out), as a model's
+// last layer needs for the next token (every key and value is still computed); otherwise all T.
 // Throws AttentionError for a wrong width, T = 0, T > context_length, NaN/Inf in x, or block
 // sizes < 1.
 void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,
-                             FastAttentionWorkspace& workspace, Matrix& out);
+                             FastAttentionWorkspace& workspace, Matrix& out,
+                             Eigen::Index out_rows = -1);
 // Convenience: prepares the weights and a workspace for one call.
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x);
 

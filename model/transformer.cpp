@@ -48,9 +48,10 @@ bool fast_path_applies(const TransformerWeights& w, const ModelForwardOptions& o
     return true;
 }
 
-// One layer's attention half through the fast kernel, reading the weights where they are.
+// One layer's attention half through the fast kernel, reading the weights where they are: the
+// output's last out_rows rows.
 Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
-                      FastAttentionWorkspace& workspace) {
+                      FastAttentionWorkspace& workspace, Index out_rows) {
     using R = TensorRole;
     FastAttentionWeights f;
     f.d_in = s.d_model;
@@ -74,15 +75,15 @@ Matrix fast_attention(const LayerWeights& w, const TransformerSpec& s, const Mat
                  view(w[R::ValueWeight], w[R::ValueBias])};
     f.out = view(w[R::OutWeight], w[R::OutBias]);
     Matrix out;
-    fast_causal_mha_forward(f, a, workspace, out);
+    fast_causal_mha_forward(f, a, workspace, out, out_rows);
     return out;
 }
 
 // One layer's attention half with every intermediate: per head the walkthrough's
-// scaled_dot_product_attention, heads merged, out projection.
+// scaled_dot_product_attention, heads merged, out projection of the last out_rows rows.
 Matrix attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& a,
                  const std::optional<BoolMatrix>& mask, const ModelForwardOptions& options,
-                 ModelForwardResult& result) {
+                 ModelForwardResult& result, Index out_rows) {
     using R = TensorRole;
     const Index t = a.rows(), hd = s.head_dim;
     layers::Projections p = layers::project_qkv(w, s, a, 0);
@@ -105,6 +106,7 @@ Matrix attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& 
         result.keys.push_back(std::move(p.keys));
         result.values.push_back(std::move(p.values));
     }
+    if (out_rows < t) context_vecs = context_vecs.bottomRows(out_rows).eval();
     return layers::project(context_vecs, w[R::OutWeight], w[R::OutBias]);
 }
 
@@ -221,16 +223,26 @@ ModelForwardResult model_forward(const TransformerWeights& weights, const std::v
         attention_mask(s, static_cast<Index>(ids.size()), options.attention_mask);
     const bool fast = fast_path_applies(weights, options);
     FastAttentionWorkspace workspace;
+    const Index t = static_cast<Index>(ids.size());
+    // Only the last position's logits and no hidden states: after the last layer's attention
+    // (every query still attends, its weights may be shown) the out projection and the MLP run
+    // on the last row alone, the rest of the stream being read by nothing (llama.cpp skips the
+    // same rows). A 12-layer model does about 1/16 less work.
+    const bool last_row_only = !encoder && !options.all_logits && !options.keep_hidden;
     for (const LayerWeights& w : weights.layers) {
         if (encoder) {
             // Post-norm: h = norm(h + attn(h)), then h = norm(h + mlp(h)).
-            h += attention(w, s, h, mask, options, result);
+            h += attention(w, s, h, mask, options, result, t);
             h = layers::norm(h, w[TensorRole::AttnNormWeight], w[TensorRole::AttnNormBias], s);
             layers::post_norm_mlp_block(w, s, h);
             continue;
         }
         const Matrix a = layers::attention_input(w, s, h);
-        h += fast ? fast_attention(w, s, a, workspace) : attention(w, s, a, mask, options, result);
+        const Index out_rows = last_row_only && &w == &weights.layers.back() ? 1 : t;
+        const Matrix o = fast ? fast_attention(w, s, a, workspace, out_rows)
+                              : attention(w, s, a, mask, options, result, out_rows);
+        if (out_rows < t) h = h.bottomRows(out_rows).eval();
+        h += o;
         layers::mlp_block(w, s, h);
     }
     if (options.keep_hidden) result.hidden = h;

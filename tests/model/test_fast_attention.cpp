@@ -94,6 +94,7 @@ private slots:
     void smallBlocksMatchDisplayedPath();
     void differentInputAndOutputWidths();
     void workspaceReuseAcrossShapes();
+    void lastRowsAloneAreTheFullPassRows();
     void packedWeightsGiveTheSameOutput();
     void threadsDoNotChangeTheResult();
     void decodeEqualsFullPass_data();
@@ -172,6 +173,34 @@ void TestFastAttention::smallBlocksMatchDisplayedPath() {
     Matrix fast;
     attn::fast_causal_mha_forward(attn::FastAttentionWeights(mha), x, ws, fast);
     QCOMPARE(mismatch(fast, displayed), QString());
+}
+
+// out_rows asks for the output's last rows only (a model's last layer): they are the full pass's
+// rows, also when they start inside a query block or span several, and the blocks before them
+// are skipped.
+void TestFastAttention::lastRowsAloneAreTheFullPassRows() {
+    attn::TorchGenerator gen(8);
+    const attn::MultiHeadAttention mha(24, 24, 40, 0.0f, 3, gen, true);
+    const attn::FastAttentionWeights weights(mha);
+    const Matrix x = inputs(37, 24, 4);
+    const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
+    for (const Eigen::Index rows : {Eigen::Index{1}, Eigen::Index{3}, Eigen::Index{12}}) {
+        attn::FastAttentionWorkspace ws;
+        ws.query_block = 5;
+        ws.key_block = 7;
+        ws.diagonal_block = 3;
+        Matrix out;
+        attn::fast_causal_mha_forward(weights, x, ws, out, rows);
+        QCOMPARE(out.rows(), rows);
+        QCOMPARE(mismatch(out, displayed.bottomRows(rows)), QString());
+    }
+    // 0, negative or more than T: every row.
+    attn::FastAttentionWorkspace ws;
+    Matrix out;
+    attn::fast_causal_mha_forward(weights, x, ws, out, 0);
+    QCOMPARE(mismatch(out, displayed), QString());
+    attn::fast_causal_mha_forward(weights, x, ws, out, 38);
+    QCOMPARE(mismatch(out, displayed), QString());
 }
 
 void TestFastAttention::differentInputAndOutputWidths() {

@@ -230,6 +230,7 @@ private slots:
     void attnOnlyTableHasNoNormsNorMlp();
     void attnOnlyEqualsNaiveLoops();
     void attnOnlyGeneratorEqualsFullPass();
+    void lastPositionAloneEqualsNaiveLoops();
 };
 
 void TestTransformerCore::gpt2TableInFileOrder() {
@@ -586,6 +587,48 @@ void TestTransformerCore::attnOnlyGeneratorEqualsFullPass() {
     }
     QCOMPARE(sequence.size(), std::size_t{9});
     QVERIFY(attn::max_abs_diff_vs_full_pass(w, generator) <= 1e-5f);
+}
+
+// Without all_logits or keep_hidden the last layer's out projection and MLP run on the last row
+// alone: its logits, every layer's attention (the last one's queries included) and the top
+// tokens are still the naive loops' and those of the pass over every row. Both paths: the
+// displayed one (LLaMA layout, grouped heads, rotary) and the fast kernel (GPT-2's layout).
+void TestTransformerCore::lastPositionAloneEqualsNaiveLoops() {
+    struct Case {
+        TransformerWeights w;
+        NaiveResult naive;
+        bool keep_attentions;
+    };
+    const std::vector<int> ids = {3, 17, 0, 31, 8, 8, 21};
+    const TransformerWeights llama = attn::make_random_weights(attn::tiny_llama_spec(), 5);
+    const TransformerWeights attn_only = attn::make_random_weights(attn_only_spec(), 11);
+    const std::vector<Case> cases = {{llama, naive_llama(llama, ids), true},
+                                     {attn_only, naive_attn_only(attn_only, ids), false}};
+    for (const Case& c : cases) {
+        attn::ModelForwardOptions options;
+        options.keep_attentions = c.keep_attentions;
+        options.top_k = 8;
+        const attn::ModelForwardResult last = attn::model_forward(c.w, ids, options);
+        options.all_logits = true;
+        const attn::ModelForwardResult all = attn::model_forward(c.w, ids, options);
+        QCOMPARE(last.logits.rows(), Eigen::Index{1});
+        QCOMPARE(last.logits.cols(), c.w.spec.vocab_size);
+        for (Eigen::Index v = 0; v < c.w.spec.vocab_size; ++v) {
+            const double want = c.naive.logits[6][static_cast<std::size_t>(v)];
+            QVERIFY2(
+                std::abs(static_cast<double>(last.logits(0, v)) - want) <=
+                    2e-5 * std::max(1.0, std::abs(want)),
+                qPrintable(QString("logit %1: %2 vs %3").arg(v).arg(last.logits(0, v)).arg(want)));
+        }
+        QCOMPARE(last.top_tokens.size(), std::size_t{8});
+        for (std::size_t k = 0; k < 8; ++k) QCOMPARE(last.top_tokens[k].id, all.top_tokens[k].id);
+        QCOMPARE(last.attentions.size(), all.attentions.size());
+        for (std::size_t l = 0; l < last.attentions.size(); ++l)
+            for (std::size_t h = 0; h < last.attentions[l].size(); ++h) {
+                QCOMPARE(last.attentions[l][h].rows(), Eigen::Index{7});
+                QVERIFY(last.attentions[l][h] == all.attentions[l][h]);
+            }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestTransformerCore)
