@@ -613,9 +613,9 @@ namespace {
 // √(2/π) rounded as layers::activate rounds it.
 const float kGeluScale = std::sqrt(2.0f / 3.14159265358979323846f);
 
-// tanh as Eigen computes it for float vectors without FMA (generic_fast_tanh_float), the tanh of
-// layers::activate: a rational function of x clamped to ±7.905, x itself below 0.0004. Written
-// out so that every clone below vectorises it.
+// tanh as Eigen computes it for float vectors without FMA (generic_fast_tanh_float): a rational
+// function of x clamped to ±7.905, x itself below 0.0004. Written out so that every clone below
+// vectorises it; GELU in inference (layers::activate) and in training both use it.
 inline float rational_tanh(float a) {
     constexpr float kClamp = 7.90531110763549805f;
     float x = a < kClamp ? a : kClamp;
@@ -646,6 +646,14 @@ ATTN_TRAIN_CLONES void gelu_forward(float* out, float* inp_slope, Index n) {
         // d/dx: 0.5 (1 + tanh u) + 0.5 x (1 − tanh² u) · √(2/π) (1 + 3 · 0.044715 x²)
         inp_slope[i] = 0.5f * (1.0f + th) +
                        0.5f * x * (1.0f - th * th) * kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+    }
+}
+
+ATTN_TRAIN_CLONES void gelu_tanh(float* x, Index n) {
+#pragma omp simd
+    for (Index i = 0; i < n; ++i) {
+        const float v = x[i];
+        x[i] = 0.5f * v * (1.0f + rational_tanh(kGeluScale * (v + 0.044715f * (v * v * v))));
     }
 }
 

@@ -109,6 +109,8 @@ Index attention_scratch_size(Index T, Index hd);
 // inp_slope, which become gelu'(x): the backward pass reads the slope, computed once with the
 // same tanh, rather than the input.
 void gelu_forward(float* out, float* inp_slope, Index n);
+// The same GELU in place, without the slope: the forward pass of inference (layers::activate).
+void gelu_tanh(float* x, Index n);
 // dinp = dout · slope (gelu_forward's); dinp may be dout.
 void gelu_backward(float* dinp, const float* slope, const float* dout, Index n);
 

@@ -5,6 +5,7 @@
 #include "matmul.h"
 #include "ops.h"
 #include "quant.h"
+#include "train_layers.h"
 
 namespace attn::layers {
 
@@ -58,13 +59,11 @@ Matrix attention_input(const LayerWeights& w, const TransformerSpec& spec, const
 
 void activate(Matrix& x, ActivationKind kind) {
     switch (kind) {
-        case ActivationKind::GeluTanh: {
-            const float c = std::sqrt(2.0f / 3.14159265358979323846f);
-            x = (0.5f * x.array() *
-                 (1.0f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
-                    .matrix();
+        case ActivationKind::GeluTanh:
+            // Eigen's tanh written out once for every vector width (train_layers.h), where
+            // Eigen's own runs 4 lanes wide in this portable build.
+            train_layers::gelu_tanh(x.data(), x.size());
             return;
-        }
         case ActivationKind::GeluErf:
             x = x.unaryExpr(
                 [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });

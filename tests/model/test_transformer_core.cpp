@@ -6,6 +6,7 @@
 // test_gpt2_forward.
 #include <QObject>
 #include <QTest>
+#include <cfloat>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "model/matmul.h"
 #include "model/ops.h"
 #include "model/transformer.h"
+#include "model/transformer_layers.h"
 #include "tests/reference/llama_core_reference.h"
 #include "tests/support/model_test_weights.h"
 
@@ -231,6 +233,7 @@ private slots:
     void attnOnlyEqualsNaiveLoops();
     void attnOnlyGeneratorEqualsFullPass();
     void lastPositionAloneEqualsNaiveLoops();
+    void geluTanhIsGpt2sFormula();
 };
 
 void TestTransformerCore::gpt2TableInFileOrder() {
@@ -628,6 +631,30 @@ void TestTransformerCore::lastPositionAloneEqualsNaiveLoops() {
                 QCOMPARE(last.attentions[l][h].rows(), Eigen::Index{7});
                 QVERIFY(last.attentions[l][h] == all.attentions[l][h]);
             }
+    }
+}
+
+// GPT-2's gelu_new, 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), against the formula in double:
+// within 4 float epsilons of max(1, |x|), over a sweep of [-12, 12], the small-x branch of the
+// rational tanh (|u| < 0.0004), its clamp (|u| > 7.9), and lengths that leave a vector tail.
+void TestTransformerCore::geluTanhIsGpt2sFormula() {
+    std::vector<float> xs = {0.0f, -0.0f, 1e-6f, -1e-6f, 3e-4f, -3e-4f, 5e-4f,
+                             8.0f, -8.0f, 30.0f, -30.0f, 1e4f,  -1e4f};
+    for (int i = -1200; i <= 1200; ++i) xs.push_back(0.01f * static_cast<float>(i) + 0.003f);
+    for (const Eigen::Index n : {Eigen::Index{1}, Eigen::Index{15}, Eigen::Index{17},
+                                 static_cast<Eigen::Index>(xs.size())}) {
+        attn::Matrix x(1, n);
+        for (Eigen::Index i = 0; i < n; ++i) x(0, i) = xs[static_cast<std::size_t>(i)];
+        attn::layers::activate(x, attn::ActivationKind::GeluTanh);
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const double v = xs[static_cast<std::size_t>(i)];
+            const double want =
+                0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+            QVERIFY2(
+                std::abs(static_cast<double>(x(0, i)) - want) <=
+                    4.0 * double{FLT_EPSILON} * std::max(1.0, std::abs(v)),
+                qPrintable(QString("gelu(%1) = %2, expected %3").arg(v).arg(x(0, i)).arg(want)));
+        }
     }
 }
 
