@@ -92,7 +92,7 @@ FastProjection linear_view(const Linear& linear) {
 }
 
 // y = x · op(W) + b into y, a block of columns of the caller's matrix.
-void project_into(const Matrix& x, const FastProjection& p, MatrixRef y) {
+void project_into(const ConstMatrixRef& x, const FastProjection& p, MatrixRef y) {
     const Eigen::Map<const Matrix> w(p.weight, p.rows, p.cols);
     gemm(x, Op::None, w, p.op, y);
     if (p.bias != nullptr) y.rowwise() += Eigen::Map<const RowVector>(p.bias, y.cols());
@@ -278,12 +278,7 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
 
     // 3. out_proj of the rows asked for.
     out.resize(out_rows, d);
-    if (out_rows == tokens) {
-        project_into(ws.concat, weights.out, out);
-    } else {
-        const Matrix last = ws.concat.bottomRows(out_rows);
-        project_into(last, weights.out, out);
-    }
+    project_into(ws.concat.bottomRows(out_rows), weights.out, out);
 }
 
 Matrix fast_causal_mha_forward(const MultiHeadAttention& mha, const Matrix& x) {

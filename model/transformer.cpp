@@ -106,8 +106,7 @@ Matrix attention(const LayerWeights& w, const TransformerSpec& s, const Matrix& 
         result.keys.push_back(std::move(p.keys));
         result.values.push_back(std::move(p.values));
     }
-    if (out_rows < t) context_vecs = context_vecs.bottomRows(out_rows).eval();
-    return layers::project(context_vecs, w[R::OutWeight], w[R::OutBias]);
+    return layers::project(context_vecs.bottomRows(out_rows), w[R::OutWeight], w[R::OutBias]);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
     return out;
 }
 
-Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias) {
+Matrix project(const ConstMatrixRef& x, const WeightView& weight, const WeightView& bias) {
     Matrix y;
     if (weight.quantized()) {
         // GGUF stores (out, in) row by row: x · Wᵀ on the blocks in place.

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "matmul.h"
 #include "tensor.h"
 #include "transformer_spec.h"
 
@@ -17,7 +18,7 @@ Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
 
 // x · W + b for a Conv1D (in, out) weight, x · Wᵀ + b for an nn.Linear (out, in) one; b may be
 // empty.
-Matrix project(const Matrix& x, const WeightView& weight, const WeightView& bias);
+Matrix project(const ConstMatrixRef& x, const WeightView& weight, const WeightView& bias);
 
 // The attention half's input: norm(h; attn norm), or h itself for an attn_only spec.
 Matrix attention_input(const LayerWeights& w, const TransformerSpec& spec, const Matrix& h);
