@@ -4,7 +4,8 @@
 // so one binary runs on any x86-64 processor.
 //
 // Row-major operands with leading dimensions (elements between rows):
-//   block_product     c (m, n) = a (m, k) · b (k, n), or c += it
+//   block_product     c (m, n) = a (m, k) · b (k, n), or c += it; plus bias (n) on every row
+//                     when given, added where the tile starts, so c is written once
 //   softmax_row_shift p[0, valid) = exp(p - row_max), p[valid, n) = 0; returns Σ p
 // block_product reads a in place and keeps a tile of c in registers while it walks k: for the
 // attention blocks (k = head_dim = 64 or a key block of 256) this avoids the packing copies a
@@ -19,7 +20,7 @@ namespace attn::kernels {
 using Index = Eigen::Index;
 
 void block_product(const float* a, Index lda, const float* b, Index ldb, float* c, Index ldc,
-                   Index m, Index n, Index k, bool accumulate);
+                   Index m, Index n, Index k, bool accumulate, const float* bias = nullptr);
 
 // Largest of p[0, n); -inf for n = 0.
 float row_max(const float* p, Index n);

@@ -18,12 +18,15 @@ using ConstMatrixRef = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
 
 enum class Op { None, Transpose };
 
-// c = op(a) · op(b) + beta · c. c must already have the product's shape (beta = 0 overwrites it,
-// NaN included, as BLAS does). One row (a token while decoding) runs as a matrix-vector product.
+// c = op(a) · op(b) + beta · c, plus `bias` (c's columns of floats, or null) on every row: a
+// layer's projection in one pass over c, the bias added where each register tile starts. c must
+// already have the product's shape (beta = 0 overwrites it, NaN included, as BLAS does). One row
+// (a token while decoding) runs as a matrix-vector product.
 void gemm(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b, MatrixRef c,
-          float beta = 0.0f);
-// op(a) · op(b) as a new matrix.
-Matrix matmul(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b);
+          float beta = 0.0f, const float* bias = nullptr);
+// op(a) · op(b) (+ bias on every row) as a new matrix.
+Matrix matmul(const ConstMatrixRef& a, Op op_a, const ConstMatrixRef& b, Op op_b,
+              const float* bias = nullptr);
 
 // The threads the engine's products and parallel loops use: OpenMP's default (every core, or
 // OMP_NUM_THREADS) until set_engine_threads(n), n >= 1, chooses a count for every thread of the

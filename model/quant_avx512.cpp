@@ -557,21 +557,28 @@ struct BF16 {
 
 template <class T>
 QUANT_AVX512 float dot_float512(const uint8_t* row, const float* x, Index n) {
-    Dot512 s{x, {}};
-    s.start();
+    // Local accumulators: through the Dot512 sink GCC kept them on the stack here, a store after
+    // every FMA (F32 from memory 20.9 -> 23 GB/s without).
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                     _mm512_setzero_ps()};
     Index j = 0;
     for (; j + 64 <= n; j += 64) {
-        prefetch_ahead<64 * T::kBytes>(row + j * T::kBytes);
+        // Halves need the prefetch (F16 and BF16 from memory: 14 -> 25 GB/s); floats stream as
+        // fast without it (23 GB/s either way, within noise of each other).
+        if constexpr (T::kBytes < 4) prefetch_ahead<64 * T::kBytes>(row + j * T::kBytes);
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) s.put(k, T::load(row, j + 16 * k, 0xFFFF), j + 16 * k);
+        for (int k = 0; k < 4; ++k)
+            acc[k] = _mm512_fmadd_ps(T::load(row, j + 16 * k, 0xFFFF),
+                                     _mm512_loadu_ps(x + j + 16 * k), acc[k]);
     }
     for (; j < n; j += 16) {
         const Index left = n - j;
         const __mmask16 m =
             left >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << left) - 1u);
-        s.acc[0] = _mm512_fmadd_ps(T::load(row, j, m), _mm512_maskz_loadu_ps(m, x + j), s.acc[0]);
+        acc[0] = _mm512_fmadd_ps(T::load(row, j, m), _mm512_maskz_loadu_ps(m, x + j), acc[0]);
     }
-    return s.total();
+    return _mm512_reduce_add_ps(
+        _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
 }
 
 template <class T>

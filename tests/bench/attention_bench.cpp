@@ -24,6 +24,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,19 +152,26 @@ void BM_GemmOpenBLAS(benchmark::State& state) {
 // a pass (each weight is read once per pass, by every row of A while it is in the caches).
 struct ShapeGemm {
     Matrix a, c;
-    std::vector<Matrix> bs;
+    Eigen::Index k, n;
+    std::size_t copies;
+    // 64-byte aligned, as a loaded model's weights lie (WeightArena).
+    std::unique_ptr<float, decltype(&std::free)> bs{nullptr, &std::free};
     std::size_t next = 0;
-    ShapeGemm(Eigen::Index m, Eigen::Index k, Eigen::Index n) : c(m, n) {
+    ShapeGemm(Eigen::Index m, Eigen::Index k_, Eigen::Index n_) : c(m, n_), k(k_), n(n_) {
         attn::TorchGenerator gen(1);
         a = gen.rand(m, k);
         const Matrix b = gen.rand(k, n);
-        const auto copies = std::max<std::size_t>(
-            2, (std::size_t{64} << 20) / (static_cast<std::size_t>(b.size()) * sizeof(float)));
-        bs.assign(copies, b);
+        const std::size_t floats = static_cast<std::size_t>(b.size());
+        copies = std::max<std::size_t>(2, (std::size_t{64} << 20) / (floats * sizeof(float)));
+        const std::size_t stride = (floats + 15) / 16 * 16;
+        bs.reset(static_cast<float*>(std::aligned_alloc(64, copies * stride * sizeof(float))));
+        for (std::size_t i = 0; i < copies; ++i)
+            std::copy_n(b.data(), floats, bs.get() + i * stride);
     }
-    const Matrix& b() {
-        next = (next + 1) % bs.size();
-        return bs[next];
+    Eigen::Map<const Matrix> b() {
+        next = (next + 1) % copies;
+        return Eigen::Map<const Matrix>(
+            bs.get() + next * ((static_cast<std::size_t>(k * n) + 15) / 16 * 16), k, n);
     }
     double flops() const {
         return 2.0 * static_cast<double>(c.rows()) * static_cast<double>(a.cols()) *
