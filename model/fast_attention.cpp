@@ -91,11 +91,16 @@ FastProjection linear_view(const Linear& linear) {
     return p;
 }
 
-// y = x · op(W) + b into y, a block of columns of the caller's matrix.
-void project_into(const ConstMatrixRef& x, const FastProjection& p, MatrixRef y) {
+// y = x · op(W) + b into y, a block of columns of the caller's matrix: the projection's output
+// columns [first, first + y.cols()), all of them by default.
+void project_into(const ConstMatrixRef& x, const FastProjection& p, MatrixRef y,
+                  Eigen::Index first = 0) {
     const Eigen::Map<const Matrix> w(p.weight, p.rows, p.cols);
-    gemm(x, Op::None, w, p.op, y);
-    if (p.bias != nullptr) y.rowwise() += Eigen::Map<const RowVector>(p.bias, y.cols());
+    const float* bias = p.bias == nullptr ? nullptr : p.bias + first;
+    if (p.op == Op::Transpose)
+        gemm(x, Op::None, w.middleRows(first, y.cols()), Op::Transpose, y, 0.0f, bias);
+    else
+        gemm(x, Op::None, w.middleCols(first, y.cols()), Op::None, y, 0.0f, bias);
 }
 
 void check_weights(const FastAttentionWeights& w) {
@@ -202,14 +207,20 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
     const Eigen::Index bd = std::min(ws.diagonal_block, bq);
 
     // 1. queries | keys | values, then the queries divided by √hd (the scores then need no
-    // division; for hd = 64 both are exact powers of two).
+    // division; for hd = 64 both are exact powers of two). Queries only for the output's rows
+    // (from q_from on): every row's keys and values are read.
+    const Eigen::Index q_from = tokens - out_rows;
     ws.qkv.resize(tokens, 3 * d);
     Eigen::Index col = 0;
     for (const FastProjection& p : weights.qkv) {
-        project_into(x, p, ws.qkv.middleCols(col, p.out_features()));
-        col += p.out_features();
+        const Eigen::Index width = p.out_features();
+        const Eigen::Index q_cols = q_from == 0 ? 0 : std::clamp<Eigen::Index>(d - col, 0, width);
+        if (q_cols > 0)
+            project_into(x.bottomRows(out_rows), p, ws.qkv.block(q_from, col, out_rows, q_cols));
+        project_into(x, p, ws.qkv.middleCols(col + q_cols, width - q_cols), q_cols);
+        col += width;
     }
-    ws.qkv.leftCols(d) *= 1.0f / std::sqrt(static_cast<float>(hd));
+    ws.qkv.bottomRows(out_rows).leftCols(d) *= 1.0f / std::sqrt(static_cast<float>(hd));
 
     // 2. blocked causal attention. Scratch per thread, sized before the parallel region.
     ws.concat.resize(tokens, d);
@@ -249,7 +260,10 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         const float* q_base = qkv + h * hd;
         const float* kt_base = ws.keys_t.data() + h * hd * tokens;
         const float* v_base = qkv + 2 * d + h * hd;
-        const StridedMap q(q_base + i0 * ld, rows, hd, Eigen::OuterStride<>(ld));
+        // The block's rows from r_start on are the output's (all of them but in the first).
+        const Eigen::Index r_start = std::max<Eigen::Index>(0, q_from - i0);
+        const StridedMap q(q_base + (i0 + r_start) * ld, rows - r_start, hd,
+                           Eigen::OuterStride<>(ld));
         s.row_max.head(rows).setConstant(kNegInf);
 
         // Key blocks entirely in the past of every query of the block: no mask, full width.
@@ -257,21 +271,21 @@ void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& 
         for (Eigen::Index j0 = 0; j0 < i0; j0 += bk) {
             const Eigen::Index cols = std::min(bk, i0 - j0);
             const StridedMap v(v_base + j0 * ld, cols, hd, Eigen::OuterStride<>(ld));
-            attend_key_block(q, kt_base + j0, tokens, cols, v, 0, kNoMask, first, s);
+            attend_key_block(q, kt_base + j0, tokens, cols, v, r_start, kNoMask, first, s);
             first = false;
         }
         // The diagonal square [i0, i0 + rows)², in strips of bd query rows: strip [s0, s0 + bd)
         // sees keys [i0, i0 + s0 + bd), masked only in its last bd columns, so the computed but
         // masked cells are bd²/2 per strip, not rows²/2. Keys after the square are all masked
         // and never computed.
-        for (Eigen::Index s0 = 0; s0 < rows; s0 += bd) {
+        for (Eigen::Index s0 = r_start; s0 < rows; s0 += bd) {
             const Eigen::Index strip = std::min(bd, rows - s0);
             const StridedMap qs(q_base + (i0 + s0) * ld, strip, hd, Eigen::OuterStride<>(ld));
             const StridedMap v(v_base + i0 * ld, s0 + strip, hd, Eigen::OuterStride<>(ld));
             attend_key_block(qs, kt_base + i0, tokens, s0 + strip, v, s0, s0, first, s);
         }
 
-        for (Eigen::Index r = 0; r < rows; ++r) {
+        for (Eigen::Index r = r_start; r < rows; ++r) {
             ws.concat.row(i0 + r).segment(h * hd, hd) = s.acc.row(r) * (1.0f / s.row_sum(r));
         }
     }

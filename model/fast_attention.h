@@ -93,7 +93,8 @@ struct FastAttentionWorkspace {
 
 // x (T, d_in) -> out (T, d_out), causal, eval mode. out is resized only when its shape changes.
 // out_rows in [1, T): only the output's last out_rows rows, out (out_rows, d_out), as a model's
-// last layer needs for the next token (every key and value is still computed); otherwise all T.
+// last layer needs for the next token (every key and value is still computed, queries and
+// attention only for those rows); otherwise all T.
 // Throws AttentionError for a wrong width, T = 0, T > context_length, NaN/Inf in x, or block
 // sizes < 1.
 void fast_causal_mha_forward(const FastAttentionWeights& weights, const Matrix& x,

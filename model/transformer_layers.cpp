@@ -1,6 +1,7 @@
 #include "transformer_layers.h"
 
 #include <cmath>
+#include <vector>
 
 #include "matmul.h"
 #include "ops.h"
@@ -14,6 +15,15 @@ using Index = Eigen::Index;
 Matrix norm(const Matrix& x, const WeightView& weight, const WeightView& bias,
             const TransformerSpec& spec) {
     Matrix out(x.rows(), x.cols());
+    if (spec.norm == NormKind::LayerNorm && !bias.empty()) {
+        // The training layers' LayerNorm, vectorised for the CPU it runs on (GPT-2's and the
+        // encoders' 25 norms a pass: 1.6 ms of Eigen's 4-lane loops at 128 tokens).
+        std::vector<float> mean(static_cast<std::size_t>(x.rows())),
+            rstd(static_cast<std::size_t>(x.rows()));
+        train_layers::layernorm_forward(out.data(), mean.data(), rstd.data(), x.data(), weight.data,
+                                        bias.data, x.rows(), x.cols(), spec.norm_eps);
+        return out;
+    }
     const auto w = weight.row();
     const float n = static_cast<float>(x.cols());
     const float eps = spec.norm_eps;
@@ -44,11 +54,12 @@ Matrix project(const ConstMatrixRef& x, const WeightView& weight, const WeightVi
         // GGUF stores (out, in) row by row: x · Wᵀ on the blocks in place.
         y.resize(x.rows(), weight.rows);
         quant_matmul(weight.quant(), x, y);
+        if (!bias.empty()) y.rowwise() += bias.row();
     } else {
         y = matmul(x, Op::None, weight.matrix(),
-                   weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None);
+                   weight.layout == TensorLayout::OutIn ? Op::Transpose : Op::None,
+                   bias.empty() ? nullptr : bias.data);
     }
-    if (!bias.empty()) y.rowwise() += bias.row();
     return y;
 }
 

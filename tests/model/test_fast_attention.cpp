@@ -184,15 +184,22 @@ void TestFastAttention::lastRowsAloneAreTheFullPassRows() {
     const attn::FastAttentionWeights weights(mha);
     const Matrix x = inputs(37, 24, 4);
     const Matrix displayed = mha.forward(attn::Batch{x}).context_vecs.front();
-    for (const Eigen::Index rows : {Eigen::Index{1}, Eigen::Index{3}, Eigen::Index{12}}) {
-        attn::FastAttentionWorkspace ws;
-        ws.query_block = 5;
-        ws.key_block = 7;
-        ws.diagonal_block = 3;
-        Matrix out;
-        attn::fast_causal_mha_forward(weights, x, ws, out, rows);
-        QCOMPARE(out.rows(), rows);
-        QCOMPARE(mismatch(out, displayed.bottomRows(rows)), QString());
+    // Separate q, k, v (queries projected for the output's rows alone) and one fused (T, 3d)
+    // projection (its query columns for those rows, keys and values for all); rows that start
+    // inside a diagonal strip (37 - 1 = 36 = 7 · 5 + 1, 37 - 12 = 25 = 5 · 5) and one that does
+    // not.
+    const attn::FastAttentionWeights fused = attn::FastAttentionWeights::packed(mha);
+    for (const attn::FastAttentionWeights* w : {&weights, &fused}) {
+        for (const Eigen::Index rows : {Eigen::Index{1}, Eigen::Index{3}, Eigen::Index{12}}) {
+            attn::FastAttentionWorkspace ws;
+            ws.query_block = 5;
+            ws.key_block = 7;
+            ws.diagonal_block = 3;
+            Matrix out;
+            attn::fast_causal_mha_forward(*w, x, ws, out, rows);
+            QCOMPARE(out.rows(), rows);
+            QCOMPARE(mismatch(out, displayed.bottomRows(rows)), QString());
+        }
     }
     // 0, negative or more than T: every row.
     attn::FastAttentionWorkspace ws;
