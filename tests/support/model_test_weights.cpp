@@ -1,6 +1,9 @@
 #include "tests/support/model_test_weights.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -59,8 +62,20 @@ TransformerSpec tiny_llama_spec() {
 namespace {
 
 // Every tensor in one shared vector of matrices, views pointing into them.
+// Each tensor on 64-byte lines, as a loaded model's lie in its arena (app/io/weight_arena.h), so
+// the products take the register tiles a real model gets (model/attention_kernels.cpp).
 struct OwnedTensors {
-    std::vector<Matrix> tensors;
+    std::vector<std::unique_ptr<float, decltype(&std::free)>> tensors;
+    WeightView keep(const Matrix& m, TensorLayout layout) {
+        const std::size_t bytes =
+            (static_cast<std::size_t>(m.size()) * sizeof(float) + 63) / 64 * 64;
+        tensors.emplace_back(
+            static_cast<float*>(std::aligned_alloc(64, std::max<std::size_t>(bytes, 64))),
+            &std::free);
+        if (!tensors.back()) throw std::bad_alloc();
+        std::copy_n(m.data(), m.size(), tensors.back().get());
+        return WeightView{tensors.back().get(), m.rows(), m.cols(), layout};
+    }
 };
 
 struct Init {
@@ -102,20 +117,12 @@ Init init_of(TensorRole role) {
     }
 }
 
-// Counts the tensors so the owned vector never reallocates under the views.
-std::size_t tensor_count(const std::vector<TensorEntry>& table, Index num_layers) {
-    std::size_t n = 0;
-    for_each_tensor(table, num_layers, [&](const TensorEntry&, Index) { ++n; });
-    return n;
-}
-
 }  // namespace
 
 TransformerWeights make_random_weights(const TransformerSpec& spec, std::uint64_t seed) {
     check_spec(spec);
     const std::vector<TensorEntry> table = tensor_table(spec);
     auto owned = std::make_shared<OwnedTensors>();
-    owned->tensors.reserve(tensor_count(table, spec.num_layers));
     TorchGenerator gen(seed);
     TransformerWeights w;
     w.spec = spec;
@@ -123,9 +130,8 @@ TransformerWeights make_random_weights(const TransformerSpec& spec, std::uint64_
     for_each_tensor(table, spec.num_layers, [&](const TensorEntry& entry, Index layer) {
         const Index rows = entry.shape.size() == 2 ? entry.shape[0] : 1;
         const Init init = init_of(entry.role);
-        owned->tensors.push_back(gen.normal(rows, entry.shape.back(), init.mean, init.stddev));
-        const Matrix& m = owned->tensors.back();
-        w.slot(entry, layer) = WeightView{m.data(), m.rows(), m.cols(), entry.layout};
+        w.slot(entry, layer) =
+            owned->keep(gen.normal(rows, entry.shape.back(), init.mean, init.stddev), entry.layout);
     });
     w.dtype = "F32";
     w.storage = owned;
@@ -138,7 +144,6 @@ TransformerWeights round_weights(const TransformerWeights& weights, std::string_
     const bool half = dtype == "F16";
     const std::vector<TensorEntry> table = tensor_table(weights.spec);
     auto owned = std::make_shared<OwnedTensors>();
-    owned->tensors.reserve(tensor_count(table, weights.spec.num_layers));
     TransformerWeights w = weights;
     for_each_tensor(table, weights.spec.num_layers, [&](const TensorEntry& entry, Index layer) {
         const WeightView& v = weights.slot(entry, layer);
@@ -146,9 +151,7 @@ TransformerWeights round_weights(const TransformerWeights& weights, std::string_
         for (Index i = 0; i < m.size(); ++i)
             m.data()[i] = half ? halfToFloat(floatToHalf(m.data()[i]))
                                : bfloat16ToFloat(floatToBfloat16(m.data()[i]));
-        owned->tensors.push_back(std::move(m));
-        const Matrix& back = owned->tensors.back();
-        w.slot(entry, layer) = WeightView{back.data(), back.rows(), back.cols(), v.layout};
+        w.slot(entry, layer) = owned->keep(m, v.layout);
     });
     w.dtype = std::string(dtype);
     w.storage = owned;
